@@ -1,0 +1,127 @@
+# isotrain — top-level build. README.md documents the targets; ARCHITECTURE
+# in README.md maps the folders. Every C build of the reference goes through
+# mk/reference.mk so it carries the numeric flags of spec §2.4.
+
+BUILD   ?= build
+PREFIX  ?= /usr/local
+DESTDIR ?=
+CC      ?= cc
+AARCH64_CC ?= aarch64-linux-gnu-gcc
+
+NATIVE  := $(BUILD)/native
+O0      := $(BUILD)/O0
+SAN     := $(BUILD)/sanitize
+AARCH64 := $(BUILD)/aarch64
+TOOLS   := $(BUILD)/tools
+
+WARN_CFLAGS    := -std=c11 -Wall -Wextra -Werror -pedantic
+# Criterion's macros use GNU variadic extensions, so tests drop -pedantic.
+TEST_CFLAGS    := -std=c11 -Wall -Wextra -Werror
+NUMERIC_CFLAGS := -ffp-contract=off -fno-fast-math
+SAN_FLAGS      := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g
+
+FROZEN_TRACE := vectors/v1.0.0/train/mlp13k.trace
+
+REF = $(MAKE) --no-print-directory -f mk/reference.mk
+
+.PHONY: all reference reference-O0 reference-sanitize reference-aarch64 \
+        test test-unit test-sanitize test-cross conformance freeze bench \
+        prove-math install clean deps-build deps-test deps-cross
+
+all: reference
+
+deps-build:
+	@sh ci/ensure-deps.sh build
+deps-test:
+	@sh ci/ensure-deps.sh build test
+deps-cross:
+	@sh ci/ensure-deps.sh build cross
+
+reference: deps-build
+	@$(REF) OUT=$(NATIVE) CC=$(CC) OPT=-O2
+reference-O0: deps-build
+	@$(REF) OUT=$(O0) CC=$(CC) OPT=-O0
+reference-sanitize: deps-build
+	@$(REF) OUT=$(SAN) CC=$(CC) OPT=-O1 EXTRA_CFLAGS="$(SAN_FLAGS)" EXTRA_LDFLAGS="$(SAN_FLAGS)"
+reference-aarch64: deps-cross
+	@$(REF) OUT=$(AARCH64) CC=$(AARCH64_CC) OPT=-O2 EXTRA_LDFLAGS=-static
+
+# ---- tests -----------------------------------------------------------------
+
+TEST_SRCS := $(wildcard reference/tests/*.c)
+
+# $(call test_binary,OUT,EXTRA_FLAGS): Criterion suite linked against OUT's library.
+define test_binary
+$(1)/reference_tests: $(TEST_SRCS) reference/tests/testutil.h $(1)/libisotrain.a
+	$$(CC) $(TEST_CFLAGS) -O1 $(NUMERIC_CFLAGS) $(2) -Ireference/include -Ireference/src \
+	    $(TEST_SRCS) $(1)/libisotrain.a -lcriterion -lm $(2) -o $$@
+endef
+$(eval $(call test_binary,$(NATIVE),))
+$(eval $(call test_binary,$(SAN),$(SAN_FLAGS)))
+
+$(NATIVE)/libisotrain.a: reference
+$(SAN)/libisotrain.a: reference-sanitize
+
+# The CLI tests run other builds as subprocesses; they are named by
+# environment so the suite itself stays one binary.
+TEST_ENV = IT_CLI=$(NATIVE)/isotrain IT_CLI_O0=$(O0)/isotrain
+
+test-unit: deps-test reference reference-O0 $(NATIVE)/reference_tests
+	$(TEST_ENV) $(NATIVE)/reference_tests --jobs 2
+
+test-sanitize: deps-test reference reference-O0 reference-sanitize $(SAN)/reference_tests
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	    IT_CLI=$(SAN)/isotrain IT_CLI_O0=$(O0)/isotrain $(SAN)/reference_tests --jobs 2
+
+# spec §2: the same step-200 digest natively and on aarch64 under QEMU.
+test-cross: reference reference-aarch64
+	sh ci/cross-check.sh $(NATIVE)/isotrain "qemu-aarch64 -cpu cortex-a57 $(AARCH64)/isotrain"
+
+test: test-unit test-sanitize test-cross conformance prove-math
+	@echo "make test: all test groups passed"
+
+# ---- the main job ------------------------------------------------------------
+
+# Until the conformance runner lands, this trains mlp13k with the reference
+# and checks every step against the frozen trace produced by an earlier run.
+conformance: reference
+	sh ci/check-frozen.sh $(NATIVE)/isotrain $(FROZEN_TRACE) $(BUILD)/conformance
+
+# Regenerates the frozen trace (a deliberate act: review the diff).
+freeze: reference
+	mkdir -p $(dir $(FROZEN_TRACE))
+	$(NATIVE)/isotrain train --profile mlp13k --trace $(FROZEN_TRACE)
+
+# ---- exp/log proof over all 2^32 inputs (spec §3.2, §3.3) ---------------------
+
+$(TOOLS)/prove_math: reference/tools/prove_math.c reference/src/cr_exp.c reference/src/cr_log.c \
+                     $(wildcard reference/src/*.h) | deps-test
+	@mkdir -p $(TOOLS)
+	$(CC) $(WARN_CFLAGS) -O2 $(NUMERIC_CFLAGS) -pthread -Ireference/src -Ireference/include \
+	    reference/tools/prove_math.c reference/src/cr_exp.c reference/src/cr_log.c \
+	    -lmpfr -lgmp -lm -o $@
+
+prove-math: $(TOOLS)/prove_math
+	$(TOOLS)/prove_math all
+
+# ---- benchmark ---------------------------------------------------------------
+
+$(TOOLS)/bench: reference/tools/bench.c $(NATIVE)/libisotrain.a
+	@mkdir -p $(TOOLS)
+	$(CC) $(WARN_CFLAGS) -O2 $(NUMERIC_CFLAGS) -Ireference/include $< $(NATIVE)/libisotrain.a -o $@
+
+bench: reference $(TOOLS)/bench
+	$(TOOLS)/bench
+
+# ---- install -----------------------------------------------------------------
+
+install: reference
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
+	    $(DESTDIR)$(PREFIX)/share/doc/isotrain
+	install -m 755 $(NATIVE)/isotrain $(DESTDIR)$(PREFIX)/bin/isotrain
+	install -m 644 $(NATIVE)/libisotrain.a $(DESTDIR)$(PREFIX)/lib/libisotrain.a
+	install -m 644 reference/include/isotrain.h $(DESTDIR)$(PREFIX)/include/isotrain.h
+	install -m 644 spec/*.md $(DESTDIR)$(PREFIX)/share/doc/isotrain/
+
+clean:
+	rm -rf $(BUILD)

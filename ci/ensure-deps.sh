@@ -1,0 +1,72 @@
+#!/bin/sh
+# Usage: ci/ensure-deps.sh GROUP...
+# Checks what a make target needs; as root on Debian it installs what is
+# missing with apt-get, otherwise it names exactly what is missing and how to
+# get it, and exits 1. Groups:
+#   build    a C11 compiler and make
+#   test     Criterion (unit tests), MPFR/GMP (the exp/log proof tool)
+#   cjson    cJSON (the conformance runner)
+#   cross    the aarch64 cross compiler and qemu-user (the cross-ISA check)
+set -u
+
+CC=${CC:-cc}
+missing_pkgs=""
+missing_what=""
+
+need() { # need PACKAGE WHAT
+    missing_pkgs="$missing_pkgs $1"
+    missing_what="$missing_what
+  - $2 (Debian package: $1)"
+}
+
+has_header() { # has_header HEADER LIB
+    printf '#include <%s>\nint main(void){return 0;}\n' "$1" |
+        $CC -x c - -o /dev/null ${2:+-l$2} >/dev/null 2>&1
+}
+
+check() {
+    missing_pkgs=""
+    missing_what=""
+    for group in "$@"; do
+        case $group in
+        build)
+            command -v "$CC" >/dev/null 2>&1 || need gcc "a C compiler ($CC)"
+            command -v make >/dev/null 2>&1 || need make "GNU make"
+            ;;
+        test)
+            has_header criterion/criterion.h criterion || need libcriterion-dev "Criterion headers and library (criterion/criterion.h, -lcriterion)"
+            has_header mpfr.h mpfr || need libmpfr-dev "MPFR headers and library (mpfr.h, -lmpfr)"
+            has_header gmp.h gmp || need libgmp-dev "GMP headers and library (gmp.h, -lgmp)"
+            ;;
+        cjson)
+            has_header cjson/cJSON.h cjson || need libcjson-dev "cJSON headers and library (cjson/cJSON.h, -lcjson)"
+            ;;
+        cross)
+            command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || need gcc-aarch64-linux-gnu "aarch64 cross compiler (aarch64-linux-gnu-gcc)"
+            [ -e /usr/aarch64-linux-gnu/lib/libc.a ] || need libc6-dev-arm64-cross "aarch64 static libc (/usr/aarch64-linux-gnu/lib/libc.a)"
+            command -v qemu-aarch64 >/dev/null 2>&1 || need qemu-user "QEMU user-mode emulator (qemu-aarch64)"
+            ;;
+        *)
+            echo "ensure-deps.sh: unknown group '$group'" >&2
+            exit 2
+            ;;
+        esac
+    done
+}
+
+check "$@"
+[ -z "$missing_pkgs" ] && exit 0
+
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && [ -z "${ISOTRAIN_NO_INSTALL:-}" ]; then
+    echo "ensure-deps: installing:$missing_pkgs" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >&2 && apt-get install -y -qq --no-install-recommends $missing_pkgs >&2
+    check "$@"
+    [ -z "$missing_pkgs" ] && exit 0
+    echo "ensure-deps: apt-get ran, but these are still missing:$missing_what" >&2
+    exit 1
+fi
+
+echo "ensure-deps: missing:$missing_what" >&2
+echo "install them with: sudo apt-get install$missing_pkgs" >&2
+exit 1

@@ -1,0 +1,41 @@
+# Builds the reference library and CLI into $(OUT) with $(CC).
+# Called by the top-level Makefile once per configuration (native -O2, -O0,
+# sanitizers, each cross ISA), so every build uses the same rules and the
+# numeric flags of spec §2.4 cannot be forgotten by one of them.
+#
+#   make -f mk/reference.mk OUT=build/native CC=cc OPT=-O2 EXTRA_CFLAGS= EXTRA_LDFLAGS=
+
+OUT ?= build/native
+OPT ?= -O2
+CC ?= cc
+# spec §2.4: the flags every C build of the reference must carry.
+NUMERIC_CFLAGS := -ffp-contract=off -fno-fast-math
+WARN_CFLAGS := -std=c11 -Wall -Wextra -Werror -pedantic
+ALL_CFLAGS = $(WARN_CFLAGS) $(OPT) $(NUMERIC_CFLAGS) $(EXTRA_CFLAGS) \
+             -Ireference/include -Ireference/src
+
+LIB_SRCS := $(wildcard reference/src/*.c)
+LIB_OBJS := $(patsubst reference/src/%.c,$(OUT)/obj/%.o,$(LIB_SRCS)) $(OUT)/obj/corpus_mlp13k.o
+
+all: $(OUT)/libisotrain.a $(OUT)/isotrain
+
+$(OUT)/obj/%.o: reference/src/%.c reference/include/isotrain.h $(wildcard reference/src/*.h) | $(OUT)/obj
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(OUT)/gen/corpus_mlp13k.c: spec/corpus/mlp13k.txt reference/tools/bin2c.sh | $(OUT)/gen
+	sh reference/tools/bin2c.sh it_mlp13k_corpus $< > $@.tmp && mv $@.tmp $@
+
+$(OUT)/obj/corpus_mlp13k.o: $(OUT)/gen/corpus_mlp13k.c | $(OUT)/obj
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(OUT)/libisotrain.a: $(LIB_OBJS)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(OUT)/isotrain: reference/cli/isotrain.c $(OUT)/libisotrain.a
+	$(CC) $(ALL_CFLAGS) -DIT_BUILD_FLAGS='"$(CC) $(OPT) $(NUMERIC_CFLAGS) $(EXTRA_CFLAGS) $(EXTRA_LDFLAGS)"' \
+	    $< $(OUT)/libisotrain.a $(EXTRA_LDFLAGS) -o $@
+
+$(OUT)/obj $(OUT)/gen:
+	mkdir -p $@
+
+.PHONY: all

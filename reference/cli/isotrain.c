@@ -1,0 +1,184 @@
+/* isotrain: the reference trainer's command line (spec §9 trace, §9.3
+ * checkpoints). It is also an implementation under test like any other. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fpenv_force.h"
+#include "isotrain.h"
+
+#ifndef IT_BUILD_FLAGS
+#define IT_BUILD_FLAGS "unknown"
+#endif
+
+enum { EXIT_TRAIN_FAILED = 1, EXIT_USAGE = 2, EXIT_FPENV = 3, EXIT_IO = 4 };
+
+static void usage(FILE *out)
+{
+    fputs("usage:\n"
+          "  isotrain train --profile mlp13k [--steps N] [--trace FILE|-]\n"
+          "                 [--checkpoint-dir DIR] [--checkpoint-steps S,S,...]\n"
+          "  isotrain info [--force-ftz]\n"
+          "  isotrain --version | --help\n"
+          "\n"
+          "train   runs the profile and writes the trace (default: stdout) and raw\n"
+          "        checkpoints (default steps for mlp13k: 50,100,150,200; 0 = init).\n"
+          "info    prints version, ISA, CPU features and the FTZ/DAZ probe; with\n"
+          "        --force-ftz it first turns flushing on, to show the probe firing.\n",
+          out);
+}
+
+static int parse_u32(const char *flag, const char *s, uint32_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || end == s || *end || s[0] == '-' || v > 0xffffffffUL) {
+        fprintf(stderr, "isotrain: %s expects a non-negative integer, got '%s'\n", flag, s);
+        return -1;
+    }
+    *out = (uint32_t)v;
+    return 0;
+}
+
+static int parse_steps_list(const char *s, uint32_t *list, size_t cap, size_t *n)
+{
+    *n = 0;
+    char buf[1024];
+    if (strlen(s) >= sizeof buf) {
+        fprintf(stderr, "isotrain: --checkpoint-steps list too long\n");
+        return -1;
+    }
+    strcpy(buf, s);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        if (*n == cap) {
+            fprintf(stderr, "isotrain: --checkpoint-steps takes at most %zu steps\n", cap);
+            return -1;
+        }
+        if (parse_u32("--checkpoint-steps", tok, &list[*n]) != 0)
+            return -1;
+        (*n)++;
+    }
+    return 0;
+}
+
+static int cmd_info(int argc, char **argv)
+{
+    int force = 0;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--force-ftz") == 0)
+            force = 1;
+        else {
+            fprintf(stderr, "isotrain info: unknown option '%s'\n", argv[i]);
+            return EXIT_USAGE;
+        }
+    }
+    if (force && it_fpenv_force_flush() != 0) {
+        fprintf(stderr, "isotrain info: --force-ftz: no flush mode known on %s\n", it_host_isa());
+        return EXIT_USAGE;
+    }
+    char features[512], model[256];
+    it_host_cpu_features(features, sizeof features);
+    it_host_cpu_model(model, sizeof model);
+    it_fpenv_report env;
+    int env_ok = it_fpenv_probe(&env) == 0;
+    printf("isotrain_version=%s\n", IT_VERSION);
+    printf("spec_version=%s\n", IT_SPEC_VERSION);
+    printf("isa=%s\n", it_host_isa());
+    printf("endianness=%s\n", it_host_endianness());
+    printf("cpu_model=%s\n", model);
+    printf("cpu_features=%s\n", features);
+#if defined(__GNUC__) && !defined(__clang__)
+    printf("compiler=gcc %d.%d.%d\n", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
+#elif defined(__clang__)
+    printf("compiler=clang %d.%d.%d\n", __clang_major__, __clang_minor__, __clang_patchlevel__);
+#else
+    printf("compiler=unknown\n");
+#endif
+    printf("build_flags=%s\n", IT_BUILD_FLAGS);
+    printf("fpenv=%s ftz=%d daz=%d\n", env_ok ? "ok" : "flush", env.ftz, env.daz);
+    return env_ok ? 0 : EXIT_FPENV;
+}
+
+static int cmd_train(int argc, char **argv)
+{
+    const char *profile = NULL, *trace_path = "-", *dir = NULL;
+    uint32_t steps = IT_MLP13K_STEPS;
+    uint32_t ck[64] = {50, 100, 150, 200};
+    size_t n_ck = 4;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (i + 1 >= argc) {
+            fprintf(stderr, "isotrain train: option '%s' needs a value (or is unknown)\n", a);
+            return EXIT_USAGE;
+        }
+        const char *v = argv[++i];
+        if (strcmp(a, "--profile") == 0)
+            profile = v;
+        else if (strcmp(a, "--steps") == 0) {
+            if (parse_u32(a, v, &steps) != 0)
+                return EXIT_USAGE;
+        } else if (strcmp(a, "--trace") == 0)
+            trace_path = v;
+        else if (strcmp(a, "--checkpoint-dir") == 0)
+            dir = v;
+        else if (strcmp(a, "--checkpoint-steps") == 0) {
+            if (parse_steps_list(v, ck, sizeof ck / sizeof ck[0], &n_ck) != 0)
+                return EXIT_USAGE;
+        } else {
+            fprintf(stderr, "isotrain train: unknown option '%s'\n", a);
+            return EXIT_USAGE;
+        }
+    }
+    if (!profile) {
+        fprintf(stderr, "isotrain train: --profile is required (known: mlp13k)\n");
+        return EXIT_USAGE;
+    }
+    if (strcmp(profile, "mlp13k") != 0) {
+        fprintf(stderr, "isotrain train: unknown profile '%s' (known: mlp13k)\n", profile);
+        return EXIT_USAGE;
+    }
+    FILE *trace = stdout;
+    if (strcmp(trace_path, "-") != 0 && !(trace = fopen(trace_path, "w"))) {
+        fprintf(stderr, "isotrain train: cannot create trace %s: %s\n", trace_path, strerror(errno));
+        return EXIT_IO;
+    }
+    static it_mlp13k_state state; /* 100 KiB: keep it off the stack */
+    it_mlp13k_recipe recipe = it_mlp13k_default_recipe();
+    it_run_options opt = {steps, trace, dir, ck, n_ck};
+    char err[512];
+    it_status st = it_mlp13k_run(&recipe, &opt, &state, err, sizeof err);
+    if (trace != stdout && fclose(trace) != 0 && st == IT_OK) {
+        snprintf(err, sizeof err, "cannot close trace %s: %s", trace_path, strerror(errno));
+        st = IT_ERR_IO;
+    }
+    if (st != IT_OK) {
+        fprintf(stderr, "isotrain train: FAILED (%s): %s\n", it_status_name(st), err);
+        return st == IT_ERR_FPENV ? EXIT_FPENV : st == IT_ERR_IO ? EXIT_IO : EXIT_TRAIN_FAILED;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("isotrain %s (spec %s)\n", IT_VERSION, IT_SPEC_VERSION);
+        return 0;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "train") == 0)
+        return cmd_train(argc - 2, argv + 2);
+    if (strcmp(argv[1], "info") == 0)
+        return cmd_info(argc - 2, argv + 2);
+    fprintf(stderr, "isotrain: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return EXIT_USAGE;
+}

@@ -1,0 +1,109 @@
+/* Profile mlp13k (spec §11): a byte-level MLP that reads one byte and
+ * predicts the next. embed 256x16 -> linear 16->32 -> tanh -> linear 32->256
+ * -> softmax cross-entropy. */
+#include <string.h>
+
+#include "isotrain.h"
+
+enum { V = IT_MLP13K_VOCAB, D = IT_MLP13K_EMBED, H = IT_MLP13K_HIDDEN };
+
+/* spec §11.2: checkpoint order. */
+const it_tensor_info it_mlp13k_tensors[5] = {
+    {"embed", IT_MLP13K_OFF_EMBED, V, D},
+    {"w1", IT_MLP13K_OFF_W1, H, D},
+    {"b1", IT_MLP13K_OFF_B1, H, 1},
+    {"w2", IT_MLP13K_OFF_W2, V, H},
+    {"b2", IT_MLP13K_OFF_B2, V, 1},
+};
+
+/* spec §11.1 */
+#define MLP13K_SEED 0x69736f747261696eull /* "isotrain" in ASCII */
+#define MLP13K_LR_BITS 0x3f000000u        /* 0.5 */
+
+/* spec §11.4: stream numbers are the tensor's checkpoint index; sampling has
+ * its own stream after them. */
+enum { STREAM_EMBED = 0, STREAM_W1 = 1, STREAM_W2 = 3, STREAM_SAMPLE = 5 };
+#define SCALE_EMBED_BITS 0x3f800000u /* 1.0 */
+#define SCALE_W1_BITS 0x3e800000u    /* 0.25 = 1/sqrt(16), exact */
+#define SCALE_W2_BITS 0x3e3504f3u    /* RN(1/sqrt(32)) */
+
+it_mlp13k_recipe it_mlp13k_default_recipe(void)
+{
+    it_mlp13k_recipe r;
+    r.seed = MLP13K_SEED;
+    r.lr = it_f32_from_bits(MLP13K_LR_BITS);
+    r.corpus = it_mlp13k_corpus;
+    r.corpus_len = it_mlp13k_corpus_len;
+    return r;
+}
+
+static void init_uniform(float *t, size_t n, uint64_t seed, uint32_t stream, uint32_t scale_bits)
+{
+    float scale = it_f32_from_bits(scale_bits);
+    for (size_t i = 0; i < n; i++)
+        t[i] = it_u32_to_symmetric(it_rng_u32(seed, stream, i)) * scale;
+}
+
+/* spec §11.4 */
+void it_mlp13k_init(const it_mlp13k_recipe *r, float *params)
+{
+    init_uniform(params + IT_MLP13K_OFF_EMBED, V * D, r->seed, STREAM_EMBED, SCALE_EMBED_BITS);
+    init_uniform(params + IT_MLP13K_OFF_W1, H * D, r->seed, STREAM_W1, SCALE_W1_BITS);
+    for (size_t i = 0; i < H; i++)
+        params[IT_MLP13K_OFF_B1 + i] = 0.0f;
+    init_uniform(params + IT_MLP13K_OFF_W2, V * H, r->seed, STREAM_W2, SCALE_W2_BITS);
+    for (size_t i = 0; i < V; i++)
+        params[IT_MLP13K_OFF_B2 + i] = 0.0f;
+}
+
+/* spec §11.5: a uniformly drawn offset o in [0, len-1) gives the pair
+ * (corpus[o], corpus[o+1]). */
+void it_mlp13k_batch(const it_mlp13k_recipe *r, uint32_t step,
+                     unsigned char xs[IT_MLP13K_BATCH], unsigned char ys[IT_MLP13K_BATCH])
+{
+    uint32_t pairs = (uint32_t)(r->corpus_len - 1);
+    for (uint32_t p = 0; p < IT_MLP13K_BATCH; p++) {
+        uint64_t index = (uint64_t)(step - 1) * IT_MLP13K_BATCH + p;
+        uint32_t o = it_u32_below(it_rng_u32(r->seed, STREAM_SAMPLE, index), pairs);
+        xs[p] = r->corpus[o];
+        ys[p] = r->corpus[o + 1];
+    }
+}
+
+/* spec §11.6: positions one after another in ascending order, each adding its
+ * terms to every gradient, so each gradient element is an ascending-position
+ * sum that starts from +0. */
+float it_mlp13k_loss_grad(const float *params, const unsigned char *xs,
+                          const unsigned char *ys, size_t batch, float *grads)
+{
+    const float *E = params + IT_MLP13K_OFF_EMBED, *W1 = params + IT_MLP13K_OFF_W1,
+                *b1 = params + IT_MLP13K_OFF_B1, *W2 = params + IT_MLP13K_OFF_W2,
+                *b2 = params + IT_MLP13K_OFF_B2;
+    float *dE = grads + IT_MLP13K_OFF_EMBED, *dW1 = grads + IT_MLP13K_OFF_W1,
+          *db1 = grads + IT_MLP13K_OFF_B1, *dW2 = grads + IT_MLP13K_OFF_W2,
+          *db2 = grads + IT_MLP13K_OFF_B2;
+    /* 1/B: exact for the profile's B = 64 */
+    const float inv_batch = 1.0f / (float)batch;
+
+    for (size_t i = 0; i < IT_MLP13K_NPARAMS; i++)
+        grads[i] = 0.0f;
+
+    float loss_sum = 0.0f;
+    for (size_t p = 0; p < batch; p++) {
+        float e[D], z1[H], h[H], z2[V], probs[V];
+        float dz2[V], dh[H], dz1[H], de[D];
+
+        it_embedding_forward(E, D, xs[p], e);
+        it_linear_forward(W1, b1, e, D, H, z1);
+        it_tanh_forward(z1, H, h);
+        it_linear_forward(W2, b2, h, H, V, z2);
+        loss_sum = loss_sum + it_softmax_xent_forward(z2, V, ys[p], probs);
+
+        it_softmax_xent_backward(probs, V, ys[p], inv_batch, dz2);
+        it_linear_backward(W2, h, dz2, H, V, dW2, db2, dh);
+        it_tanh_backward(h, dh, H, dz1);
+        it_linear_backward(W1, e, dz1, D, H, dW1, db1, de);
+        it_embedding_backward(dE, D, xs[p], de);
+    }
+    return loss_sum * inv_batch;
+}

@@ -1,0 +1,19 @@
+/* Helpers shared by the reference's Criterion tests. */
+#ifndef IT_TESTUTIL_H
+#define IT_TESTUTIL_H
+
+#include <criterion/criterion.h>
+
+#include "isotrain.h"
+
+#define F(bits) it_f32_from_bits(bits)
+#define B(f) it_f32_bits(f)
+
+/* Bitwise equality, the only equality this project knows. */
+#define assert_bits(got, want_bits, ...)                                                  \
+    cr_assert(B(got) == (uint32_t)(want_bits), "got 0x%08x, want 0x%08x " __VA_ARGS__,    \
+              (unsigned)B(got), (unsigned)(want_bits))
+
+static inline int it_is_nan(float f) { return (B(f) & 0x7fffffffu) > 0x7f800000u; }
+
+#endif
