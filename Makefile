@@ -125,3 +125,7 @@ install: reference
 
 clean:
 	rm -rf $(BUILD)
+
+include mk/cross.mk
+include mk/vectors.mk
+include mk/conformance.mk

@@ -7,6 +7,7 @@
 #   test     Criterion (unit tests), MPFR/GMP (the exp/log proof tool)
 #   cjson    cJSON (the conformance runner)
 #   cross    the aarch64 cross compiler and qemu-user (the cross-ISA check)
+#   matrix   every cross compiler, static libc and qemu-user of qemu/hosts.json
 set -u
 
 CC=${CC:-cc}
@@ -45,6 +46,18 @@ check() {
             command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || need gcc-aarch64-linux-gnu "aarch64 cross compiler (aarch64-linux-gnu-gcc)"
             [ -e /usr/aarch64-linux-gnu/lib/libc.a ] || need libc6-dev-arm64-cross "aarch64 static libc (/usr/aarch64-linux-gnu/lib/libc.a)"
             command -v qemu-aarch64 >/dev/null 2>&1 || need qemu-user "QEMU user-mode emulator (qemu-aarch64)"
+            ;;
+        matrix)
+            for pair in aarch64-linux-gnu:arm64 s390x-linux-gnu:s390x i686-linux-gnu:i386 \
+                        powerpc64le-linux-gnu:ppc64el arm-linux-gnueabihf:armhf riscv64-linux-gnu:riscv64; do
+                triple=${pair%%:*}
+                arch=${pair#*:}
+                command -v "$triple-gcc" >/dev/null 2>&1 || need "gcc-$triple" "cross compiler $triple-gcc"
+                [ -e "/usr/$triple/lib/libc.a" ] || need "libc6-dev-$arch-cross" "static libc for $triple (/usr/$triple/lib/libc.a)"
+            done
+            for emu in qemu-x86_64 qemu-aarch64 qemu-s390x qemu-i386 qemu-ppc64le qemu-arm qemu-riscv64; do
+                command -v $emu >/dev/null 2>&1 || { need qemu-user "QEMU user-mode emulators ($emu)"; break; }
+            done
             ;;
         *)
             echo "ensure-deps.sh: unknown group '$group'" >&2

@@ -97,7 +97,8 @@ static int cmd_info(int argc, char **argv)
     printf("compiler=unknown\n");
 #endif
     printf("build_flags=%s\n", IT_BUILD_FLAGS);
-    printf("fpenv=%s ftz=%d daz=%d\n", env_ok ? "ok" : "flush", env.ftz, env.daz);
+    printf("fpenv=%s ftz=%d daz=%d rounding=%d\n", env_ok ? "ok" : (env.ftz || env.daz) ? "flush" : "rounding",
+           env.ftz, env.daz, env.rounding);
     return env_ok ? 0 : EXIT_FPENV;
 }
 

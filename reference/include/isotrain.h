@@ -20,13 +20,15 @@
 /* ---- spec §2.2: floating-point environment ----------------------------- */
 
 typedef struct {
-    int ftz; /* 1: a product that should be subnormal came out as zero */
-    int daz; /* 1: a subnormal operand was read as zero */
+    int ftz;      /* 1: a product that should be subnormal came out as zero */
+    int daz;      /* 1: a subnormal operand was read as zero */
+    int rounding; /* 1: the rounding mode is not round-to-nearest-even (spec §2.1) */
 } it_fpenv_report;
 
 /* Probes the live FP environment with operations whose exact results are
- * subnormal. Returns 0 when subnormals behave as IEEE requires, -1 otherwise
- * (and fills *out either way when out is not NULL). */
+ * subnormal or fall on/near a rounding boundary. Returns 0 when the process
+ * keeps subnormals and rounds to nearest even, -1 otherwise (and fills *out
+ * either way when out is not NULL). */
 int it_fpenv_probe(it_fpenv_report *out);
 
 /* ---- spec §3: elementary functions --------------------------------------- */
@@ -74,7 +76,7 @@ void it_sgd_update(float *p, const float *g, size_t n, float lr);
 void it_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
 /* §6.2: the index-th 32-bit word of stream `stream` under `seed`. */
 uint32_t it_rng_u32(uint64_t seed, uint32_t stream, uint64_t index);
-/* §6.3: a word to the binary32 value (int)(r >> 8) * 2^-23 - 1, in [-1, 1). */
+/* §6.3: a word to the binary32 value ((r >> 8) - 2^23) * 2^-23, in [-1, 1). */
 float it_u32_to_symmetric(uint32_t r);
 /* §6.4: floor(r * n / 2^32), a value in [0, n). */
 uint32_t it_u32_below(uint32_t r, uint32_t n);

@@ -41,6 +41,15 @@ it_status it_mlp13k_step(const it_mlp13k_recipe *r, it_mlp13k_state *s)
         return IT_ERR_NONFINITE_LOSS;
     it_sgd_update(s->params, s->grads, IT_MLP13K_NPARAMS, r->lr);
     s->step++;
+#ifdef IT_MUTANT_FLIP_STEP
+    /* NEGATIVE CONTROL ONLY, never in a real build: conformance/tests builds a
+     * mutant with -DIT_MUTANT_FLIP_STEP=137 that flips the lowest bit of
+     * w2[5][7] right after that step's update, to prove the runner locates it. */
+    if (s->step == (uint32_t)(IT_MUTANT_FLIP_STEP)) {
+        size_t at = IT_MLP13K_OFF_W2 + 5 * IT_MLP13K_HIDDEN + 7;
+        s->params[at] = it_f32_from_bits(it_f32_bits(s->params[at]) ^ 1u);
+    }
+#endif
     for (size_t i = 0; i < IT_MLP13K_NPARAMS; i++)
         if (!is_finite(s->params[i])) {
             s->bad_index = i;
@@ -117,7 +126,12 @@ it_status it_mlp13k_run(const it_mlp13k_recipe *r, const it_run_options *o,
     it_fpenv_report env;
     if (it_fpenv_probe(&env) != 0)
         return fail(err, cap, IT_ERR_FPENV,
-                    "subnormals are flushed (ftz=%d daz=%d); spec 2.2 forbids FTZ/DAZ", env.ftz, env.daz);
+                    "floating-point environment is not IEEE default (ftz=%d daz=%d rounding=%d); "
+                    "spec 2.1-2.2 require round-to-nearest-even with subnormals kept",
+                    env.ftz, env.daz, env.rounding);
+    /* §11.5 draws offsets in [0, len-1) with a 32-bit multiplier */
+    if (r->corpus_len < 2 || r->corpus_len - 1 > 0xffffffffu)
+        return fail(err, cap, IT_ERR_ARG, "corpus of %zu bytes: needs 2 to 2^32 bytes", r->corpus_len);
     it_mlp13k_start(r, s);
     if (o->trace && fprintf(o->trace, "# isotrain-trace v1 profile=mlp13k steps=%u\n", (unsigned)o->steps) < 0)
         return fail(err, cap, IT_ERR_IO, "cannot write trace header");
