@@ -20,12 +20,10 @@ TEST_CFLAGS    := -std=c11 -Wall -Wextra -Werror
 NUMERIC_CFLAGS := -ffp-contract=off -fno-fast-math
 SAN_FLAGS      := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g
 
-FROZEN_TRACE := vectors/v1.0.0/train/mlp13k.trace
-
 REF = $(MAKE) --no-print-directory -f mk/reference.mk
 
 .PHONY: all reference reference-O0 reference-sanitize reference-aarch64 \
-        test test-unit test-sanitize test-cross conformance freeze bench \
+        test test-unit test-sanitize test-cross conformance lint-vectors bench \
         prove-math install clean deps-build deps-test deps-cross
 
 all: reference
@@ -49,12 +47,14 @@ reference-aarch64: deps-cross
 # ---- tests -----------------------------------------------------------------
 
 TEST_SRCS := $(wildcard reference/tests/*.c)
+# The CLI's protocol encoder/decoder is tested as a unit too.
+TEST_CLI_SRCS := reference/cli/wire.c reference/cli/wire.h
 
 # $(call test_binary,OUT,EXTRA_FLAGS): Criterion suite linked against OUT's library.
 define test_binary
-$(1)/reference_tests: $(TEST_SRCS) reference/tests/testutil.h $(1)/libisotrain.a
-	$$(CC) $(TEST_CFLAGS) -O1 $(NUMERIC_CFLAGS) $(2) -Ireference/include -Ireference/src \
-	    $(TEST_SRCS) $(1)/libisotrain.a -lcriterion -lm $(2) -o $$@
+$(1)/reference_tests: $(TEST_SRCS) $(TEST_CLI_SRCS) reference/tests/testutil.h $(1)/libisotrain.a
+	$$(CC) $(TEST_CFLAGS) -O1 $(NUMERIC_CFLAGS) $(2) -Ireference/include -Ireference/src -Ireference/cli \
+	    $(TEST_SRCS) $(filter %.c,$(TEST_CLI_SRCS)) $(1)/libisotrain.a -lcriterion -lm $(2) -o $$@
 endef
 $(eval $(call test_binary,$(NATIVE),))
 $(eval $(call test_binary,$(SAN),$(SAN_FLAGS)))
@@ -77,20 +77,22 @@ test-sanitize: deps-test reference reference-O0 reference-sanitize $(SAN)/refere
 test-cross: reference reference-aarch64
 	sh ci/cross-check.sh $(NATIVE)/isotrain "qemu-aarch64 -cpu cortex-a57 $(AARCH64)/isotrain"
 
-test: test-unit test-sanitize test-cross conformance prove-math
+# The vector set must be well-formed (lint) and exactly what the reference
+# generates today (check-vectors; spec §12).
+lint-vectors: conformance-runner
+	$(CONFORM) lint vectors/v1.0.0
+
+test: test-unit test-sanitize test-cross test-conformance conformance lint-vectors check-vectors prove-math check-matrix
 	@echo "make test: all test groups passed"
 
 # ---- the main job ------------------------------------------------------------
 
-# Until the conformance runner lands, this trains mlp13k with the reference
-# and checks every step against the frozen trace produced by an earlier run.
-conformance: reference
-	sh ci/check-frozen.sh $(NATIVE)/isotrain $(FROZEN_TRACE) $(BUILD)/conformance
-
-# Regenerates the frozen trace (a deliberate act: review the diff).
-freeze: reference
-	mkdir -p $(dir $(FROZEN_TRACE))
-	$(NATIVE)/isotrain train --profile mlp13k --trace $(FROZEN_TRACE)
+# The main job: the conformance runner certifies the reference CLI against
+# vectors/v1.0.0 (every op vector bit-exact, every training step's loss bits
+# and checkpoint digest), writes a receipt and JUnit, and prints the summary.
+conformance: reference conformance-runner
+	$(CONFORM) run --iut $(NATIVE)/isotrain --level all \
+	    --receipt $(BUILD)/conformance/receipt.json --junit $(BUILD)/conformance/junit.xml
 
 # ---- exp/log proof over all 2^32 inputs (spec §3.2, §3.3) ---------------------
 
@@ -129,3 +131,5 @@ clean:
 include mk/cross.mk
 include mk/vectors.mk
 include mk/conformance.mk
+include mk/matrix.mk
+include mk/mutants.mk

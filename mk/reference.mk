@@ -31,9 +31,14 @@ $(OUT)/obj/corpus_mlp13k.o: $(OUT)/gen/corpus_mlp13k.c | $(OUT)/obj
 $(OUT)/libisotrain.a: $(LIB_OBJS)
 	rm -f $@ && $(AR) rcs $@ $^
 
-$(OUT)/isotrain: reference/cli/isotrain.c $(OUT)/libisotrain.a
+# The CLI: every reference/cli/*.c (main in isotrain.c; the line protocol in
+# wire.c and ops_server.c), libc and the library only, so it links statically.
+CLI_SRCS := $(wildcard reference/cli/*.c)
+CLI_HDRS := $(wildcard reference/cli/*.h)
+
+$(OUT)/isotrain: $(CLI_SRCS) $(CLI_HDRS) $(OUT)/libisotrain.a
 	$(CC) $(ALL_CFLAGS) -DIT_BUILD_FLAGS='"$(CC) $(OPT) $(NUMERIC_CFLAGS) $(EXTRA_CFLAGS) $(EXTRA_LDFLAGS)"' \
-	    $< $(OUT)/libisotrain.a $(EXTRA_LDFLAGS) -o $@
+	    $(CLI_SRCS) $(OUT)/libisotrain.a $(EXTRA_LDFLAGS) -o $@
 
 $(OUT)/obj $(OUT)/gen:
 	mkdir -p $@

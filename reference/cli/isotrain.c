@@ -1,5 +1,6 @@
 /* isotrain: the reference trainer's command line (spec §9 trace, §9.3
- * checkpoints). It is also an implementation under test like any other. */
+ * checkpoints). It is also an implementation under test like any other: the
+ * verbs hello, ops and train follow spec/iut-protocol.md (P1, P2, P3-P6, P7). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,25 +8,34 @@
 
 #include "fpenv_force.h"
 #include "isotrain.h"
+#include "ops_server.h"
 
 #ifndef IT_BUILD_FLAGS
 #define IT_BUILD_FLAGS "unknown"
 #endif
 
-enum { EXIT_TRAIN_FAILED = 1, EXIT_USAGE = 2, EXIT_FPENV = 3, EXIT_IO = 4 };
+enum { EXIT_TRAIN_FAILED = 1, EXIT_USAGE = 2, EXIT_FPENV = 3, EXIT_IO = 4, EXIT_UNSUPPORTED_VERB = 64 };
 
 static void usage(FILE *out)
 {
     fputs("usage:\n"
           "  isotrain train --profile mlp13k [--steps N] [--trace FILE|-]\n"
-          "                 [--checkpoint-dir DIR] [--checkpoint-steps S,S,...]\n"
+          "                 [--checkpoint-dir DIR] [--checkpoint-steps S,S,...|all]\n"
+          "                 [--force-ftz]\n"
           "  isotrain info [--force-ftz]\n"
+          "  isotrain hello\n"
+          "  isotrain ops\n"
           "  isotrain --version | --help\n"
           "\n"
           "train   runs the profile and writes the trace (default: stdout) and raw\n"
-          "        checkpoints (default steps for mlp13k: 50,100,150,200; 0 = init).\n"
+          "        checkpoints (default steps for mlp13k: 50,100,150,200; 0 = init;\n"
+          "        all = every step 0..N). A failed run prints failure=NAME step=T on\n"
+          "        stderr. --force-ftz turns flushing on first (a negative control:\n"
+          "        the run must fail with failure=fpenv-flush).\n"
           "info    prints version, ISA, CPU features and the FTZ/DAZ probe; with\n"
-          "        --force-ftz it first turns flushing on, to show the probe firing.\n",
+          "        --force-ftz it first turns flushing on, to show the probe firing.\n"
+          "hello   prints the one line of spec/iut-protocol.md P2.\n"
+          "ops     answers op requests on stdin, one line each (iut-protocol P3-P6).\n",
           out);
 }
 
@@ -102,14 +112,35 @@ static int cmd_info(int argc, char **argv)
     return env_ok ? 0 : EXIT_FPENV;
 }
 
+/* iut-protocol P7: a failed run names its failure and the step it failed
+ * in, on a line of its own. The step comes from the state the library left:
+ * a non-finite loss is found before step+1's update, a non-finite parameter
+ * after step's. FTZ/DAZ (spec 2.2) fails before step 0 is written. */
+static void report_failure(it_status st, const it_mlp13k_state *s)
+{
+    unsigned long step;
+    switch (st) {
+    case IT_ERR_NONFINITE_LOSS: step = (unsigned long)s->step + 1; break;
+    case IT_ERR_NONFINITE_PARAM: step = s->step; break;
+    case IT_ERR_FPENV: step = 0; break;
+    default: return; /* I/O and usage errors are not run failures */
+    }
+    fprintf(stderr, "failure=%s step=%lu\n", it_status_name(st), step);
+}
+
 static int cmd_train(int argc, char **argv)
 {
     const char *profile = NULL, *trace_path = "-", *dir = NULL;
     uint32_t steps = IT_MLP13K_STEPS;
     uint32_t ck[64] = {50, 100, 150, 200};
     size_t n_ck = 4;
+    int all_steps = 0, force_ftz = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
+        if (strcmp(a, "--force-ftz") == 0) {
+            force_ftz = 1;
+            continue;
+        }
         if (i + 1 >= argc) {
             fprintf(stderr, "isotrain train: option '%s' needs a value (or is unknown)\n", a);
             return EXIT_USAGE;
@@ -125,7 +156,8 @@ static int cmd_train(int argc, char **argv)
         else if (strcmp(a, "--checkpoint-dir") == 0)
             dir = v;
         else if (strcmp(a, "--checkpoint-steps") == 0) {
-            if (parse_steps_list(v, ck, sizeof ck / sizeof ck[0], &n_ck) != 0)
+            all_steps = strcmp(v, "all") == 0;
+            if (!all_steps && parse_steps_list(v, ck, sizeof ck / sizeof ck[0], &n_ck) != 0)
                 return EXIT_USAGE;
         } else {
             fprintf(stderr, "isotrain train: unknown option '%s'\n", a);
@@ -140,29 +172,81 @@ static int cmd_train(int argc, char **argv)
         fprintf(stderr, "isotrain train: unknown profile '%s' (known: mlp13k)\n", profile);
         return EXIT_USAGE;
     }
+    /* iut-protocol P7: "all" is every step 0..N, whatever order the options came in */
+    uint32_t *all = NULL;
+    const uint32_t *ck_list = ck;
+    if (all_steps && dir) {
+        if ((uint64_t)steps + 1 > SIZE_MAX / sizeof *all || !(all = malloc(((size_t)steps + 1) * sizeof *all))) {
+            fprintf(stderr, "isotrain train: --checkpoint-steps all: cannot hold %llu steps\n",
+                    (unsigned long long)steps + 1);
+            return EXIT_USAGE;
+        }
+        for (uint64_t t = 0; t <= steps; t++)
+            all[t] = (uint32_t)t;
+        ck_list = all;
+        n_ck = (size_t)steps + 1;
+    }
+    if (force_ftz && it_fpenv_force_flush() != 0) {
+        fprintf(stderr, "isotrain train: --force-ftz: no flush mode known on %s\n", it_host_isa());
+        free(all);
+        return EXIT_USAGE;
+    }
     FILE *trace = stdout;
     if (strcmp(trace_path, "-") != 0 && !(trace = fopen(trace_path, "w"))) {
         fprintf(stderr, "isotrain train: cannot create trace %s: %s\n", trace_path, strerror(errno));
+        free(all);
         return EXIT_IO;
     }
     static it_mlp13k_state state; /* 100 KiB: keep it off the stack */
     it_mlp13k_recipe recipe = it_mlp13k_default_recipe();
-    it_run_options opt = {steps, trace, dir, ck, n_ck};
+    it_run_options opt = {steps, trace, dir, ck_list, n_ck};
     char err[512];
     it_status st = it_mlp13k_run(&recipe, &opt, &state, err, sizeof err);
-    if (trace != stdout && fclose(trace) != 0 && st == IT_OK) {
+    free(all);
+    /* the trace lines of the completed steps are out before any failure is reported */
+    if (trace == stdout)
+        fflush(stdout);
+    else if (fclose(trace) != 0 && st == IT_OK) {
         snprintf(err, sizeof err, "cannot close trace %s: %s", trace_path, strerror(errno));
         st = IT_ERR_IO;
     }
     if (st != IT_OK) {
         fprintf(stderr, "isotrain train: FAILED (%s): %s\n", it_status_name(st), err);
+        report_failure(st, &state);
         return st == IT_ERR_FPENV ? EXIT_FPENV : st == IT_ERR_IO ? EXIT_IO : EXIT_TRAIN_FAILED;
     }
     return 0;
 }
 
+static int cmd_hello(int argc, char **argv)
+{
+    (void)argv;
+    if (argc > 0) {
+        fprintf(stderr, "isotrain hello: takes no arguments\n");
+        return EXIT_USAGE;
+    }
+    printf("protocol=1 name=isotrain-reference version=%s spec=%s isa=%s\n", IT_VERSION, IT_SPEC_VERSION,
+           it_host_isa());
+    return fflush(stdout) == 0 ? 0 : EXIT_IO;
+}
+
+static int cmd_ops(int argc, char **argv)
+{
+    (void)argv;
+    if (argc > 0) {
+        fprintf(stderr, "isotrain ops: takes no arguments (requests come on stdin)\n");
+        return EXIT_USAGE;
+    }
+    return it_ops_serve(stdin, stdout, stderr);
+}
+
 int main(int argc, char **argv)
 {
+#ifdef IT_MUTANT_FTZ
+    /* MUTANT ONLY (spec/mutants.md): flush-to-zero on before anything, for every verb: breaks spec §2.2. */
+    if (it_fpenv_force_flush() != 0)
+        return EXIT_USAGE;
+#endif
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;
@@ -179,7 +263,11 @@ int main(int argc, char **argv)
         return cmd_train(argc - 2, argv + 2);
     if (strcmp(argv[1], "info") == 0)
         return cmd_info(argc - 2, argv + 2);
-    fprintf(stderr, "isotrain: unknown command '%s'\n", argv[1]);
-    usage(stderr);
-    return EXIT_USAGE;
+    if (strcmp(argv[1], "hello") == 0)
+        return cmd_hello(argc - 2, argv + 2);
+    if (strcmp(argv[1], "ops") == 0)
+        return cmd_ops(argc - 2, argv + 2);
+    /* iut-protocol P1: the runner reads 64 as "verb not implemented" */
+    fprintf(stderr, "isotrain: unsupported verb '%s' (known: hello ops train info)\n", argv[1]);
+    return EXIT_UNSUPPORTED_VERB;
 }

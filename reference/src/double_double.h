@@ -24,7 +24,9 @@
 
 /* The algorithms need every double/float operation rounded to its own
  * format (no x87 excess precision).  Refuse to build otherwise. */
-#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+/* IT_MUTANT_EXCESS_PRECISION builds the matrix's expected-fail x87 host
+ * (mk/cross.mk, build i386-x87): the one build allowed past this guard. */
+#if (!defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0) && !defined(IT_MUTANT_EXCESS_PRECISION)
 #error "isotrain cr math needs FLT_EVAL_METHOD == 0 (e.g. -mfpmath=sse -msse2 on 32-bit x86)"
 #endif
 #if FLT_RADIX != 2 || DBL_MANT_DIG != 53 || FLT_MANT_DIG != 24
@@ -191,31 +193,43 @@ static inline double it_mid_above(uint32_t b)
     return ((double)it_u2f(b) + (double)it_u2f(b + 1u)) * 0.5;
 }
 
+/* |a|, by clearing the sign bit (branch-free). */
+static inline double it_dabs(double a)
+{
+    return it_u2d(it_d2u(a) & UINT64_C(0x7fffffffffffffff));
+}
+
 /*
  * Fast-path rounding with a safety test.  y > 0 is a double approximation
  * of a real v > 0 with |v - y| <= e*y for some e well below `rel`.
  * Stores RN_binary32(y) in *out and returns 1 when y is farther than
  * rel*y from the binary32 rounding boundary on its side (then RN(v) ==
  * RN(y)); returns 0 ("too close, recompute") otherwise.  Handles the
- * subnormal range (spacing 2^-149) and the overflow boundary.
+ * subnormal range (spacing 2^-149; the boundary between 0 and 2^-149 is
+ * 2^-150) and the overflow boundary.  Branch-free in the common case.
  */
 static inline int it_round_checked(double y, double rel, float *out)
 {
     float f = (float)y;
     uint32_t b = it_f2u(f);
     double fd = (double)f;
-    double tol = y * rel;
-    if (fd <= y) {
-        /* y lies in [f, mid(f, f+)]; f cannot be +inf here */
-        if (it_mid_above(b) - y <= tol)
-            return 0;
+    /* y rounds to f, so it lies between the boundary below f and the one
+     * above; the one on y's side of f is the only one within half an ulp */
+    uint32_t up = (uint32_t)(fd <= y);
+    double mid;
+    if (b < UINT32_C(0x7f7fffff)) {
+        /* neighbour on y's side; b >= 1 whenever fd > y because y > 0 */
+        uint32_t nb = b - 1u + 2u * up;
+        mid = ((double)f + (double)it_u2f(nb)) * 0.5; /* exact */
+    } else if (up && b == UINT32_C(0x7f7fffff)) {
+        mid = 0x1.ffffffp+127; /* FLT_MAX, y above it */
+    } else if (b == UINT32_C(0x7f7fffff)) {
+        mid = it_mid_above(b - 1u); /* FLT_MAX, y below it */
     } else {
-        /* y lies in [mid(f-, f), f); f > 0 here, or f is +inf */
-        double mid = (b == UINT32_C(0x7f800000)) ? 0x1.ffffffp+127
-                                                 : it_mid_above(b - 1u);
-        if (y - mid <= tol)
-            return 0;
+        mid = 0x1.ffffffp+127; /* f == +inf: y >= the overflow boundary */
     }
+    if (it_dabs(y - mid) <= y * rel)
+        return 0;
     *out = f;
     return 1;
 }

@@ -50,17 +50,22 @@ void it_sha256_update(it_sha256_ctx *c, const void *data, size_t len)
 {
     const unsigned char *p = data;
     c->length += len;
-    while (len > 0) {
+    if (c->used > 0) { /* top up a partly filled block first */
         size_t take = 64 - c->used < len ? 64 - c->used : len;
         memcpy(c->block + c->used, p, take);
         c->used += take;
         p += take;
         len -= take;
-        if (c->used == 64) {
-            compress(c->h, c->block);
-            c->used = 0;
-        }
+        if (c->used < 64)
+            return;
+        compress(c->h, c->block);
+        c->used = 0;
     }
+    /* whole blocks straight from the input: the exp/log sweeps hash 16 GiB */
+    for (; len >= 64; p += 64, len -= 64)
+        compress(c->h, p);
+    memcpy(c->block, p, len);
+    c->used = len;
 }
 
 void it_sha256_final(it_sha256_ctx *c, unsigned char digest[32])

@@ -129,7 +129,7 @@ static void expect_error(const char *args, int want_status, const char *want_tex
 Test(cli, bad_input_gets_a_clear_error)
 {
     expect_error("", 2, "usage:");
-    expect_error("frobnicate", 2, "unknown command 'frobnicate'");
+    expect_error("frobnicate", 64, "unsupported verb 'frobnicate'"); /* iut-protocol P1 */
     expect_error("train", 2, "--profile is required");
     expect_error("train --profile mlp99", 2, "unknown profile 'mlp99'");
     expect_error("train --profile mlp13k --steps ten", 2, "--steps expects a non-negative integer, got 'ten'");

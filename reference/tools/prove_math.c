@@ -6,7 +6,7 @@
  *
  * usage: prove_math [exp|log|all] [--threads N] [--range LO HI]
  *                   [--mpfr-all] [--sample-every N] [--inject BITS]
- *                   [--against-libm]
+ *                   [--inject-precheck BITS] [--against-libm]
  *        prove_math --emit-tables
  *
  * Exit status 0 only if every input in the range was checked, there were
@@ -129,8 +129,11 @@ static uint32_t oracle(oracle_t *o, enum fn_id fn, float x)
  * there the binary32 result is 0 resp. +inf.  Anything else (NaN, infinite
  * or zero d, i.e. special inputs) goes to MPFR, except NaN inputs, whose
  * result is NaN by IEEE 754 (both functions propagate NaN).
- * Returns 1 and the result bits if decided, 0 if MPFR must decide.
+ * Returns PRE_DECIDED and the result bits if decided, PRE_SPECIAL for a
+ * special input (NaN/zero/infinite d, e.g. log of x <= 0, 1 or +inf) and
+ * PRE_CLOSE if d is too close to a rounding boundary; MPFR decides those.
  */
+enum { PRE_DECIDED = 0, PRE_SPECIAL = 1, PRE_CLOSE = 2 };
 static const double precheck_margin = 0x1p-40;
 
 static int precheck(enum fn_id fn, float x, uint32_t *out)
@@ -139,29 +142,29 @@ static int precheck(enum fn_id fn, float x, uint32_t *out)
     float f;
     if (isnan(x)) {
         *out = 0x7fc00000u;
-        return 1;
+        return PRE_DECIDED;
     }
     d = (fn == FN_EXP) ? exp(xd) : log(xd);
-    if (isnan(d) || d == 0.0)
-        return 0;
+    if (isnan(d))
+        return PRE_SPECIAL;
+    if (fn == FN_LOG && (d == 0.0 || isinf(d)))
+        return PRE_SPECIAL; /* log(1), log(+-0), log(+inf): exact specials */
     a = fabs(d);
-    if (a <= 0x1p-1000) {
+    if (a <= 0x1p-1000) { /* exp only, includes an underflowed d == 0 */
         *out = f2u(copysignf(0.0f, (float)d));
-        return 1;
+        return PRE_DECIDED;
     }
-    if (a >= 0x1p1000) { /* includes +-inf */
-        if (isinf(d) && fn == FN_LOG)
-            return 0; /* log(0) / log(inf): exact specials, ask MPFR */
+    if (a >= 0x1p1000) { /* exp only, includes d == +inf */
         *out = f2u(copysignf(INFINITY, (float)d));
-        return 1;
+        return PRE_DECIDED;
     }
     lo = a - a * precheck_margin;
     hi = a + a * precheck_margin;
     f = (float)a;
     if ((float)lo != f || (float)hi != f)
-        return 0;
+        return PRE_CLOSE;
     *out = f2u(d < 0 ? -f : f);
-    return 1;
+    return PRE_DECIDED;
 }
 
 /* ------------------------------------------------------------------ */
@@ -170,6 +173,8 @@ static int precheck(enum fn_id fn, float x, uint32_t *out)
 static int g_against_libm = 0;
 static int g_inject = 0;
 static uint32_t g_inject_bits = 0;
+static int g_inject_pre = 0;
+static uint32_t g_inject_pre_bits = 0;
 
 static uint32_t under_test(enum fn_id fn, uint32_t bits)
 {
@@ -203,7 +208,7 @@ typedef struct {
     _Atomic uint64_t next;
     pthread_mutex_t lock;
     /* totals (under lock) */
-    uint64_t checked, mismatches, by_mpfr, sampled, sample_disagree;
+    uint64_t checked, mismatches, by_mpfr, special, close, sampled, sample_disagree;
     mismatch_t first[MAX_REPORT];
     mismatch_t first_dis[MAX_REPORT];
 } job_t;
@@ -212,7 +217,7 @@ static void *worker(void *arg)
 {
     job_t *job = arg;
     oracle_t o;
-    uint64_t checked = 0, by_mpfr = 0, sampled = 0;
+    uint64_t checked = 0, by_mpfr = 0, special = 0, close = 0, sampled = 0;
     oracle_init(&o);
     for (;;) {
         uint64_t start = atomic_fetch_add(&job->next, CHUNK);
@@ -224,11 +229,16 @@ static void *worker(void *arg)
             end = job->hi;
         for (i = start; i <= end; i++) {
             uint32_t bits = (uint32_t)i, got, want, pre;
-            int decided = 0;
+            int pc = PRE_SPECIAL;
             got = under_test(job->fn, bits);
-            if (!job->mpfr_all)
-                decided = precheck(job->fn, u2f(bits), &pre);
-            if (decided) {
+            if (!job->mpfr_all) {
+                pc = precheck(job->fn, u2f(bits), &pre);
+                if (g_inject_pre && bits == g_inject_pre_bits && pc == PRE_DECIDED)
+                    pre ^= 1u; /* negative control of the pre-check cross-validation */
+                special += pc == PRE_SPECIAL;
+                close += pc == PRE_CLOSE;
+            }
+            if (pc == PRE_DECIDED) {
                 want = pre;
                 if (job->sample_every && i % job->sample_every == 0) {
                     want = oracle(&o, job->fn, u2f(bits));
@@ -266,6 +276,8 @@ static void *worker(void *arg)
     pthread_mutex_lock(&job->lock);
     job->checked += checked;
     job->by_mpfr += by_mpfr;
+    job->special += special;
+    job->close += close;
     job->sampled += sampled;
     pthread_mutex_unlock(&job->lock);
     oracle_clear(&o);
@@ -318,8 +330,12 @@ static int run_fn(enum fn_id fn, uint64_t lo, uint64_t hi, int threads,
                " (%a)\n",
                job.first[i].in, (double)u2f(job.first[i].in), job.first[i].got,
                (double)u2f(job.first[i].got), job.first[i].want, (double)u2f(job.first[i].want));
-    printf("  decided by MPFR  : %" PRIu64 "%s\n", job.by_mpfr,
-           mpfr_all ? " (--mpfr-all)" : " (pre-check inconclusive or special input)");
+    if (mpfr_all)
+        printf("  decided by MPFR  : %" PRIu64 " (--mpfr-all)\n", job.by_mpfr);
+    else
+        printf("  decided by MPFR  : %" PRIu64 " (%" PRIu64 " near a rounding boundary,"
+               " %" PRIu64 " special inputs)\n",
+               job.by_mpfr, job.close, job.special);
     if (!mpfr_all)
         printf("  sampled (1/%" PRIu64 ") : %" PRIu64 " pre-check results re-decided by MPFR,"
                " %" PRIu64 " disagreements\n",
@@ -329,6 +345,11 @@ static int run_fn(enum fn_id fn, uint64_t lo, uint64_t hi, int threads,
                ", MPFR 0x%08" PRIx32 "\n",
                job.first_dis[i].in, job.first_dis[i].got, job.first_dis[i].want);
     printf("  wall time        : %.1f s (%d threads)\n", t1 - t0, threads);
+    if (g_inject && g_inject_bits >= lo && g_inject_bits <= hi &&
+        is_nan_bits(under_test(fn, g_inject_bits)))
+        printf("  note             : the result for the injected input 0x%08" PRIx32
+               " is a NaN with or without the flip (NaNs compare by class): invisible\n",
+               g_inject_bits);
     ok = job.checked == total && job.mismatches == 0 && job.sample_disagree == 0;
     printf("  result           : %s\n", ok ? "PASS" : "FAIL");
     fflush(stdout);
@@ -439,7 +460,8 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: prove_math [exp|log|all] [--threads N] [--range LO HI] [--mpfr-all]\n"
-            "                  [--sample-every N] [--inject BITS] [--against-libm]\n"
+            "                  [--sample-every N] [--inject BITS] [--inject-precheck BITS]\n"
+            "                  [--against-libm]\n"
             "       prove_math --emit-tables\n");
     exit(2);
 }
@@ -484,6 +506,9 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--inject") && i + 1 < argc) {
             g_inject = 1;
             g_inject_bits = (uint32_t)parse_u(argv[++i], 16, 0xffffffffu);
+        } else if (!strcmp(a, "--inject-precheck") && i + 1 < argc) {
+            g_inject_pre = 1;
+            g_inject_pre_bits = (uint32_t)parse_u(argv[++i], 16, 0xffffffffu);
         } else if (!strcmp(a, "--against-libm"))
             g_against_libm = 1;
         else
@@ -502,6 +527,13 @@ int main(int argc, char **argv)
     if (g_inject)
         printf("prove_math: NEGATIVE CONTROL: result for input 0x%08" PRIx32
                " has its last bit flipped\n",
+               g_inject_bits);
+    if (g_inject_pre)
+        printf("prove_math: NEGATIVE CONTROL: the pre-check verdict for input 0x%08" PRIx32
+               " has its last bit flipped\n",
+               g_inject_pre_bits);
+    if (g_inject && (g_inject_bits < lo || g_inject_bits > hi))
+        printf("prove_math: note: injected input 0x%08" PRIx32 " is outside the checked range\n",
                g_inject_bits);
     if (do_exp)
         ok &= run_fn(FN_EXP, lo, hi, threads, mpfr_all, sample_every);

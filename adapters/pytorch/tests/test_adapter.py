@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""`make test-pytorch`: quick checks of the PyTorch adapter (about a minute).
+
+    test_adapter.py --conform build/conform/isotrain-conform [--python /usr/bin/python3]
+
+1. isotrain_spec reproduces the spec's printed vectors (Philox KATs, addressing,
+   conversions, §11.4 init values and digests, §11.5 batches).
+2. iut.py hello answers one P2 line; other verbs exit 64 with "unsupported verb".
+3. iut.py train: the step-0 digest is the spec's §11.4 digest, checkpoints are
+   52,352 bytes and hash to the trace's digests, and the trace parses with the
+   runner (`isotrain-conform compare T T` says identical).
+4. IsotrainTrace on a user loop (with per-tensor keys) parses with the runner.
+5. `isotrain-conform repeat` on addmod113 with a few steps.
+6. divergence.py writes a CSV and a well-formed SVG.
+No test framework needed: each check prints ok/FAIL, the exit status counts failures.
+"""
+
+import argparse
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ADAPTER = os.path.dirname(HERE)
+sys.path.insert(0, ADAPTER)
+
+failures = []
+
+
+def check(name, ok, detail=""):
+    print("%-4s %s%s" % ("ok" if ok else "FAIL", name, ("" if ok or not detail else ": " + detail)))
+    if not ok:
+        failures.append(name)
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--conform", required=True)
+    ap.add_argument("--python", default=sys.executable)
+    a = ap.parse_args()
+    py = a.python
+    iut = os.path.join(ADAPTER, "iut.py")
+    env = {k: v for k, v in os.environ.items() if k not in ("ATEN_CPU_CAPABILITY", "ISOTRAIN_TORCH_THREADS")}
+
+    # 1
+    import isotrain_spec
+    bad = isotrain_spec.self_check(verbose=False)
+    check("isotrain_spec reproduces every printed spec vector (§6.1-§6.4, §11.3-§11.5)", not bad, "; ".join(bad))
+
+    # 2
+    p = run([py, iut, "hello"], env=env)
+    line = p.stdout.strip()
+    toks = dict(t.split("=", 1) for t in line.split()) if p.returncode == 0 else {}
+    check("hello: one line, protocol=1 name= version= spec=1.0.0",
+          p.returncode == 0 and len(p.stdout.splitlines()) == 1 and line.startswith("protocol=1 name=")
+          and toks.get("spec") == "1.0.0" and "version" in toks, repr(p.stdout + p.stderr))
+    for verb in ("ops", "frobnicate"):
+        p = run([py, iut, verb], env=env, stdin=subprocess.DEVNULL)
+        check("verb %s: exit 64 and 'unsupported verb' on stderr" % verb,
+              p.returncode == 64 and "unsupported verb" in p.stderr, "exit %d, %r" % (p.returncode, p.stderr))
+
+    with tempfile.TemporaryDirectory() as tmp:
+        # 3
+        trace = os.path.join(tmp, "mlp13k.trace")
+        ck = os.path.join(tmp, "ck")
+        os.mkdir(ck)
+        p = run([py, iut, "train", "--profile", "mlp13k", "--steps", "3", "--trace", trace,
+                 "--checkpoint-dir", ck, "--checkpoint-steps", "all"], env=env)
+        check("iut.py train --steps 3 --checkpoint-steps all exits 0", p.returncode == 0, p.stderr[-500:])
+        lines = open(trace).read().splitlines() if os.path.exists(trace) else []
+        check("trace: header + 4 step lines", len(lines) == 5 and lines[0] == "# isotrain-trace v1 profile=mlp13k steps=3",
+              repr(lines[:1]))
+        check("step-0 digest is spec §11.4's",
+              len(lines) > 1 and lines[1] == "step=0 digest=05a8aa50bacb79781ff5a30c4d167dacd992201238083eb70e3ed5528ffa3fd6",
+              lines[1] if len(lines) > 1 else "")
+        ok = True
+        for t in range(4):
+            f = os.path.join(ck, "step-%06d.bin" % t)
+            data = open(f, "rb").read() if os.path.exists(f) else b""
+            digest = lines[t + 1].split("digest=")[1].split()[0] if len(lines) > t + 1 else ""
+            ok &= len(data) == 52352 and hashlib.sha256(data).hexdigest() == digest
+        check("checkpoints step-000000..3.bin: 52,352 bytes each, hashing to the trace's digests", ok)
+        p = run([a.conform, "compare", trace, trace])
+        check("runner: compare T T parses the trace and says identical",
+              p.returncode == 0 and "identical" in p.stdout, (p.stdout + p.stderr)[-400:])
+        p = run([py, iut, "train", "--profile", "mlp13k", "--steps", "2", "--trace", os.path.join(tmp, "x")], env=env)
+        check("train without checkpoints exits 0", p.returncode == 0, p.stderr[-300:])
+        p = run([py, iut, "train", "--profile", "other", "--steps", "2", "--trace", os.path.join(tmp, "y")], env=env)
+        check("train --profile other is refused (exit 2)", p.returncode == 2, "exit %d" % p.returncode)
+
+        # 4
+        user = os.path.join(tmp, "user.trace")
+        code = ("import sys; sys.path.insert(0, %r)\n"
+                "import torch\nfrom isotrain_trace import IsotrainTrace\n"
+                "torch.manual_seed(0)\nm = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2))\n"
+                "opt = torch.optim.SGD(m.parameters(), lr=0.1)\nx = torch.ones(5, 4); y = torch.zeros(5, dtype=torch.long)\n"
+                "tr = IsotrainTrace(%r, m, profile='user_loop', steps=4, per_tensor=True)\n"
+                "for _ in range(4):\n"
+                "    opt.zero_grad(); loss = torch.nn.functional.cross_entropy(m(x), y); loss.backward(); opt.step(); tr.step(loss)\n"
+                "tr.close()\n") % (ADAPTER, user)
+        p = run([py, "-c", code], env=env)
+        check("IsotrainTrace in a user loop writes a trace", p.returncode == 0 and os.path.exists(user), p.stderr[-300:])
+        if os.path.exists(user):
+            l1 = open(user).read().splitlines()[1]
+            check("per_tensor=True adds d_<tensor>= keys", " d_0_weight=" in l1 and " d_2_bias=" in l1, l1)
+        p = run([a.conform, "compare", user, user])
+        check("runner: compare parses the user-loop trace (extra keys ignored)",
+              p.returncode == 0, (p.stdout + p.stderr)[-400:])
+
+        # 5
+        prog = "%s %s" % (py, os.path.join(ADAPTER, "addmod113.py"))
+        p = run([a.conform, "repeat", "--runs", "2", "--iut", prog, "--profile", "addmod113", "--steps", "3"], env=env)
+        check("runner: repeat --runs 2 on addmod113 (3 steps) says bit-identical",
+              p.returncode == 0 and "bit-identical" in p.stdout, (p.stdout + p.stderr)[-600:])
+
+        # 6
+        for leg in ("a", "b"):
+            os.makedirs(os.path.join(tmp, leg))
+        legs_ok = True
+        for leg, cap in (("a", "default"), ("b", "default")):
+            p = run([py, os.path.join(ADAPTER, "addmod113.py"), "train", "--profile", "addmod113", "--steps", "2",
+                     "--trace", os.path.join(tmp, leg, "t"), "--checkpoint-dir", os.path.join(tmp, leg),
+                     "--checkpoint-steps", "all"], env=dict(env, ATEN_CPU_CAPABILITY=cap))
+            legs_ok &= p.returncode == 0
+        csv_path, svg_path = os.path.join(tmp, "d.csv"), os.path.join(tmp, "d.svg")
+        p = run([py, os.path.join(ADAPTER, "divergence.py"), "--csv", csv_path, "--svg", svg_path,
+                 "same run twice", os.path.join(tmp, "a", "t"), os.path.join(tmp, "a"),
+                 os.path.join(tmp, "b", "t"), os.path.join(tmp, "b")], env=env)
+        rows = open(csv_path).read().splitlines() if os.path.exists(csv_path) else []
+        check("divergence.py: CSV with a header and steps 0..2, all gaps 0",
+              legs_ok and p.returncode == 0 and len(rows) == 4
+              and all(r.split(",")[6] == "0" for r in rows[1:]), (p.stdout + p.stderr)[-300:] + repr(rows[:2]))
+        try:
+            root = ET.parse(svg_path).getroot()
+            check("divergence.py: SVG is well-formed XML with an <svg> root", root.tag.endswith("svg"))
+        except (ET.ParseError, OSError) as e:
+            check("divergence.py: SVG is well-formed XML with an <svg> root", False, str(e))
+
+    print("test-pytorch: %s" % ("all checks passed" if not failures else "%d check(s) FAILED" % len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

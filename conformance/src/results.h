@@ -1,0 +1,49 @@
+/* results.h — verdicts of cases and levels, as reported in the summary, the
+ * receipt and JUnit. A case is PASS, FAIL, SKIP or ERROR; errors count as
+ * failed in the closing line. A level is PASS only if every required case
+ * ran and passed (spec/iut-protocol.md P1: skipped is never passed). */
+#ifndef CONFORM_RESULTS_H
+#define CONFORM_RESULTS_H
+
+#include <stddef.h>
+
+typedef enum { V_PASS, V_FAIL, V_SKIP, V_ERROR } verdict;
+
+const char *verdict_name(verdict v);
+
+typedef struct {
+    char *level; /* "protocol", "ops", "train" */
+    char *suite; /* JUnit testsuite: "hello", "ops/exp", "train/mlp13k" */
+    char *id;    /* case id: "exp/3", "mlp13k/137" */
+    verdict v;
+    char *reason; /* why, for everything but PASS */
+    int required; /* a SKIP of a required case keeps its level from PASS */
+    double seconds;
+} case_result;
+
+typedef struct {
+    case_result *c;
+    size_t n, cap;
+} results;
+
+void results_init(results *r);
+void results_free(results *r);
+/* Adds a case (strings are copied; reason may be NULL). */
+void results_add(results *r, const char *level, const char *suite, const char *id, verdict v, const char *reason,
+                 int required, double seconds);
+
+typedef struct {
+    size_t passed, failed, errors, skipped, skipped_required;
+} tally;
+
+/* Counts the cases of one level (NULL: all). */
+tally results_tally(const results *r, const char *level);
+
+typedef enum { L_NOT_RUN, L_PASS, L_FAIL, L_NOT_REACHED } level_verdict;
+const char *level_verdict_name(level_verdict v);
+
+/* A level's verdict from its cases: FAIL if any failed or errored, NOT
+ * REACHED if a required case was skipped or none ran, else PASS. */
+level_verdict level_from_tally(tally t);
+
+#endif

@@ -1,0 +1,70 @@
+/* util.h — small helpers shared by the runner's modules: growable strings,
+ * checked allocation, file reading and hashing, monotonic time, text
+ * sanitising for reports. No protocol knowledge lives here. */
+#ifndef CONFORM_UTIL_H
+#define CONFORM_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A growable, always NUL-terminated byte string. */
+typedef struct {
+    char *p;
+    size_t len, cap;
+} sbuf;
+
+void sbuf_init(sbuf *b);
+void sbuf_free(sbuf *b);
+void sbuf_reset(sbuf *b);
+void sbuf_add(sbuf *b, const void *data, size_t n);
+void sbuf_adds(sbuf *b, const char *s);
+void sbuf_addc(sbuf *b, char c);
+void sbuf_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sbuf_vprintf(sbuf *b, const char *fmt, va_list ap);
+/* Hands the buffer to the caller (free() it); b is left empty. */
+char *sbuf_take(sbuf *b);
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Reads a whole file of at most max bytes. Returns 0, or -1 with a message
+ * in err (naming the file) when it cannot be opened, read, or is larger. */
+int read_file(const char *path, size_t max, char **data, size_t *len, char *err, size_t cap);
+/* Writes data to path atomically enough for reports (truncate + write). */
+int write_file(const char *path, const char *data, size_t len, char *err, size_t cap);
+/* mkdir -p for the directory part of path. */
+int make_parent_dirs(const char *path);
+
+/* SHA-256 of a file's bytes (lowercase hex) and its size. 0 or -1 + err. */
+int sha256_file(const char *path, char hex[65], uint64_t *size, char *err, size_t cap);
+
+/* Seconds on the monotonic clock. */
+double now_s(void);
+/* Seconds since the epoch, and an ISO-8601 UTC rendering of it. */
+void utc_timestamp(char buf[32]);
+
+/* Appends text to out as printable, valid UTF-8: control characters and
+ * invalid byte sequences become \xNN escapes; at most max input bytes are
+ * taken, with "..." appended when cut. */
+void sbuf_add_sanitized(sbuf *out, const char *text, size_t len, size_t max);
+/* Same, returning a fresh string. */
+char *sanitized(const char *text, size_t len, size_t max);
+
+/* Lowercase hex helpers. */
+int hexval(int c); /* 0..15, or -1 */
+int is_lower_hex(const char *s, size_t n);
+
+/* Temporary working directories: mkdtemp under $TMPDIR (or /tmp). */
+char *make_temp_dir(const char *prefix, char *err, size_t cap);
+/* Removes a directory tree the runner created (files and subdirectories). */
+void remove_tree(const char *path);
+
+/* Binary32 bits as a printable value: "0x3f800000 (1)". */
+void f32_describe(uint32_t bits, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,127 @@
+/* compare and repeat: identical traces and runs say so (exit 0); one changed
+ * digest names the first differing step. */
+#include <string.h>
+
+#include "testutil.h"
+#include "util.h"
+
+static char *dir;
+
+static void setup(void)
+{
+    dir = tu_tmpdir();
+}
+
+static void teardown(void)
+{
+    tu_rmtree(dir);
+    free(dir);
+}
+
+TestSuite(compare, .init = setup, .fini = teardown, .timeout = 60);
+
+static char *make_trace(const char *name, unsigned steps)
+{
+    char *path = xasprintf("%s/%s", dir, name);
+    char *cmd = xasprintf("'%s' train --profile mlp13k --steps %u --trace '%s'", tu_env("IT_REF_CLI"), steps, path);
+    tu_result r = tu_sh(cmd);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    tu_result_free(&r);
+    free(cmd);
+    return path;
+}
+
+Test(compare, identical_traces)
+{
+    char *a = make_trace("a.trace", 20), *b = make_trace("b.trace", 20);
+    tu_result r = tu_conform("compare", a, b, NULL);
+    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
+    tu_assert_has(r.out, "identical: all 21 steps");
+    tu_result_free(&r);
+    free(a);
+    free(b);
+}
+
+Test(compare, one_changed_digest)
+{
+    char *a = make_trace("a.trace", 20), *b = make_trace("b.trace", 20);
+    /* change the digest of step 13 only: the losses stay identical */
+    char *text = tu_read(b), *orig = tu_read(a);
+    char *at = strstr(text, "\nstep=13 ");
+    cr_assert(at);
+    at = strstr(at, "digest=") + 7;
+    *at = *at == '0' ? '1' : '0';
+    char err[128];
+    cr_assert_eq(write_file(b, text, strlen(text), err, sizeof err), 0);
+    tu_result r = tu_conform("compare", a, b, NULL);
+    cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
+    tu_assert_has(r.out, "first differing step: 13 (loss bits identical, parameter digests differ)");
+    tu_assert_has(r.out, "loss bits identical through step 20 while parameters differ from step 13");
+    tu_assert_has(r.out, "loss gap from step 13:");
+    tu_result_free(&r);
+    free(text);
+    free(orig);
+    free(a);
+    free(b);
+}
+
+Test(compare, different_losses_and_lengths)
+{
+    char *a = make_trace("a.trace", 20), *b = make_trace("b.trace", 12);
+    tu_result r = tu_conform("compare", a, b, NULL);
+    cr_assert_eq(r.code, 1);
+    tu_assert_has(r.out, "first differing step: 13: B ends at step 12, A goes on to step 20");
+    tu_result_free(&r);
+    free(a);
+    free(b);
+}
+
+Test(compare, bad_input_names_file_and_line)
+{
+    char *a = make_trace("a.trace", 5);
+    char *b = xasprintf("%s/bad.trace", dir);
+    char err[128];
+    const char *t = "# isotrain-trace v1 profile=mlp13k steps=5\nstep=0 digest=zz\n";
+    write_file(b, t, strlen(t), err, sizeof err);
+    tu_result r = tu_conform("compare", a, b, NULL);
+    cr_assert_eq(r.code, 2);
+    tu_assert_has(r.err, "bad.trace:2: digest is not 64 hex digits");
+    tu_result_free(&r);
+    free(a);
+    free(b);
+}
+
+Test(compare, repeat_identical_runs)
+{
+    char *iut = tu_iut("reference.sh");
+    tu_result r = tu_conform("repeat", "--runs", "3", "--iut", iut, "--profile", "mlp13k", "--steps", "25", NULL);
+    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
+    tu_assert_has(r.out, "all 3 runs are bit-identical at every step 0..25");
+    tu_result_free(&r);
+    free(iut);
+}
+
+Test(compare, repeat_names_the_first_differing_run_and_step)
+{
+    /* run 2 (and only run 2) flips a bit of step 9's checkpoint */
+    char *state = xasprintf("%s/count", dir);
+    char *iut = xasprintf("n=$(cat '%s' 2>/dev/null || echo 0); n=$((n+1)); echo $n > '%s'; "
+                          "%s/flaky.sh $n",
+                          state, state, tu_env("IT_IUTS"));
+    tu_result r = tu_conform("repeat", "--runs", "3", "--iut", iut, "--profile", "mlp13k", "--steps", "15", NULL);
+    cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
+    tu_assert_has(r.out, "run 2 differs from run 1 first at step 9 (checkpoint bytes)");
+    tu_result_free(&r);
+    free(iut);
+    free(state);
+}
+
+Test(compare, repeat_reports_a_failed_run)
+{
+    char *iut = tu_iut("exit_nonzero.sh");
+    tu_result r = tu_conform("repeat", "--runs", "2", "--iut", iut, "--profile", "mlp13k", "--steps", "5", NULL);
+    cr_assert_eq(r.code, 1);
+    tu_assert_has(r.out, "FAILED: exit status 3");
+    tu_result_free(&r);
+    free(iut);
+}

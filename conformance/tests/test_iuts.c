@@ -1,0 +1,240 @@
+/* Negative controls with script IUTs (conformance/tests/iuts): each
+ * misbehaves in one way, and the runner must give a non-pass with the right
+ * reason, finish with its closing line and never crash. Short time-outs keep
+ * the hang cases quick. */
+#include <string.h>
+
+#include "testutil.h"
+#include "util.h"
+
+enum { STEPS = 6 };
+static char *dir;
+
+static void setup(void)
+{
+    dir = tu_tmpdir();
+    tu_fixture(dir, STEPS);
+}
+
+static void teardown(void)
+{
+    tu_rmtree(dir);
+    free(dir);
+}
+
+TestSuite(iuts, .init = setup, .fini = teardown, .timeout = 60);
+
+/* Runs the runner on a script IUT at one level. */
+static tu_result run_iut(const char *script, const char *level, const char *extra1, const char *extra2)
+{
+    char *iut = tu_iut(script);
+    tu_result r = tu_conform("run", "--iut", iut, "--vectors", dir, "--level", level, "--timeout-case", "2",
+                             "--timeout-run", "20", extra1, extra2, NULL);
+    free(iut);
+    return r;
+}
+
+/* The runner did not crash: it exited 1 (not 2, not a signal) and ended with
+ * its closing line. */
+static void assert_failed_cleanly(const tu_result *r)
+{
+    cr_assert_eq(r->signal, 0, "the runner died of signal %d", r->signal);
+    cr_assert_eq(r->code, 1, "exit %d, expected 1:\n%s\n%s", r->code, r->out, r->err);
+    size_t n = strlen(r->out);
+    cr_assert(n > 1 && r->out[n - 1] == '\n');
+    const char *last = r->out + n - 1;
+    while (last > r->out && last[-1] != '\n')
+        last--;
+    cr_assert(strstr(last, " passed, ") && strstr(last, " failed"), "last line: %s", last);
+    tu_assert_has(r->out, "summary: FAIL");
+}
+
+Test(iuts, reference_passes_the_fixture)
+{
+    char *iut = tu_iut("reference.sh");
+    tu_result r = tu_conform("run", "--iut", iut, "--vectors", dir, NULL);
+    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "summary: PASS");
+    tu_assert_has(r.out, "level reached: train");
+    /* 1 hello + 5 op cases run (the Chunk sweep is skipped) + run + 7 steps */
+    tu_assert_has(r.out, "\n14 passed, 0 failed, 1 skipped\n");
+    tu_result_free(&r);
+    free(iut);
+}
+
+Test(iuts, hang_in_train_is_killed)
+{
+    char *iut = tu_iut("hang.sh");
+    tu_result r = tu_conform("run", "--iut", iut, "--vectors", dir, "--level", "train", "--timeout-run", "1.5", NULL);
+    assert_failed_cleanly(&r);
+    tu_assert_has(r.out, "the training run hung: no exit within 1.5 s (time-out, P8); the IUT was killed");
+    cr_assert(r.seconds < 15, "took %.1f s", r.seconds);
+    tu_result_free(&r);
+    free(iut);
+}
+
+Test(iuts, hang_in_ops_times_out)
+{
+    tu_result r = run_iut("hang.sh", "ops", NULL, NULL);
+    assert_failed_cleanly(&r);
+    tu_assert_has(r.out, "ERROR dot/1 [OrderSensitive]: no response within 2.0 s (time-out, P8); the IUT was killed");
+    tu_assert_has(r.out, "ERROR exp/1 [SpecialValue]: not answered: the IUT was killed after the time-out on dot/1");
+    tu_result_free(&r);
+}
+
+Test(iuts, crash_after_training)
+{
+    tu_result r = run_iut("crash.sh", "train", NULL, NULL);
+    assert_failed_cleanly(&r);
+    tu_assert_has(r.out, "the IUT crashed: killed by signal 11 (SIGSEGV");
+    tu_result_free(&r);
+}
+
+Test(iuts, crash_in_ops)
+{
+    tu_result r = run_iut("crash.sh", "ops", NULL, NULL);
+    assert_failed_cleanly(&r);
+    tu_assert_has(r.out, "not answered: stdout closed (killed by signal 11 (SIGSEGV");
+    tu_result_free(&r);
+}
+
+Test(iuts, nonzero_exit)
+{
+    tu_result r = run_iut("exit_nonzero.sh", "train", NULL, NULL);
+    assert_failed_cleanly(&r);
+    tu_assert_has(r.out, "the IUT exited non-zero: exit status 3");
+    tu_result_free(&r);
+}
+
+Test(iuts, garbage_trace)
+{
+    tu_result r = run_iut("garbage.sh", "train", NULL, NULL);
+    assert_failed_cleanly(&r);
+    tu_assert_has(r.out, "garbage in the trace: trace.txt:5:");
+    tu_assert_has(r.out, "all good, trust me \\x01\\xff");
+    tu_result_free(&r);
+}
+
+Test(iuts, garbage_ops_responses)
+{
+    tu_result r = run_iut("garbage.sh", "ops", NULL, NULL);
+    assert_failed_cleanly(&r);
+    tu_assert_has(r.out, "FAIL dot/1 [OrderSensitive]: malformed response line (P3)");
+    tu_result_free(&r);
+}
+
+Test(iuts, truncated_checkpoint)
+{
+    tu_result r = run_iut("truncated.sh", "train", NULL, NULL);
+    assert_failed_cleanly(&r);
+    tu_assert_has(r.out, "checkpoint step-000003.bin has 1000 bytes, expected exactly 4*P = 52352 (truncated)");
+    tu_result_free(&r);
+}
+
+Test(iuts, oversized_checkpoint)
+{
+    tu_result r = run_iut("oversized.sh", "train", NULL, NULL);
+    assert_failed_cleanly(&r);
+    tu_assert_has(r.out, "checkpoint step-000003.bin has 52356 bytes, expected exactly 4*P = 52352 (oversized)");
+    tu_result_free(&r);
+}
+
+Test(iuts, no_checkpoints)
+{
+    tu_result r = run_iut("no_checkpoints.sh", "train", NULL, NULL);
+    assert_failed_cleanly(&r);
+    tu_assert_has(r.out, "checkpoint step-000000.bin is missing (P7: --checkpoint-steps all)");
+    tu_assert_has(r.out, "0 steps passed, 7 failed");
+    tu_result_free(&r);
+}
+
+Test(iuts, nan_loss)
+{
+    tu_result r = run_iut("nan_loss.sh", "train", NULL, NULL);
+    assert_failed_cleanly(&r);
+    tu_assert_has(r.out, "the loss is NaN (0x7fc00000) at step 3");
+    tu_assert_has(r.out, "it reports failure=nonfinite-loss step=3 (spec §10)");
+    tu_result_free(&r);
+}
+
+Test(iuts, wrong_id)
+{
+    tu_result r = run_iut("wrong_id.sh", "ops", NULL, NULL);
+    assert_failed_cleanly(&r);
+    tu_assert_has(r.out, "FAIL exp/1 [SpecialValue]: wrong id: the response says id=bogus/1, expected id=exp/1");
+    tu_assert_has(r.out, "level ops: FAIL (0 passed, 5 failed, 1 skipped)");
+    tu_result_free(&r);
+}
+
+Test(iuts, over_long_line)
+{
+    tu_result r = run_iut("long_line.sh", "ops", NULL, NULL);
+    assert_failed_cleanly(&r);
+    tu_assert_has(r.out, "FAIL dot/1 [OrderSensitive]: response line longer than the 4 MiB cap (P3, P8)");
+    tu_assert_has(r.out, "ERROR exp/1 [SpecialValue]: not answered: the IUT was killed after an over-long response to dot/1");
+    tu_result_free(&r);
+}
+
+Test(iuts, lying_digest)
+{
+    tu_result r = run_iut("liar.sh", "train", NULL, NULL);
+    assert_failed_cleanly(&r);
+    tu_assert_has(r.out, "FAIL mlp13k/2: the trace's digest 0000000000000000000000000000000000000000000000000000000000000000 disagrees with the checkpoint file's SHA-256");
+    tu_result_free(&r);
+}
+
+Test(iuts, unsupported_verbs_are_skipped_never_passed)
+{
+    tu_result r = run_iut("hello_only.sh", "all", NULL, NULL);
+    assert_failed_cleanly(&r);
+    tu_assert_has(r.out, "the IUT does not implement the ops verb (exit status 64, P1)");
+    tu_assert_has(r.out, "SKIP mlp13k: the IUT does not implement the train verb (exit status 64, P1)");
+    tu_assert_has(r.out, "ops NOT REACHED, train NOT REACHED");
+    tu_assert_has(r.out, "\n1 passed, 0 failed, ");
+    tu_result_free(&r);
+}
+
+Test(iuts, broken_hello)
+{
+    tu_result r = tu_conform("run", "--iut", "echo nonsense; true", "--vectors", dir, NULL);
+    assert_failed_cleanly(&r);
+    tu_assert_has(r.out, "hello: FAIL: hello: malformed line (P2, P3 syntax)");
+    tu_result_free(&r);
+}
+
+Test(iuts, missing_command)
+{
+    tu_result r = tu_conform("run", "--iut", "/nonexistent/iut", "--vectors", dir, NULL);
+    assert_failed_cleanly(&r);
+    tu_assert_has(r.out, "hello: FAIL: hello: exit status 127");
+    tu_result_free(&r);
+}
+
+Test(iuts, endless_trace_hits_the_cap)
+{
+    tu_result r = run_iut("huge_trace.sh", "train", NULL, NULL);
+    assert_failed_cleanly(&r);
+    tu_assert_has(r.out, "the trace exceeds the 1 MiB cap (P8); the IUT was killed");
+    cr_assert(r.seconds < 15, "took %.1f s", r.seconds);
+    tu_result_free(&r);
+}
+
+Test(iuts, damaged_initial_checkpoint)
+{
+    tu_result r = run_iut("init_flip.sh", "train", NULL, NULL);
+    assert_failed_cleanly(&r);
+    tu_assert_has(r.out, "first step whose parameters differ: 0");
+    tu_assert_has(r.out, "first differing tensor: embed, element (0, 0) [flat index 0]");
+    tu_assert_has(r.out, "mlp13k_init matches for every tensor; the defect is in how the IUT stores or writes its initial parameters");
+    tu_result_free(&r);
+}
+
+Test(iuts, fewer_steps_is_not_a_pass)
+{
+    char *iut = tu_iut("reference.sh");
+    tu_result r = tu_conform("run", "--iut", iut, "--vectors", dir, "--level", "train", "--steps", "3", NULL);
+    cr_assert_eq(r.code, 1, "%s", r.out);
+    tu_assert_has(r.out, "level train: NOT REACHED (5 passed, 0 failed, 3 skipped)");
+    tu_result_free(&r);
+    free(iut);
+}

@@ -1,0 +1,397 @@
+/* matrix: the host-matrix table from fixture receipts. All hosts agree (exit
+ * 0); one host differs (exit 1, the cell marked); the expected-fail host fails
+ * (exit 0, shown as expected-fail with its first differing step) or passes
+ * (exit 1: the negative control did not fire); a missing receipt; a host that
+ * is not what it claims (a TCG warning for a required feature); a build
+ * failure; malformed input names the file and the field (exit 2); --against
+ * compares with published receipts. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "util.h"
+
+static char *dir;
+
+static void setup(void)
+{
+    dir = tu_tmpdir();
+}
+
+static void teardown(void)
+{
+    tu_rmtree(dir);
+    free(dir);
+}
+
+TestSuite(matrix, .init = setup, .fini = teardown, .timeout = 60);
+
+#define D0 "8edc3938536be6aa15491440735ffb38abd87d3a3af735302686773415f828c1"
+#define D50 "50505050536be6aa15491440735ffb38abd87d3a3af735302686773415f828c1"
+#define DX "deadbeef536be6aa15491440735ffb38abd87d3a3af735302686773415f828c1"
+
+static void put(const char *name, const char *text)
+{
+    char *p = xasprintf("%s/%s", dir, name);
+    char err[256];
+    make_parent_dirs(p);
+    cr_assert(write_file(p, text, strlen(text), err, sizeof err) == 0, "%s", err);
+    free(p);
+}
+
+static char *path(const char *name)
+{
+    return xasprintf("%s/%s", dir, name);
+}
+
+/* Three hosts: two expected to pass (one native, one emulated Haswell that
+ * must have fma and avx2), one negative control. */
+static void hosts(void)
+{
+    put("hosts.json",
+        "{\"schema\": \"isotrain-hosts-v1\", \"hosts\": [\n"
+        " {\"name\": \"nat\", \"emulator\": null, \"cpu\": null, \"isa\": \"x86_64\", \"endianness\": \"little\",\n"
+        "  \"stands_for\": \"native\", \"build\": \"x86_64\", \"expected\": \"pass\", \"slowdown\": 1,\n"
+        "  \"required_features\": [\"sse2\"], \"absent_features\": []},\n"
+        " {\"name\": \"hsw\", \"emulator\": \"qemu-x86_64\", \"cpu\": \"Haswell\", \"isa\": \"x86_64\", \"endianness\": \"little\",\n"
+        "  \"stands_for\": \"AVX2\", \"build\": \"x86_64\", \"expected\": \"pass\", \"slowdown\": 20,\n"
+        "  \"required_features\": [\"fma\", \"avx2\"], \"absent_features\": [\"avx512f\"]},\n"
+        " {\"name\": \"x87\", \"emulator\": \"qemu-i386\", \"cpu\": \"Conroe\", \"isa\": \"i386\", \"endianness\": \"little\",\n"
+        "  \"stands_for\": \"negative control\", \"build\": \"i386-x87\", \"expected\": \"expected-fail\", \"slowdown\": 20,\n"
+        "  \"required_features\": [\"sse2\"], \"absent_features\": []}\n"
+        "]}\n");
+}
+
+/* A receipt as the runner writes it (the fields the matrix reads). */
+static void receipt(const char *file, const char *host, int pass, int first_diff, const char *d50, const char *emu,
+                    const char *cpu, const char *isa, const char *features, const char *warning)
+{
+    char *emu_json = emu ? xasprintf("{\"name\": \"%s\", \"cpu\": \"%s\", \"source\": \"the IUT command\"}", emu, cpu)
+                         : xstrdup("null");
+    char *fd = first_diff >= 0 ? xasprintf(", \"first_differing_step\": %d", first_diff) : xstrdup("");
+    char *w = warning ? xasprintf("\"%s\"", warning) : xstrdup("");
+    char *text = xasprintf(
+        "{\"schema\": \"isotrain-receipt-v1\", \"matrix_host\": \"%s\",\n"
+        " \"iut\": {\"command\": \"x\", \"self_report\": {\"command\": \"info\", \"status\": \"ok\", \"values\": {\n"
+        "   \"isa\": \"%s\", \"endianness\": \"little\", \"cpu_model\": \"Some CPU\", \"cpu_features\": \"%s\"}}},\n"
+        " \"emulator\": %s, \"emulator_warnings\": [%s],\n"
+        " \"levels\": {\"ops\": {\"verdict\": \"PASS\"}, \"train\": {\"verdict\": \"%s\", \"profiles\": [\n"
+        "   {\"profile\": \"mlp13k\", \"problem\": null%s, \"checkpoints\": [\n"
+        "     {\"step\": 0, \"reached\": true, \"loss\": null, \"sha256\": \"" D0 "\", \"matches_vectors\": true},\n"
+        "     {\"step\": 50, \"reached\": true, \"loss\": \"0x40000000\", \"sha256\": \"%s\", \"matches_vectors\": %s}]}]}},\n"
+        " \"verdict\": \"%s\", \"timings\": {\"total\": 12.5}}\n",
+        host, isa, features, emu_json, w, pass ? "PASS" : "FAIL", fd, d50, strcmp(d50, D50) ? "false" : "true",
+        pass ? "PASS" : "FAIL");
+    put(file, text);
+    free(text);
+    free(emu_json);
+    free(fd);
+    free(w);
+}
+
+static void good_nat(void) { receipt("r/nat.json", "nat", 1, -1, D50, NULL, NULL, "x86_64", "sse sse2 avx2 fma", NULL); }
+static void good_hsw(void)
+{
+    receipt("r/hsw.json", "hsw", 1, -1, D50, "qemu-x86_64", "Haswell", "x86_64", "sse sse2 avx fma avx2",
+            "qemu-x86_64: warning: TCG doesn't support requested feature: CPUID.07H:EBX.hle [bit 4]");
+}
+static void failing_x87(void)
+{
+    receipt("r/x87.json", "x87", 0, 1, DX, "qemu-i386", "Conroe", "i386", "sse sse2 sse3", NULL);
+}
+
+static tu_result matrix(const char *extra)
+{
+    char *h = path("hosts.json"), *md = path("MATRIX.md"), *a = path("r/nat.json"), *b = path("r/hsw.json"),
+         *c = path("r/x87.json");
+    tu_result r = extra ? tu_conform("matrix", "--hosts", h, "--markdown", md, extra, a, b, c, NULL)
+                        : tu_conform("matrix", "--hosts", h, "--markdown", md, a, b, c, NULL);
+    free(h), free(md), free(a), free(b), free(c);
+    return r;
+}
+
+Test(matrix, all_agree_and_the_negative_control_fails)
+{
+    hosts();
+    good_nat();
+    good_hsw();
+    failing_x87();
+    tu_result r = matrix(NULL);
+    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "step 0");
+    tu_assert_has(r.out, "step 50");
+    tu_assert_has(r.out, "8edc3938");
+    tu_assert_has(r.out, "yes (2)");
+    tu_assert_has(r.out, "x87: ok: failed as expected: first differing step 1");
+    tu_assert_has(r.out, "deadbeef*");
+    tu_assert_has(r.out, "expected-fail (step 1)");
+    tu_assert_has(r.out, "matrix: OK: 3 of 3 hosts as expected (2 passed, 1 expected failure failed as expected)");
+    /* the TCG warning for a feature the host does not need is recorded, not fatal */
+    tu_assert_has(r.out, "hsw: emulator warning (recorded): qemu-x86_64: warning: TCG doesn't support requested feature: CPUID.07H:EBX.hle");
+    char *md = path("MATRIX.md");
+    char *m = tu_read(md);
+    tu_assert_has(m, "## isotrain host matrix: OK");
+    tu_assert_has(m, "| host | runs as | expected | result | step 0 | step 50 | time |");
+    tu_assert_has(m, "| x87 | `qemu-i386 -cpu Conroe` | expected-fail | ➖ expected-fail (step 1) |");
+    tu_assert_has(m, "**yes** (2)");
+    tu_assert_has(m, "TCG lacks hle");
+    free(m);
+    free(md);
+    tu_result_free(&r);
+}
+
+Test(matrix, one_host_differs)
+{
+    hosts();
+    good_nat();
+    receipt("r/hsw.json", "hsw", 0, 50, DX, "qemu-x86_64", "Haswell", "x86_64", "sse sse2 avx fma avx2", NULL);
+    failing_x87();
+    tu_result r = matrix(NULL);
+    cr_assert_eq(r.code, 1, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "hsw: FAIL: verdict FAIL (ops PASS, train FAIL); first differing step 50");
+    tu_assert_has(r.out, "NO");
+    tu_assert_has(r.out, "matrix: FAIL: 2 of 3 hosts as expected");
+    tu_assert_has(r.out, "do NOT all agree");
+    tu_result_free(&r);
+}
+
+Test(matrix, expected_fail_that_passes_fails_the_matrix)
+{
+    hosts();
+    good_nat();
+    good_hsw();
+    receipt("r/x87.json", "x87", 1, -1, D50, "qemu-i386", "Conroe", "i386", "sse sse2 sse3", NULL);
+    tu_result r = matrix(NULL);
+    cr_assert_eq(r.code, 1, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "the negative control passed");
+    tu_assert_has(r.out, "FAIL (control)");
+    tu_assert_has(r.out, "x87: FAIL (negative control passed)");
+    tu_assert_has(r.out, "matrix: FAIL: 2 of 3 hosts as expected");
+    tu_result_free(&r);
+}
+
+Test(matrix, missing_receipt)
+{
+    hosts();
+    good_nat();
+    failing_x87();
+    char *h = path("hosts.json"), *a = path("r/nat.json"), *c = path("r/x87.json");
+    tu_result r = tu_conform("matrix", "--hosts", h, a, c, NULL);
+    cr_assert_eq(r.code, 1, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "no receipt");
+    tu_assert_has(r.out, "hsw: no receipt: no receipt names this host");
+    free(h), free(a), free(c);
+    tu_result_free(&r);
+}
+
+Test(matrix, a_receipt_file_that_does_not_exist)
+{
+    hosts();
+    char *h = path("hosts.json"), *a = path("r/none.json");
+    tu_result r = tu_conform("matrix", "--hosts", h, a, NULL);
+    cr_assert_eq(r.code, 2, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.err, "r/none.json");
+    free(h), free(a);
+    tu_result_free(&r);
+}
+
+Test(matrix, malformed_receipt_names_file_and_field)
+{
+    hosts();
+    good_nat();
+    good_hsw();
+    failing_x87();
+    char *p = path("r/hsw.json");
+    char *t = tu_read(p);
+    char *at = strstr(t, "\"step\": 50");
+    cr_assert(at);
+    char *sha = strstr(at, D50);
+    cr_assert(sha);
+    memcpy(sha, "XYZ", 3); /* not hex */
+    char err[256];
+    cr_assert(write_file(p, t, strlen(t), err, sizeof err) == 0);
+    free(t);
+    tu_result r = matrix(NULL);
+    cr_assert_eq(r.code, 2, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.err, "r/hsw.json");
+    tu_assert_has(r.err, "levels.train.profiles[0].checkpoints[1].sha256: expected 64 lowercase hex digits");
+    tu_result_free(&r);
+
+    /* not JSON at all */
+    put("r/hsw.json", "{\"schema\": \"isotrain-receipt-v1\",");
+    r = matrix(NULL);
+    cr_assert_eq(r.code, 2, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.err, "r/hsw.json: not valid JSON");
+    tu_result_free(&r);
+
+    /* a missing field */
+    put("r/hsw.json", "{\"schema\": \"isotrain-receipt-v1\", \"matrix_host\": \"hsw\", \"verdict\": \"PASS\"}");
+    r = matrix(NULL);
+    cr_assert_eq(r.code, 2, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.err, "r/hsw.json: levels: missing");
+    tu_result_free(&r);
+    free(p);
+}
+
+Test(matrix, malformed_hosts_file)
+{
+    put("hosts.json", "{\"hosts\": [{\"name\": \"a\", \"emulator\": null, \"cpu\": null, \"isa\": \"x86_64\", "
+                      "\"endianness\": \"little\", \"stands_for\": \"x\", \"build\": \"x86_64\", \"expected\": \"maybe\", "
+                      "\"required_features\": [], \"absent_features\": []}]}");
+    good_nat();
+    char *h = path("hosts.json"), *a = path("r/nat.json");
+    tu_result r = tu_conform("matrix", "--hosts", h, a, NULL);
+    cr_assert_eq(r.code, 2, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.err, "hosts.json: hosts[0].expected: expected \"pass\" or \"expected-fail\", got \"maybe\"");
+    free(h), free(a);
+    tu_result_free(&r);
+}
+
+Test(matrix, host_that_lacks_a_required_feature)
+{
+    hosts();
+    good_nat();
+    /* QEMU could not give the Haswell host its FMA: fail loudly */
+    receipt("r/hsw.json", "hsw", 1, -1, D50, "qemu-x86_64", "Haswell", "x86_64", "sse sse2 avx avx2",
+            "qemu-x86_64: warning: TCG doesn't support requested feature: CPUID.01H:ECX.fma [bit 12]");
+    failing_x87();
+    tu_result r = matrix(NULL);
+    cr_assert_eq(r.code, 1, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "HOST MISMATCH");
+    tu_assert_has(r.out, "required feature fma is not reported");
+    tu_assert_has(r.out, "QEMU cannot provide required feature fma");
+    tu_result_free(&r);
+
+    /* the wrong -cpu, and a feature that must be absent */
+    receipt("r/hsw.json", "hsw", 1, -1, D50, "qemu-x86_64", "max", "x86_64", "sse sse2 avx fma avx2 avx512f", NULL);
+    r = matrix(NULL);
+    cr_assert_eq(r.code, 1, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "-cpu max, the hosts file says Haswell");
+    tu_assert_has(r.out, "feature avx512f must be absent but is reported");
+    tu_result_free(&r);
+}
+
+Test(matrix, build_failure_is_not_green)
+{
+    hosts();
+    good_nat();
+    good_hsw();
+    put("r/x87.json", "{\"schema\": \"isotrain-matrix-build-failure-v1\", \"matrix_host\": \"x87\", \"build\": "
+                      "\"i386-x87\", \"log\": \"build/matrix/build-i386-x87.log\"}");
+    tu_result r = matrix(NULL);
+    cr_assert_eq(r.code, 1, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "build failed");
+    tu_assert_has(r.out, "so the negative control never ran");
+    tu_result_free(&r);
+}
+
+Test(matrix, hwcap_features)
+{
+    put("hosts.json",
+        "{\"hosts\": [{\"name\": \"a64\", \"emulator\": \"qemu-aarch64\", \"cpu\": \"cortex-a72\", \"isa\": \"aarch64\",\n"
+        " \"endianness\": \"little\", \"stands_for\": \"x\", \"build\": \"aarch64\", \"expected\": \"pass\",\n"
+        " \"required_features\": [\"fp@hwcap:0\", \"asimd@hwcap:1\"], \"absent_features\": [\"sve@hwcap:22\"]}]}");
+    receipt("r/a64.json", "a64", 1, -1, D50, "qemu-aarch64", "cortex-a72", "aarch64", "hwcap=0x8fb hwcap2=0x0", NULL);
+    char *h = path("hosts.json"), *a = path("r/a64.json");
+    tu_result r = tu_conform("matrix", "--hosts", h, a, NULL);
+    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
+    tu_result_free(&r);
+    receipt("r/a64.json", "a64", 1, -1, D50, "qemu-aarch64", "cortex-a72", "aarch64", "hwcap=0x4008fa hwcap2=0x0", NULL);
+    r = tu_conform("matrix", "--hosts", h, a, NULL);
+    cr_assert_eq(r.code, 1, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "required feature fp@hwcap:0 is not reported");
+    tu_assert_has(r.out, "feature sve@hwcap:22 must be absent but is reported");
+    free(h), free(a);
+    tu_result_free(&r);
+}
+
+Test(matrix, against_published_receipts)
+{
+    hosts();
+    good_nat();
+    good_hsw();
+    failing_x87();
+    /* publish: the same three receipts */
+    char *pub = path("pub");
+    char *cmd = xasprintf("mkdir -p '%s' && cp '%s'/r/*.json '%s'/", pub, dir, pub);
+    tu_result s = tu_sh(cmd);
+    cr_assert_eq(s.code, 0, "%s", s.err);
+    tu_result_free(&s);
+    free(cmd);
+    char *arg = xasprintf("--against=%s", pub);
+    tu_result r = matrix(arg);
+    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "agrees (verdicts, first differing steps and checkpoint digests of all 3 hosts)");
+    tu_result_free(&r);
+
+    /* a fresh run whose hsw digest at step 50 moved (and so fails) */
+    receipt("r/hsw.json", "hsw", 0, 50, DX, "qemu-x86_64", "Haswell", "x86_64", "sse sse2 avx fma avx2", NULL);
+    r = matrix(arg);
+    cr_assert_eq(r.code, 1, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "hsw: verdict published PASS, now FAIL");
+    tu_assert_has(r.out, "hsw: step 50: published " D50 ", now " DX);
+    tu_assert_has(r.out, "DIFFERENT from the published receipts");
+    tu_result_free(&r);
+
+    /* the published set alone: its own table */
+    char *h = path("hosts.json");
+    r = tu_conform("matrix", "--hosts", h, arg, NULL);
+    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "matrix: OK");
+    tu_result_free(&r);
+    free(h);
+    free(arg);
+    free(pub);
+}
+
+Test(matrix, list_for_scripts)
+{
+    hosts();
+    char *h = path("hosts.json");
+    tu_result r = tu_conform("matrix", "--hosts", h, "--list", NULL);
+    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "nat\tx86_64\tpass\t1\tbuild/cross/x86_64/isotrain\n");
+    tu_assert_has(r.out, "hsw\tx86_64\tpass\t20\tqemu-x86_64 -cpu Haswell build/cross/x86_64/isotrain\n");
+    tu_assert_has(r.out, "x87\ti386-x87\texpected-fail\t20\tqemu-i386 -cpu Conroe build/cross/i386-x87/isotrain\n");
+    free(h);
+    tu_result_free(&r);
+}
+
+/* End to end: `run --host` records the host, the checkpoints and the
+ * emulator's warnings, and `matrix` fails loudly when QEMU says it cannot
+ * provide a feature the host is meant to have. */
+Test(matrix, run_receipt_feeds_the_matrix, .timeout = 120)
+{
+    char *vec = path("vec");
+    tu_fixture(vec, 3);
+    char *iut = xasprintf("printf \"qemu-x86_64: warning: TCG doesn't support requested feature: CPUID.01H:ECX.fma [bit 12]\\n\" >&2; '%s'",
+                          tu_env("IT_REF_CLI"));
+    char *rec = path("r/nat.json");
+    make_parent_dirs(rec);
+    tu_result r = tu_conform("run", "--iut", iut, "--vectors", vec, "--level", "train", "--host", "nat", "--receipt", rec, NULL);
+    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "iut stderr (recorded in the receipt): qemu-x86_64: warning: TCG doesn't support requested feature");
+    tu_result_free(&r);
+    char *t = tu_read(rec);
+    tu_assert_has(t, "\"matrix_host\":\t\"nat\"");
+    tu_assert_has(t, "\"checkpoints\":");
+    tu_assert_has(t, "\"matches_vectors\":\ttrue");
+    tu_assert_has(t, "\"emulator_warnings\":\t[\"qemu-x86_64: warning: TCG doesn't support requested feature: CPUID.01H:ECX.fma [bit 12]\"]");
+    free(t);
+    /* a native host that requires fma: the warning names it */
+    put("hosts.json",
+        "{\"hosts\": [{\"name\": \"nat\", \"emulator\": null, \"cpu\": null, \"isa\": \"x86_64\", \"endianness\": \"little\",\n"
+        " \"stands_for\": \"x\", \"build\": \"x86_64\", \"expected\": \"pass\",\n"
+        " \"required_features\": [\"fma\"], \"absent_features\": []}]}");
+    char *h = path("hosts.json");
+    r = tu_conform("matrix", "--hosts", h, rec, NULL);
+    cr_assert_eq(r.code, 1, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "QEMU cannot provide required feature fma");
+    tu_assert_has(r.out, "step 3");
+    tu_result_free(&r);
+    free(h);
+    free(rec);
+    free(iut);
+    free(vec);
+}

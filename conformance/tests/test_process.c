@@ -1,0 +1,123 @@
+/* The process driver (spec/iut-protocol.md P1, P3, P8) on plain shell
+ * commands: time-outs kill the whole process group, signals and exit codes
+ * are told apart, stderr keeps its last 4 KiB, caps hold. */
+#include <stdio.h>
+#include <string.h>
+
+#include "iut_process.h"
+#include "testutil.h"
+#include "util.h"
+
+Test(process, p1_passes_verb_and_args_unquoted)
+{
+    iut_setup_signals();
+    iut_result r;
+    char err[256];
+    const char *args[] = {"a b", "$HOME", "'q'"};
+    cr_assert_eq(iut_run("printf '%s|'", "verb", args, 3, NULL, 10, 1, 4096, NULL, NULL, &r, err, sizeof err), 0);
+    cr_assert(r.exited_ok);
+    cr_assert_str_eq(r.out, "verb|a b|$HOME|'q'|");
+    iut_result_free(&r);
+}
+
+Test(process, timeout_kills_the_group)
+{
+    iut_setup_signals();
+    iut_result r;
+    char err[256];
+    double t0 = now_s();
+    /* a background child holding stdout open must not keep the runner waiting */
+    cr_assert_eq(iut_run("sleep 100 & sleep 100; :", "x", NULL, 0, NULL, 0.5, 1, 4096, NULL, NULL, &r, err, sizeof err), 0);
+    cr_assert(r.timed_out);
+    cr_assert(!r.exited_ok);
+    cr_assert(now_s() - t0 < 5, "took %.1f s", now_s() - t0);
+    tu_assert_has(r.status_text, "timed out after 0.5 s (killed)");
+    iut_result_free(&r);
+}
+
+Test(process, leftover_children_do_not_block)
+{
+    iut_setup_signals();
+    iut_result r;
+    char err[256];
+    double t0 = now_s();
+    cr_assert_eq(iut_run("(sleep 100 &); echo done; :", "x", NULL, 0, NULL, 20, 1, 4096, NULL, NULL, &r, err, sizeof err), 0);
+    cr_assert(r.exited_ok, "%s", r.status_text);
+    cr_assert(now_s() - t0 < 5, "took %.1f s", now_s() - t0);
+    tu_assert_has(r.out, "done");
+    iut_result_free(&r);
+}
+
+Test(process, signal_and_status)
+{
+    iut_setup_signals();
+    iut_result r;
+    char err[256];
+    cr_assert_eq(iut_run("kill -SEGV $$; :", "x", NULL, 0, NULL, 10, 1, 4096, NULL, NULL, &r, err, sizeof err), 0);
+    cr_assert_eq(r.signal, 11);
+    tu_assert_has(r.status_text, "SIGSEGV");
+    iut_result_free(&r);
+    cr_assert_eq(iut_run("exit 7; :", "x", NULL, 0, NULL, 10, 1, 4096, NULL, NULL, &r, err, sizeof err), 0);
+    cr_assert_eq(r.exit_code, 7);
+    cr_assert_str_eq(r.status_text, "exit status 7");
+    iut_result_free(&r);
+}
+
+Test(process, stderr_tail_is_the_last_4_KiB)
+{
+    iut_setup_signals();
+    iut_result r;
+    char err[256];
+    cr_assert_eq(iut_run("head -c 10000 /dev/zero | tr '\\0' a >&2; echo END >&2; :", "x", NULL, 0, NULL, 10, 1, 4096,
+                         NULL, NULL, &r, err, sizeof err),
+                 0);
+    cr_assert_eq(strlen(r.err_tail), 4096);
+    cr_assert(strstr(r.err_tail, "aaaaEND\n"));
+    iut_result_free(&r);
+}
+
+Test(process, stdout_cap_kills)
+{
+    iut_setup_signals();
+    iut_result r;
+    char err[256];
+    cr_assert_eq(iut_run("yes; :", "x", NULL, 0, NULL, 10, 1, 1000, NULL, NULL, &r, err, sizeof err), 0);
+    cr_assert(r.out_overflow);
+    cr_assert_eq(r.out_len, 1000);
+    tu_assert_has(r.status_text, "stdout exceeds the 1000-byte cap");
+    iut_result_free(&r);
+}
+
+Test(process, lines_and_pipelining)
+{
+    iut_setup_signals();
+    iut_proc p;
+    char err[256];
+    cr_assert_eq(iut_spawn(&p, "cat", "-", NULL, 0, 1, NULL, err, sizeof err), 0);
+    /* 8 MiB through cat: only works if writing and reading interleave */
+    sbuf in;
+    sbuf_init(&in);
+    for (int i = 0; i < 100000; i++)
+        sbuf_printf(&in, "line %d %s\n", i, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+    size_t done = 0;
+    int lines = 0;
+    double deadline = now_s() + 30;
+    while (lines < 100000 && now_s() < deadline) {
+        iut_pump(&p, in.p, in.len, &done, deadline, 0.1);
+        if (done == in.len)
+            iut_close_stdin(&p);
+        const char *l;
+        size_t n;
+        while (iut_next_line(&p, 1000, &l, &n) == 1) {
+            char want[32];
+            snprintf(want, sizeof want, "line %d ", lines);
+            cr_assert(n > strlen(want) && memcmp(l, want, strlen(want)) == 0, "line %d: %.*s", lines, (int)n, l);
+            lines++;
+        }
+    }
+    cr_assert_eq(lines, 100000);
+    cr_assert_eq(iut_wait(&p, now_s() + 5), 0);
+    cr_assert(iut_exited_ok(&p));
+    iut_release(&p);
+    sbuf_free(&in);
+}

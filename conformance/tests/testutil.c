@@ -1,0 +1,421 @@
+/* testutil.c — see testutil.h. */
+#include "testutil.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "isotrain.h"
+#include "iut_process.h"
+#include "manifest.h"
+#include "util.h"
+
+const char *tu_env(const char *name)
+{
+    const char *v = getenv(name);
+    cr_assert(v && *v, "environment variable %s is not set (run the tests through make test-conformance)", name);
+    return v;
+}
+
+char *tu_tmpdir(void)
+{
+    char err[256];
+    char *d = make_temp_dir("conform-test", err, sizeof err);
+    cr_assert(d, "%s", err);
+    return d;
+}
+
+void tu_rmtree(const char *dir)
+{
+    remove_tree(dir);
+}
+
+static tu_result run_cmd(const char *cmd, const char *verb, const char **args, size_t n)
+{
+    iut_setup_signals();
+    iut_result r;
+    char err[256];
+    cr_assert(iut_run(cmd, verb, args, n, NULL, 120.0, 1, 64u << 20, NULL, NULL, &r, err, sizeof err) == 0, "%s", err);
+    tu_result t;
+    t.code = r.exit_code;
+    t.signal = r.signal;
+    t.out = xstrdup(r.out ? r.out : "");
+    t.err = xstrdup(r.err_tail ? r.err_tail : "");
+    t.seconds = r.seconds;
+    cr_assert(!r.timed_out, "timed out: %s %s", cmd, verb);
+    iut_result_free(&r);
+    return t;
+}
+
+tu_result tu_conform(const char *arg0, ...)
+{
+    const char *args[64];
+    size_t n = 0;
+    va_list ap;
+    va_start(ap, arg0);
+    const char *a;
+    while ((a = va_arg(ap, const char *)) != NULL && n < 64)
+        args[n++] = a;
+    va_end(ap);
+    char *cmd = xasprintf("'%s'", tu_env("IT_CONFORM"));
+    tu_result r = run_cmd(cmd, arg0, args, n);
+    free(cmd);
+    return r;
+}
+
+tu_result tu_sh(const char *cmdline)
+{
+    char *c = xasprintf("%s #", cmdline); /* comments out the "$@" P1 appends */
+    tu_result r = run_cmd(c, "", NULL, 0);
+    free(c);
+    return r;
+}
+
+void tu_result_free(tu_result *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+char *tu_iut(const char *script)
+{
+    return xasprintf("%s/%s", tu_env("IT_IUTS"), script);
+}
+
+char *tu_read(const char *path)
+{
+    char *d;
+    size_t n;
+    char err[256];
+    cr_assert(read_file(path, 256u << 20, &d, &n, err, sizeof err) == 0, "%s", err);
+    return d;
+}
+
+static void write_json(const char *path, cJSON *root)
+{
+    char *text = cJSON_Print(root);
+    sbuf b;
+    sbuf_init(&b);
+    sbuf_adds(&b, text);
+    sbuf_addc(&b, '\n');
+    char err[256];
+    cr_assert(write_file(path, b.p, b.len, err, sizeof err) == 0, "%s", err);
+    sbuf_free(&b);
+    free(text);
+    cJSON_Delete(root);
+}
+
+static char *hex_f32(const float *x, size_t n)
+{
+    sbuf b;
+    sbuf_init(&b);
+    for (size_t i = 0; i < n; i++)
+        sbuf_printf(&b, "%s%08x", i ? "," : "", (unsigned)it_f32_bits(x[i]));
+    return sbuf_take(&b);
+}
+
+static cJSON *op_file(const char *group, const char *clause, const char *const *flags, const char *const *notes,
+                      size_t n_notes)
+{
+    (void)flags;
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "schema", "isotrain-op-vectors-v1");
+    cJSON_AddStringToObject(r, "spec_version", "1.0.0");
+    cJSON_AddStringToObject(r, "vector_version", "1.0.0");
+    cJSON_AddStringToObject(r, "group", group);
+    cJSON_AddStringToObject(r, "spec_clause", clause);
+    cJSON_AddStringToObject(r, "generator", "conformance/tests fixture");
+    cJSON *no = cJSON_AddObjectToObject(r, "notes");
+    for (size_t i = 0; i < n_notes; i++)
+        cJSON_AddStringToObject(no, notes[2 * i], notes[2 * i + 1]);
+    return r;
+}
+
+static void add_case(cJSON *tests, const char *comment, const char *flag, const char *op, const char *const *in,
+                     size_t n_in, const char *const *out, size_t n_out)
+{
+    cJSON *t = cJSON_CreateObject();
+    cJSON_AddNumberToObject(t, "tc_id", cJSON_GetArraySize(tests) + 1);
+    cJSON_AddStringToObject(t, "comment", comment);
+    cJSON *f = cJSON_AddArrayToObject(t, "flags");
+    if (flag)
+        cJSON_AddItemToArray(f, cJSON_CreateString(flag));
+    cJSON_AddStringToObject(t, "op", op);
+    cJSON *i = cJSON_AddObjectToObject(t, "inputs");
+    for (size_t k = 0; k < n_in; k++)
+        cJSON_AddStringToObject(i, in[2 * k], in[2 * k + 1]);
+    cJSON *o = cJSON_AddObjectToObject(t, "outputs");
+    for (size_t k = 0; k < n_out; k++)
+        cJSON_AddStringToObject(o, out[2 * k], out[2 * k + 1]);
+    cJSON_AddItemToArray(tests, t);
+}
+
+static void finish_ops(const char *dir, const char *group, cJSON *r, cJSON *tests)
+{
+    cJSON_AddNumberToObject(r, "number_of_tests", cJSON_GetArraySize(tests));
+    cJSON_AddItemToObject(r, "tests", tests);
+    char *p = xasprintf("%s/ops/%s.json", dir, group);
+    write_json(p, r);
+    free(p);
+}
+
+/* P5.1: the SHA-256 of fn over [lo, lo+count), NaN written as 0x7fc00000. */
+static void sweep_digest(const char *fn, uint32_t lo, uint32_t count, char hex[65])
+{
+    it_sha256_ctx c;
+    it_sha256_init(&c);
+    for (uint32_t i = 0; i < count; i++) {
+        float x = it_f32_from_bits(lo + i);
+        float y = fn[0] == 'e' ? it_expf(x) : it_logf(x);
+        uint32_t u = it_f32_bits(y);
+        if ((u & 0x7fffffffu) > 0x7f800000u)
+            u = 0x7fc00000u;
+        unsigned char b[4] = {(unsigned char)u, (unsigned char)(u >> 8), (unsigned char)(u >> 16),
+                              (unsigned char)(u >> 24)};
+        it_sha256_update(&c, b, 4);
+    }
+    unsigned char d[32];
+    it_sha256_final(&c, d);
+    it_hex(d, 32, hex);
+}
+
+static void fixture_ops(const char *dir)
+{
+    static const char *const exp_notes[] = {"SpecialValue", "exact special results", "Typical", "ordinary values",
+                                            "Quick", "a sweep run by default", "Chunk", "a sweep run with --exhaustive"};
+    cJSON *r = op_file("exp", "3.2", NULL, exp_notes, 4);
+    cJSON *tests = cJSON_CreateArray();
+    {
+        const char *in[] = {"x", "00000000"}, *out[] = {"y", "3f800000"};
+        add_case(tests, "exp(+0) is exactly 1", "SpecialValue", "exp", in, 1, out, 1);
+    }
+    {
+        float x[4] = {0.5f, -1.0f, 3.25f, -20.0f}, y[4];
+        for (int i = 0; i < 4; i++)
+            y[i] = it_expf(x[i]);
+        char *xs = hex_f32(x, 4), *ys = hex_f32(y, 4);
+        const char *in[] = {"x", xs}, *out[] = {"y", ys};
+        add_case(tests, "ordinary arguments", "Typical", "exp", in, 1, out, 1);
+        free(xs);
+        free(ys);
+    }
+    {
+        char h[65];
+        sweep_digest("exp", 0x3f800000u, 4096, h);
+        const char *in[] = {"fn", "exp", "lo", "3f800000", "count", "4096"}, *out[] = {"sha256", h};
+        add_case(tests, "a quick sweep above 1", "Quick", "sweep", in, 3, out, 1);
+        sweep_digest("exp", 0, 65536, h);
+        const char *in2[] = {"fn", "exp", "lo", "00000000", "count", "65536"}, *out2[] = {"sha256", h};
+        add_case(tests, "a chunk (small here)", "Chunk", "sweep", in2, 3, out2, 1);
+    }
+    finish_ops(dir, "exp", r, tests);
+
+    static const char *const dot_notes[] = {"OrderSensitive", "the result depends on the order"};
+    r = op_file("dot", "4.2", NULL, dot_notes, 1);
+    tests = cJSON_CreateArray();
+    {
+        float a[3] = {1.0f, 1e8f, -1e8f}, b[3] = {1.0f, 1.0f, 1.0f};
+        float y = it_dot(a, b, 3);
+        char *as = hex_f32(a, 3), *bs = hex_f32(b, 3), *ys = hex_f32(&y, 1);
+        const char *in[] = {"a", as, "b", bs}, *out[] = {"y", ys};
+        add_case(tests, "ascending order loses the 1", "OrderSensitive", "dot", in, 2, out, 1);
+        free(as);
+        free(bs);
+        free(ys);
+    }
+    finish_ops(dir, "dot", r, tests);
+
+    static const char *const lin_notes[] = {"Typical", "ordinary values"};
+    r = op_file("linear", "5.2", NULL, lin_notes, 1);
+    tests = cJSON_CreateArray();
+    {
+        float w[6] = {0.5f, -0.25f, 1.0f, 2.0f, -1.5f, 0.125f}, b[2] = {0.1f, -0.2f}, x[3] = {1.0f, 2.0f, 3.0f}, y[2];
+        it_linear_forward(w, b, x, 3, 2, y);
+        char *ws = hex_f32(w, 6), *bs = hex_f32(b, 2), *xs = hex_f32(x, 3), *ys = hex_f32(y, 2);
+        const char *in[] = {"in", "3", "out", "2", "w", ws, "b", bs, "x", xs}, *out[] = {"y", ys};
+        add_case(tests, "a 3 -> 2 layer", "Typical", "linear_forward", in, 5, out, 1);
+        free(ws);
+        free(bs);
+        free(xs);
+        free(ys);
+    }
+    finish_ops(dir, "linear", r, tests);
+}
+
+static void fixture_train(const char *dir, unsigned steps)
+{
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "schema", "isotrain-train-vectors-v1");
+    cJSON_AddStringToObject(r, "spec_version", "1.0.0");
+    cJSON_AddStringToObject(r, "vector_version", "1.0.0");
+    cJSON_AddStringToObject(r, "profile", "mlp13k");
+    cJSON_AddStringToObject(r, "spec_clause", "11");
+    cJSON_AddStringToObject(r, "generator", "conformance/tests fixture");
+    cJSON_AddNumberToObject(r, "parameters", IT_MLP13K_NPARAMS);
+    cJSON *ts = cJSON_AddArrayToObject(r, "tensors");
+    for (int t = 0; t < 5; t++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", it_mlp13k_tensors[t].name);
+        cJSON_AddNumberToObject(o, "rows", (double)it_mlp13k_tensors[t].rows);
+        cJSON_AddNumberToObject(o, "cols", (double)it_mlp13k_tensors[t].cols);
+        cJSON_AddNumberToObject(o, "offset", (double)it_mlp13k_tensors[t].offset);
+        cJSON_AddItemToArray(ts, o);
+    }
+    unsigned char d[32];
+    char hex[65];
+    it_sha256(it_mlp13k_corpus, it_mlp13k_corpus_len, d);
+    it_hex(d, 32, hex);
+    cJSON_AddStringToObject(r, "corpus_sha256", hex);
+    cJSON_AddNumberToObject(r, "steps", steps);
+    cJSON *cks = cJSON_AddArrayToObject(r, "checkpoint_steps");
+    cJSON_AddItemToArray(cks, cJSON_CreateNumber(0));
+    cJSON_AddItemToArray(cks, cJSON_CreateNumber(steps));
+    cJSON *tr = cJSON_AddArrayToObject(r, "trace");
+    cJSON *ckf = cJSON_CreateArray();
+    it_mlp13k_recipe rec = it_mlp13k_default_recipe();
+    static it_mlp13k_state s;
+    it_mlp13k_start(&rec, &s);
+    char *sub = xasprintf("%s/train/mlp13k", dir);
+    mkdir(sub, 0777);
+    for (unsigned k = 0; k <= steps; k++) {
+        if (k)
+            cr_assert(it_mlp13k_step(&rec, &s) == IT_OK);
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddNumberToObject(e, "step", k);
+        if (k) {
+            char l[16];
+            snprintf(l, sizeof l, "%08x", (unsigned)it_f32_bits(s.last_loss));
+            cJSON_AddStringToObject(e, "loss", l);
+        }
+        it_params_digest(s.params, IT_MLP13K_NPARAMS, hex);
+        cJSON_AddStringToObject(e, "digest", hex);
+        cJSON_AddItemToArray(tr, e);
+        if (k == 0 || k == steps) {
+            static unsigned char bytes[4 * IT_MLP13K_NPARAMS];
+            it_store_f32le(s.params, IT_MLP13K_NPARAMS, bytes);
+            char *f = xasprintf("%s/step-%06u.bin", sub, k);
+            char err[256];
+            cr_assert(write_file(f, (const char *)bytes, sizeof bytes, err, sizeof err) == 0, "%s", err);
+            free(f);
+            cJSON *c = cJSON_CreateObject();
+            cJSON_AddNumberToObject(c, "step", k);
+            char rel[64];
+            snprintf(rel, sizeof rel, "mlp13k/step-%06u.bin", k);
+            cJSON_AddStringToObject(c, "file", rel);
+            cJSON_AddStringToObject(c, "sha256", hex);
+            cJSON_AddItemToArray(ckf, c);
+        }
+    }
+    cJSON_AddItemToObject(r, "checkpoints", ckf);
+    char *p = xasprintf("%s/train/mlp13k.json", dir);
+    write_json(p, r);
+    free(p);
+    free(sub);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void list_files(const char *dir, const char *rel, char ***out, size_t *n)
+{
+    char *full = rel[0] ? xasprintf("%s/%s", dir, rel) : xstrdup(dir);
+    DIR *d = opendir(full);
+    cr_assert(d);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+            continue;
+        char *r = rel[0] ? xasprintf("%s/%s", rel, e->d_name) : xstrdup(e->d_name);
+        if (!rel[0] && (!strcmp(r, "MANIFEST.json") || !strcmp(r, "receipts"))) {
+            free(r);
+            continue;
+        }
+        char *f = xasprintf("%s/%s", dir, r);
+        struct stat st;
+        stat(f, &st);
+        if (S_ISDIR(st.st_mode)) {
+            list_files(dir, r, out, n);
+            free(r);
+        } else {
+            *out = xrealloc(*out, (*n + 1) * sizeof **out);
+            (*out)[(*n)++] = r;
+        }
+        free(f);
+    }
+    closedir(d);
+    free(full);
+}
+
+void tu_remanifest(const char *dir)
+{
+    char **files = NULL;
+    size_t n = 0;
+    list_files(dir, "", &files, &n);
+    qsort(files, n, sizeof *files, cmp_str);
+    manifest_file *mf = xcalloc(n, sizeof *mf);
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "schema", "isotrain-manifest-v1");
+    cJSON_AddStringToObject(r, "spec_version", "1.0.0");
+    cJSON_AddStringToObject(r, "vector_version", "1.0.0");
+    cJSON_AddStringToObject(r, "generator", "conformance/tests fixture");
+    cJSON *arr = cJSON_AddArrayToObject(r, "files");
+    for (size_t i = 0; i < n; i++) {
+        char *f = xasprintf("%s/%s", dir, files[i]);
+        char err[256];
+        cr_assert(sha256_file(f, mf[i].sha256, &mf[i].size, err, sizeof err) == 0, "%s", err);
+        mf[i].path = files[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "path", files[i]);
+        cJSON_AddNumberToObject(o, "size", (double)mf[i].size);
+        cJSON_AddStringToObject(o, "sha256", mf[i].sha256);
+        cJSON_AddItemToArray(arr, o);
+        free(f);
+    }
+    char digest[65];
+    manifest_digest_of(mf, n, digest);
+    cJSON_AddStringToObject(r, "manifest_digest", digest);
+    char *p = xasprintf("%s/MANIFEST.json", dir);
+    write_json(p, r);
+    free(p);
+    for (size_t i = 0; i < n; i++)
+        free(files[i]);
+    free(files);
+    free(mf);
+}
+
+void tu_fixture(const char *dir, unsigned steps)
+{
+    char *o = xasprintf("%s/ops", dir), *t = xasprintf("%s/train", dir);
+    mkdir(dir, 0777);
+    mkdir(o, 0777);
+    mkdir(t, 0777);
+    free(o);
+    free(t);
+    fixture_ops(dir);
+    fixture_train(dir, steps);
+    tu_remanifest(dir);
+}
+
+void tu_edit(const char *dir, const char *file, const char *from, const char *to)
+{
+    char *p = xasprintf("%s/%s", dir, file);
+    char *text = tu_read(p);
+    char *at = strstr(text, from);
+    cr_assert(at, "'%s' not found in %s", from, p);
+    sbuf b;
+    sbuf_init(&b);
+    sbuf_add(&b, text, (size_t)(at - text));
+    sbuf_adds(&b, to);
+    sbuf_adds(&b, at + strlen(from));
+    char err[256];
+    cr_assert(write_file(p, b.p, b.len, err, sizeof err) == 0, "%s", err);
+    sbuf_free(&b);
+    free(text);
+    free(p);
+}

@@ -1,0 +1,53 @@
+/* testutil.h — helpers for the runner's Criterion tests: temporary
+ * directories, running the runner binary, and a small fixture vector set
+ * generated from the linked reference (so the tests do not depend on the
+ * size of vectors/v1.0.0). */
+#ifndef CONFORM_TESTUTIL_H
+#define CONFORM_TESTUTIL_H
+
+#include <criterion/criterion.h>
+#include <stddef.h>
+
+/* An environment variable the Makefile sets (IT_CONFORM, IT_REF_CLI, ...);
+ * fails the test if missing. */
+const char *tu_env(const char *name);
+
+/* A fresh temporary directory (removed by tu_cleanup). */
+char *tu_tmpdir(void);
+void tu_rmtree(const char *dir);
+
+typedef struct {
+    int code;      /* exit status, -1 if killed by a signal */
+    int signal;    /* the signal, if any */
+    char *out;     /* all of stdout */
+    char *err;     /* the last 4 KiB of stderr */
+    double seconds;
+} tu_result;
+
+/* Runs IT_CONFORM with the arguments (NULL-terminated) and a 120 s limit. */
+tu_result tu_conform(const char *arg0, ...);
+/* Runs a shell command line, capturing as above. */
+tu_result tu_sh(const char *cmdline);
+void tu_result_free(tu_result *r);
+/* The command of a script IUT in conformance/tests/iuts. */
+char *tu_iut(const char *script);
+
+/* Writes a small, valid vector set into dir: ops/exp.json (with a Quick and a
+ * Chunk sweep), ops/dot.json, ops/linear.json, train/mlp13k.json with
+ * `steps` steps and its checkpoints, MANIFEST.json. */
+void tu_fixture(const char *dir, unsigned steps);
+/* Rewrites MANIFEST.json for the files now in dir. */
+void tu_remanifest(const char *dir);
+/* Replaces the first occurrence of `from` by `to` in dir/file (asserts it
+ * was found). */
+void tu_edit(const char *dir, const char *file, const char *from, const char *to);
+/* Reads a whole file (asserts). */
+char *tu_read(const char *path);
+
+/* Asserts that haystack contains needle, showing both otherwise. */
+#define tu_assert_has(hay, needle)                                                                  \
+    cr_assert(strstr((hay), (needle)) != NULL, "expected to find\n  %s\nin:\n%s", (needle), (hay))
+#define tu_assert_lacks(hay, needle)                                                                \
+    cr_assert(strstr((hay), (needle)) == NULL, "expected NOT to find\n  %s\nin:\n%s", (needle), (hay))
+
+#endif

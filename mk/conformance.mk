@@ -1,0 +1,99 @@
+# The conformance runner isotrain-conform and its tests.
+# Included by the top-level Makefile, so $(BUILD), $(NATIVE), $(SAN), $(CC),
+# $(REF) and the flag sets are the ones defined there.
+#
+#   make conformance-runner          builds $(CONF)/isotrain-conform
+#   make test-conformance            its Criterion tests (unit tests, the script
+#                                    IUTs, the two mutants), natively and then
+#                                    again with the ASan+UBSan build
+#   make test-conformance-native     the same, native build only
+#   make test-conformance-sanitize   the same, sanitizer build only
+#
+# `make conformance` (top-level Makefile) runs the runner on the reference.
+
+CONF      := $(BUILD)/conform
+CONF_SAN  := $(BUILD)/conform-sanitize
+MUT_FLIP  := $(BUILD)/mutant-flip
+MUT_FMA   := $(BUILD)/mutant-fma
+CONFORM   := $(CONF)/isotrain-conform
+
+CONF_SRCS  := $(wildcard conformance/src/*.c)
+CONF_HDRS  := $(wildcard conformance/src/*.h)
+CONF_TESTS := $(wildcard conformance/tests/*.c)
+CONF_THDRS := $(wildcard conformance/tests/*.h)
+
+# The brief's flags; POSIX 2008 for fork/poll/waitid/mkdtemp.
+CONF_CFLAGS = -std=c11 -Wall -Wextra -Werror $(NUMERIC_CFLAGS) -D_POSIX_C_SOURCE=200809L \
+              -Ireference/include -Iconformance/src
+CONF_LIBS   := -lcjson -lm
+
+# The suite's revision, for receipts: rebuilt only when it changes.
+CONF_GIT_REV := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+
+.PHONY: conformance-runner conformance-runner-sanitize test-conformance test-conformance-native \
+        test-conformance-sanitize deps-conform deps-conform-test conformance-mutants
+
+# The runner needs a C compiler and cJSON; its tests need Criterion too.
+deps-conform:
+	@sh ci/ensure-deps.sh build cjson
+deps-conform-test:
+	@sh ci/ensure-deps.sh build test cjson
+
+# $(call conform_build,OUT,LIBDIR,OPT,EXTRA): objects, runner and test binary in OUT.
+define conform_build
+$(1)/obj/%.o: conformance/src/%.c $(CONF_HDRS) reference/include/isotrain.h | deps-conform
+	@mkdir -p $(1)/obj
+	$$(CC) $$(CONF_CFLAGS) -pedantic $(3) $(4) -DCONFORM_CFLAGS='"$$(CC) $$(CONF_CFLAGS) $(3) $(4)"' -c $$< -o $$@
+
+$(1)/git-rev.stamp: FORCE_CONF_REV
+	@mkdir -p $(1)
+	@echo '$$(CONF_GIT_REV)' | cmp -s - $$@ || echo '$$(CONF_GIT_REV)' > $$@
+
+$(1)/obj/version.o: conformance/src/version.c conformance/src/version.h $(1)/git-rev.stamp | deps-conform
+	@mkdir -p $(1)/obj
+	$$(CC) $$(CONF_CFLAGS) -pedantic $(3) $(4) -DCONFORM_GIT_REV='"$$(CONF_GIT_REV)"' -c $$< -o $$@
+
+$(1)/isotrain-conform: $(patsubst conformance/src/%.c,$(1)/obj/%.o,$(CONF_SRCS)) $(2)/libisotrain.a
+	$$(CC) $(4) $$(filter %.o,$$^) $(2)/libisotrain.a $$(CONF_LIBS) -o $$@
+
+# Criterion's macros need GNU extensions: the tests drop -pedantic.
+$(1)/conform_tests: $(CONF_TESTS) $(CONF_THDRS) $(filter-out $(1)/obj/main.o,$(patsubst conformance/src/%.c,$(1)/obj/%.o,$(CONF_SRCS))) $(2)/libisotrain.a | deps-conform-test
+	$$(CC) $$(CONF_CFLAGS) -O1 $(4) -Iconformance/tests $(CONF_TESTS) \
+	    $$(filter-out $(1)/obj/main.o,$$(filter %.o,$$^)) $(2)/libisotrain.a -lcriterion $$(CONF_LIBS) -o $$@
+endef
+
+$(eval $(call conform_build,$(CONF),$(NATIVE),-O2,))
+$(eval $(call conform_build,$(CONF_SAN),$(SAN),-O1,$(SAN_FLAGS)))
+
+.PHONY: FORCE_CONF_REV
+FORCE_CONF_REV:
+
+conformance-runner: reference deps-conform
+	@$(MAKE) --no-print-directory $(CONFORM)
+
+conformance-runner-sanitize: reference-sanitize
+	@$(MAKE) --no-print-directory $(CONF_SAN)/isotrain-conform
+
+# The negative controls: the reference with one clearly marked defect each
+# (reference/src/train.c IT_MUTANT_FLIP_STEP, reference/src/linear.c
+# IT_MUTANT_FMA_LINEAR), each in its own build directory.
+conformance-mutants: deps-build
+	@$(REF) OUT=$(MUT_FLIP) CC=$(CC) OPT=-O2 EXTRA_CFLAGS=-DIT_MUTANT_FLIP_STEP=137
+	@$(REF) OUT=$(MUT_FMA) CC=$(CC) OPT=-O2 EXTRA_CFLAGS=-DIT_MUTANT_FMA_LINEAR EXTRA_LDFLAGS=-lm
+
+# The tests run the runner binary on script IUTs (conformance/tests/iuts),
+# the reference CLI and the mutants; they find them through the environment.
+CONF_TEST_ENV = IT_REF_CLI=$(NATIVE)/isotrain IT_MUTANT_FLIP=$(MUT_FLIP)/isotrain \
+                IT_MUTANT_FMA=$(MUT_FMA)/isotrain IT_VECTORS=vectors/v1.0.0 \
+                IT_IUTS=conformance/tests/iuts
+
+test-conformance-native: deps-conform-test reference conformance-mutants
+	@$(MAKE) --no-print-directory $(CONFORM) $(CONF)/conform_tests
+	$(CONF_TEST_ENV) IT_CONFORM=$(CONFORM) $(CONF)/conform_tests --jobs 2
+
+test-conformance-sanitize: deps-conform-test reference reference-sanitize conformance-mutants
+	@$(MAKE) --no-print-directory $(CONF_SAN)/isotrain-conform $(CONF_SAN)/conform_tests
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 LSAN_OPTIONS=suppressions=$(CURDIR)/conformance/tests/lsan.supp \
+	    $(CONF_TEST_ENV) IT_CONFORM=$(CONF_SAN)/isotrain-conform $(CONF_SAN)/conform_tests --jobs 2
+
+test-conformance: test-conformance-native test-conformance-sanitize

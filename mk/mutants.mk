@@ -1,0 +1,38 @@
+# The mutation matrix: the reference built with one known source of
+# non-determinism at a time (spec/mutants/mutants.tsv), each run through the
+# conformance runner, and the table of what killed it (spec/mutants.md).
+# Included by the top-level Makefile ($(BUILD), $(CC), $(CONFORM), the deps
+# targets). Not to be confused with conformance-mutants (mk/conformance.mk):
+# the runner's own two negative controls.
+#
+#   make mutants          builds and runs every mutant (2 at a time), rewrites spec/mutants.md;
+#                         fails if a mutant survives that the list does not record as equivalent
+#   make check-mutants    the same into build/mutants/mutants.md, and requires it to equal
+#                         spec/mutants.md above the timings marker
+
+MUTANTS_DIR   := $(BUILD)/mutants
+MUTANTS_TABLE := $(MUTANTS_DIR)/mutants_table
+MUTANT_JOBS   ?= 2
+MUTANTS_MARK  := <!-- timings:
+
+.PHONY: mutants check-mutants mutants-tools
+
+$(MUTANTS_TABLE): conformance/tools/mutants_table.c | deps-conform
+	@mkdir -p $(MUTANTS_DIR)
+	$(CC) $(CONF_CFLAGS) -pedantic -O2 $< -lcjson -o $@
+
+mutants-tools: deps-cross reference conformance-runner
+	@$(MAKE) --no-print-directory $(MUTANTS_TABLE)
+
+mutants: mutants-tools
+	MUTANTS_OUT=$(MUTANTS_DIR) CONFORM=$(CONFORM) MUTANT_JOBS=$(MUTANT_JOBS) CC=$(CC) \
+	    sh ci/mutants.sh all spec/mutants.md
+
+check-mutants: mutants-tools
+	MUTANTS_OUT=$(MUTANTS_DIR) CONFORM=$(CONFORM) MUTANT_JOBS=$(MUTANT_JOBS) CC=$(CC) \
+	    sh ci/mutants.sh all $(MUTANTS_DIR)/mutants.md
+	@sed '/^$(MUTANTS_MARK)/,$$d' spec/mutants.md > $(MUTANTS_DIR)/committed.part
+	@sed '/^$(MUTANTS_MARK)/,$$d' $(MUTANTS_DIR)/mutants.md > $(MUTANTS_DIR)/regenerated.part
+	@diff -u $(MUTANTS_DIR)/committed.part $(MUTANTS_DIR)/regenerated.part || \
+	    { echo "check-mutants: spec/mutants.md is not what make mutants gives today (diff above)" >&2; exit 1; }
+	@echo "check-mutants: spec/mutants.md matches the regenerated table"

@@ -1,0 +1,47 @@
+# PyTorch as an implementation under test (adapters/pytorch/README.md).
+# Included by the top-level Makefile (`include mk/pytorch.mk`); uses $(BUILD)
+# and the runner target `conformance-runner` of mk/conformance.mk.
+#
+#   make pytorch-deps        python3-torch (and numpy) for $(PYTORCH_PY); installs as root
+#   make test-pytorch        quick adapter tests (spec vectors, protocol, runner parses traces,
+#                            repeat on addmod113 with 3 steps)                    ~30 s
+#   make pytorch-matrix      R1/R2 of the design brief, natively and under qemu-x86_64,
+#                            verdicts by the runner -> $(PYTORCH_MATRIX_OUT)         ~3-5 min
+#   make pytorch-divergence  addmod113: repeat, default-vs-avx2 compare, divergence curve
+#                            -> $(PYTORCH_OUT)/divergence.csv, divergence.svg        ~5-8 min
+#
+# Debian's python3-torch is built for /usr/bin/python3; a python3 earlier in
+# PATH (pyenv, venv) does not see it, so /usr/bin/python3 is preferred.
+
+PYTORCH_PY        ?= $(if $(wildcard /usr/bin/python3),/usr/bin/python3,python3)
+PYTORCH_CONFORM   ?= $(BUILD)/conform/isotrain-conform
+PYTORCH_OUT       ?= $(BUILD)/pytorch
+PYTORCH_MATRIX_OUT ?= $(BUILD)/pytorch-matrix
+PYTORCH_MATRIX_STEPS ?= 200
+PYTORCH_DIVERGENCE_STEPS ?= 300
+PYTORCH_QEMU      ?= qemu-x86_64
+
+.PHONY: pytorch-deps pytorch-deps-qemu test-pytorch pytorch-matrix pytorch-divergence
+
+# no __pycache__ in the source tree
+test-pytorch pytorch-matrix pytorch-divergence: export PYTHONDONTWRITEBYTECODE := 1
+
+pytorch-deps:
+	@sh adapters/pytorch/ensure-deps.sh $(PYTORCH_PY)
+
+pytorch-deps-qemu:
+	@sh adapters/pytorch/ensure-deps.sh $(PYTORCH_PY) qemu
+
+test-pytorch: pytorch-deps conformance-runner
+	$(PYTORCH_PY) adapters/pytorch/tests/test_adapter.py --conform $(PYTORCH_CONFORM) --python $(PYTORCH_PY)
+
+pytorch-matrix: pytorch-deps-qemu conformance-runner
+	@mkdir -p $(PYTORCH_MATRIX_OUT)
+	$(PYTORCH_PY) adapters/pytorch/matrix.py --conform $(PYTORCH_CONFORM) --python $(PYTORCH_PY) \
+	    --out $(PYTORCH_MATRIX_OUT) --steps $(PYTORCH_MATRIX_STEPS) --qemu $(PYTORCH_QEMU)
+
+pytorch-divergence: pytorch-deps conformance-runner
+	@mkdir -p $(PYTORCH_OUT)
+	$(PYTORCH_PY) adapters/pytorch/addmod113_study.py --conform $(PYTORCH_CONFORM) --python $(PYTORCH_PY) \
+	    --out $(PYTORCH_OUT) --steps $(PYTORCH_DIVERGENCE_STEPS)
+

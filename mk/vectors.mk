@@ -1,0 +1,40 @@
+# Vector generation and the regeneration check (vectors/FORMAT.md; spec §12).
+# Included by the top-level Makefile, so $(BUILD), $(NATIVE), $(TOOLS), $(CC)
+# and the flag sets are the ones defined there.
+#
+#   make vectors        regenerates vectors/v$(VECTOR_VERSION)/ (keeps receipts/)
+#   make check-vectors  regenerates into a temporary directory and requires
+#                       byte-identical files to the committed set
+#
+# Both run the exp/log sweep over all 2^32 inputs: several minutes natively.
+
+VECTOR_VERSION := 1.0.0
+VECTORS_DIR    := vectors/v$(VECTOR_VERSION)
+MAKE_VECTORS   := $(TOOLS)/make_vectors
+
+.PHONY: vectors check-vectors deps-vectors
+
+deps-vectors:
+	@sh ci/ensure-deps.sh build cjson
+
+# The generator links the native library and the CLI's P4 encoder (wire.c),
+# so the vectors spell values exactly as the reference IUT does.
+$(MAKE_VECTORS): reference/tools/make_vectors.c reference/cli/wire.c reference/cli/wire.h \
+                 reference/include/isotrain.h $(NATIVE)/libisotrain.a | deps-vectors
+	@mkdir -p $(TOOLS)
+	$(CC) $(WARN_CFLAGS) -O2 $(NUMERIC_CFLAGS) -pthread -Ireference/include -Ireference/cli \
+	    reference/tools/make_vectors.c reference/cli/wire.c $(NATIVE)/libisotrain.a -lcjson -o $@
+
+# Generates into a scratch directory first, so a failed generation leaves
+# the committed set alone; then replaces everything but receipts/.
+vectors: reference $(MAKE_VECTORS)
+	rm -rf $(BUILD)/vectors-new
+	$(MAKE_VECTORS) $(BUILD)/vectors-new
+	mkdir -p $(VECTORS_DIR)
+	find $(VECTORS_DIR) -mindepth 1 -maxdepth 1 ! -name receipts -exec rm -rf {} +
+	cp -R $(BUILD)/vectors-new/. $(VECTORS_DIR)/
+	rm -rf $(BUILD)/vectors-new
+	@echo "vectors: $(VECTORS_DIR) regenerated; review 'git status $(VECTORS_DIR)'"
+
+check-vectors: reference $(MAKE_VECTORS)
+	sh ci/check-vectors.sh $(MAKE_VECTORS) $(VECTORS_DIR)
