@@ -7,6 +7,7 @@
 #   test     Criterion (unit tests), MPFR/GMP (the exp/log proof tool)
 #   cjson    cJSON (the conformance runner)
 #   cross    the aarch64 cross compiler and qemu-user (the cross-ISA check)
+#   python   a python3 interpreter (the standard-library example IUT)
 #   matrix   every cross compiler, static libc and qemu-user of qemu/hosts.json
 set -u
 
@@ -46,6 +47,9 @@ check() {
             command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || need gcc-aarch64-linux-gnu "aarch64 cross compiler (aarch64-linux-gnu-gcc)"
             [ -e /usr/aarch64-linux-gnu/lib/libc.a ] || need libc6-dev-arm64-cross "aarch64 static libc (/usr/aarch64-linux-gnu/lib/libc.a)"
             command -v qemu-aarch64 >/dev/null 2>&1 || need qemu-user "QEMU user-mode emulator (qemu-aarch64)"
+            ;;
+        python)
+            command -v python3 >/dev/null 2>&1 || need python3 "a Python 3 interpreter (python3)"
             ;;
         matrix)
             for pair in aarch64-linux-gnu:arm64 s390x-linux-gnu:s390x i686-linux-gnu:i386 \

@@ -134,7 +134,7 @@ static int cmd_train(int argc, char **argv)
     uint32_t steps = IT_MLP13K_STEPS;
     uint32_t ck[64] = {50, 100, 150, 200};
     size_t n_ck = 4;
-    int all_steps = 0, force_ftz = 0;
+    int all_steps = 0, force_ftz = 0, steps_given = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--force-ftz") == 0) {
@@ -156,6 +156,7 @@ static int cmd_train(int argc, char **argv)
         else if (strcmp(a, "--checkpoint-dir") == 0)
             dir = v;
         else if (strcmp(a, "--checkpoint-steps") == 0) {
+            steps_given = 1;
             all_steps = strcmp(v, "all") == 0;
             if (!all_steps && parse_steps_list(v, ck, sizeof ck / sizeof ck[0], &n_ck) != 0)
                 return EXIT_USAGE;
@@ -172,6 +173,17 @@ static int cmd_train(int argc, char **argv)
         fprintf(stderr, "isotrain train: unknown profile '%s' (known: mlp13k)\n", profile);
         return EXIT_USAGE;
     }
+    /* a request that cannot be honoured is an error, not a silent no-op */
+    if (steps_given && !dir) {
+        fprintf(stderr, "isotrain train: --checkpoint-steps needs --checkpoint-dir\n");
+        return EXIT_USAGE;
+    }
+    for (size_t k = 0; steps_given && !all_steps && k < n_ck; k++)
+        if (ck[k] > steps) {
+            fprintf(stderr, "isotrain train: checkpoint step %u is beyond --steps %u\n", (unsigned)ck[k],
+                    (unsigned)steps);
+            return EXIT_USAGE;
+        }
     /* iut-protocol P7: "all" is every step 0..N, whatever order the options came in */
     uint32_t *all = NULL;
     const uint32_t *ck_list = ck;

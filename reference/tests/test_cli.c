@@ -9,28 +9,6 @@
 
 #include "testutil.h"
 
-static const char *cli(const char *var)
-{
-    const char *p = getenv(var);
-    cr_assert(p && *p, "%s is not set: run the suite through `make test`", var);
-    return p;
-}
-
-static char tmpdir[64];
-
-static void make_tmpdir(void)
-{
-    strcpy(tmpdir, "/tmp/isotrain-test-XXXXXX");
-    cr_assert(mkdtemp(tmpdir));
-}
-
-static void remove_tmpdir(void)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-    cr_assert_eq(system(cmd), 0);
-}
-
 /* Runs cmd through the shell; returns its exit status, output in *out. */
 static int run(const char *cmd, char *out, size_t cap)
 {
@@ -44,44 +22,29 @@ static int run(const char *cmd, char *out, size_t cap)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert(f, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    cr_assert(buf && fread(buf, 1, (size_t)n, f) == (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
-
 static char *train(const char *bin, const char *name, size_t *len)
 {
     char cmd[1024], path[256], out[4096];
-    snprintf(path, sizeof path, "%s/%s.trace", tmpdir, name);
+    snprintf(path, sizeof path, "%s/%s.trace", test_tmpdir, name);
     snprintf(cmd, sizeof cmd, "%s train --profile mlp13k --trace %s", bin, path);
     cr_assert_eq(run(cmd, out, sizeof out), 0, "%s: %s", cmd, out);
-    return slurp(path, len);
+    return test_slurp(path, len);
 }
 
-Test(cli, two_processes_give_identical_traces, .init = make_tmpdir, .fini = remove_tmpdir)
+Test(cli, two_processes_give_identical_traces, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
 {
     size_t la, lb;
-    char *a = train(cli("IT_CLI"), "a", &la), *b = train(cli("IT_CLI"), "b", &lb);
+    char *a = train(test_env("IT_CLI"), "a", &la), *b = train(test_env("IT_CLI"), "b", &lb);
     cr_assert(la == lb && memcmp(a, b, la) == 0);
     cr_assert(strstr(a, "\nstep=200 "), "the trace has no step 200");
     free(a);
     free(b);
 }
 
-Test(cli, O0_and_O2_builds_give_identical_traces, .init = make_tmpdir, .fini = remove_tmpdir)
+Test(cli, O0_and_O2_builds_give_identical_traces, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
 {
     size_t la, lb;
-    char *a = train(cli("IT_CLI"), "O2", &la), *b = train(cli("IT_CLI_O0"), "O0", &lb);
+    char *a = train(test_env("IT_CLI"), "O2", &la), *b = train(test_env("IT_CLI_O0"), "O0", &lb);
     const char *last_a = strstr(a, "\nstep=200 "), *last_b = strstr(b, "\nstep=200 ");
     cr_assert(last_a && last_b);
     cr_assert(la == lb && memcmp(a, b, la) == 0, "step-200 lines:\n%.150s\n%.150s", last_a + 1, last_b + 1);
@@ -89,20 +52,20 @@ Test(cli, O0_and_O2_builds_give_identical_traces, .init = make_tmpdir, .fini = r
     free(b);
 }
 
-Test(cli, checkpoint_files_hash_to_the_traced_digests, .init = make_tmpdir, .fini = remove_tmpdir)
+Test(cli, checkpoint_files_hash_to_the_traced_digests, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
 {
     char cmd[1024], out[4096], path[256];
     snprintf(cmd, sizeof cmd, "%s train --profile mlp13k --steps 3 --trace %s/t --checkpoint-dir %s --checkpoint-steps 0,3",
-             cli("IT_CLI"), tmpdir, tmpdir);
+             test_env("IT_CLI"), test_tmpdir, test_tmpdir);
     cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
     size_t tlen;
-    snprintf(path, sizeof path, "%s/t", tmpdir);
-    char *trace = slurp(path, &tlen);
+    snprintf(path, sizeof path, "%s/t", test_tmpdir);
+    char *trace = test_slurp(path, &tlen);
     const unsigned steps[2] = {0, 3};
     for (int i = 0; i < 2; i++) {
         size_t len;
-        snprintf(path, sizeof path, "%s/step-%06u.bin", tmpdir, steps[i]);
-        char *bytes = slurp(path, &len);
+        snprintf(path, sizeof path, "%s/step-%06u.bin", test_tmpdir, steps[i]);
+        char *bytes = test_slurp(path, &len);
         cr_assert_eq(len, 4 * (size_t)IT_MLP13K_NPARAMS);
         unsigned char d[32];
         char hex[65], needle[128];
@@ -112,7 +75,7 @@ Test(cli, checkpoint_files_hash_to_the_traced_digests, .init = make_tmpdir, .fin
         cr_assert(strstr(trace, needle), "step %u: file hashes to %s, not in the trace", steps[i], hex);
         free(bytes);
     }
-    snprintf(path, sizeof path, "%s/step-000001.bin", tmpdir);
+    snprintf(path, sizeof path, "%s/step-000001.bin", test_tmpdir);
     cr_assert(fopen(path, "rb") == NULL, "a checkpoint nobody asked for was written");
     free(trace);
 }
@@ -120,7 +83,7 @@ Test(cli, checkpoint_files_hash_to_the_traced_digests, .init = make_tmpdir, .fin
 static void expect_error(const char *args, int want_status, const char *want_text)
 {
     char cmd[1024], out[4096];
-    snprintf(cmd, sizeof cmd, "%s %s", cli("IT_CLI"), args);
+    snprintf(cmd, sizeof cmd, "%s %s", test_env("IT_CLI"), args);
     int st = run(cmd, out, sizeof out);
     cr_assert_eq(st, want_status, "`%s` exited %d:\n%s", cmd, st, out);
     cr_assert(strstr(out, want_text), "`%s` said:\n%s\n(expected it to mention '%s')", cmd, out, want_text);
@@ -137,6 +100,9 @@ Test(cli, bad_input_gets_a_clear_error)
     expect_error("train --profile mlp13k --bogus 1", 2, "unknown option '--bogus'");
     expect_error("train --profile mlp13k --steps", 2, "needs a value");
     expect_error("train --profile mlp13k --checkpoint-steps 1,x", 2, "got 'x'");
+    expect_error("train --profile mlp13k --checkpoint-steps 1", 2, "--checkpoint-steps needs --checkpoint-dir");
+    expect_error("train --profile mlp13k --steps 3 --checkpoint-dir /tmp --checkpoint-steps 0,4", 2,
+                 "checkpoint step 4 is beyond --steps 3");
     expect_error("train --profile mlp13k --steps 1 --trace /nonexistent/dir/t", 4, "cannot create trace /nonexistent/dir/t");
     expect_error("train --profile mlp13k --steps 1 --trace /dev/null --checkpoint-dir /nonexistent/dir "
                  "--checkpoint-steps 1",
@@ -146,7 +112,7 @@ Test(cli, bad_input_gets_a_clear_error)
 Test(cli, info_reports_the_host_and_the_probe)
 {
     char cmd[512], out[4096];
-    snprintf(cmd, sizeof cmd, "%s info", cli("IT_CLI"));
+    snprintf(cmd, sizeof cmd, "%s info", test_env("IT_CLI"));
     cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
     cr_assert(strstr(out, "isa=") && strstr(out, "cpu_features=") && strstr(out, "fpenv=ok ftz=0 daz=0"), "%s", out);
     cr_assert(strstr(out, "-ffp-contract=off"), "build flags not reported:\n%s", out);

@@ -10,34 +10,12 @@
 
 #include "testutil.h"
 
-static const char *cli(void)
-{
-    const char *p = getenv("IT_CLI");
-    cr_assert(p && *p, "IT_CLI is not set: run the suite through `make test`");
-    return p;
-}
-
-static char tmpdir[64];
-
-static void make_tmpdir(void)
-{
-    strcpy(tmpdir, "/tmp/isotrain-iut-XXXXXX");
-    cr_assert(mkdtemp(tmpdir));
-}
-
-static void remove_tmpdir(void)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-    cr_assert_eq(system(cmd), 0);
-}
-
 /* Runs cmd; stdout in out, stderr in err (either may be NULL); returns the
  * exit status. */
 static int run(const char *args, char *out, size_t out_cap, char *err, size_t err_cap)
 {
     char cmd[2048], path[128];
-    snprintf(cmd, sizeof cmd, "%s %s > %s/stdout 2> %s/stderr", cli(), args, tmpdir, tmpdir);
+    snprintf(cmd, sizeof cmd, "%s %s > %s/stdout 2> %s/stderr", test_env("IT_CLI"), args, test_tmpdir, test_tmpdir);
     int st = system(cmd);
     const char *names[2] = {"stdout", "stderr"};
     char *bufs[2] = {out, err};
@@ -45,7 +23,7 @@ static int run(const char *args, char *out, size_t out_cap, char *err, size_t er
     for (int i = 0; i < 2; i++) {
         if (!bufs[i])
             continue;
-        snprintf(path, sizeof path, "%s/%s", tmpdir, names[i]);
+        snprintf(path, sizeof path, "%s/%s", test_tmpdir, names[i]);
         FILE *f = fopen(path, "rb");
         cr_assert(f);
         size_t n = fread(bufs[i], 1, caps[i] - 1, f);
@@ -55,7 +33,7 @@ static int run(const char *args, char *out, size_t out_cap, char *err, size_t er
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
-Test(iut, hello_prints_the_p2_line, .init = make_tmpdir, .fini = remove_tmpdir)
+Test(iut, hello_prints_the_p2_line, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
 {
     char out[512], err[512], want[256];
     cr_assert_eq(run("hello", out, sizeof out, err, sizeof err), 0, "%s", err);
@@ -65,7 +43,7 @@ Test(iut, hello_prints_the_p2_line, .init = make_tmpdir, .fini = remove_tmpdir)
     cr_assert_eq(run("hello extra", NULL, 0, err, sizeof err), 2, "hello takes no arguments");
 }
 
-Test(iut, an_unknown_verb_exits_64, .init = make_tmpdir, .fini = remove_tmpdir)
+Test(iut, an_unknown_verb_exits_64, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
 {
     char out[512], err[512];
     cr_assert_eq(run("compare a b", out, sizeof out, err, sizeof err), 64);
@@ -75,14 +53,14 @@ Test(iut, an_unknown_verb_exits_64, .init = make_tmpdir, .fini = remove_tmpdir)
 
 static int is_checkpoint(const char *name) { return strncmp(name, "step-", 5) == 0; }
 
-Test(iut, checkpoint_steps_all_writes_every_step, .init = make_tmpdir, .fini = remove_tmpdir)
+Test(iut, checkpoint_steps_all_writes_every_step, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
 {
     char args[512], err[1024];
     /* 'all' before --steps: it means 0..N whatever the option order */
     snprintf(args, sizeof args, "train --profile mlp13k --checkpoint-steps all --steps 3 --trace %s/t "
-             "--checkpoint-dir %s", tmpdir, tmpdir);
+             "--checkpoint-dir %s", test_tmpdir, test_tmpdir);
     cr_assert_eq(run(args, NULL, 0, err, sizeof err), 0, "%s", err);
-    DIR *d = opendir(tmpdir);
+    DIR *d = opendir(test_tmpdir);
     cr_assert(d);
     int n = 0;
     for (struct dirent *e; (e = readdir(d));)
@@ -90,14 +68,14 @@ Test(iut, checkpoint_steps_all_writes_every_step, .init = make_tmpdir, .fini = r
     closedir(d);
     cr_assert_eq(n, 4, "--steps 3 with all: steps 0, 1, 2, 3");
     char path[256], trace[8192];
-    snprintf(path, sizeof path, "%s/t", tmpdir);
+    snprintf(path, sizeof path, "%s/t", test_tmpdir);
     FILE *f = fopen(path, "rb");
     cr_assert(f);
     trace[fread(trace, 1, sizeof trace - 1, f)] = '\0';
     fclose(f);
     for (unsigned s = 0; s <= 3; s++) {
         static unsigned char bytes[4 * IT_MLP13K_NPARAMS];
-        snprintf(path, sizeof path, "%s/step-%06u.bin", tmpdir, s);
+        snprintf(path, sizeof path, "%s/step-%06u.bin", test_tmpdir, s);
         f = fopen(path, "rb");
         cr_assert(f, "no checkpoint for step %u", s);
         cr_assert_eq(fread(bytes, 1, sizeof bytes + 1, f), sizeof bytes);
@@ -113,14 +91,14 @@ Test(iut, checkpoint_steps_all_writes_every_step, .init = make_tmpdir, .fini = r
     }
 }
 
-Test(iut, a_failed_run_names_its_failure_and_step, .init = make_tmpdir, .fini = remove_tmpdir)
+Test(iut, a_failed_run_names_its_failure_and_step, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
 {
     /* The only failure the CLI can be made to hit is the FTZ/DAZ probe
      * (--force-ftz, a negative control): it fails before step 0. The
      * non-finite loss/parameter failures of spec §10 cannot be provoked
      * from the command line with the profile's fixed recipe. */
     char args[512], err[1024];
-    snprintf(args, sizeof args, "train --profile mlp13k --steps 2 --force-ftz --trace %s/t", tmpdir);
+    snprintf(args, sizeof args, "train --profile mlp13k --steps 2 --force-ftz --trace %s/t", test_tmpdir);
     int st = run(args, NULL, 0, err, sizeof err);
     cr_assert_eq(st, 3, "exit %d: %s", st, err);
     cr_assert(strstr(err, "failure=fpenv-flush step=0\n"), "stderr:\n%s", err);

@@ -16,56 +16,20 @@
 
 #define MAX_LINE ((size_t)4 << 20)
 
-static const char *cli(void)
-{
-    const char *p = getenv("IT_CLI");
-    cr_assert(p && *p, "IT_CLI is not set: run the suite through `make test`");
-    return p;
-}
-
-static char tmpdir[64];
-
-static void make_tmpdir(void)
-{
-    strcpy(tmpdir, "/tmp/isotrain-ops-XXXXXX");
-    cr_assert(mkdtemp(tmpdir));
-}
-
-static void remove_tmpdir(void)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-    cr_assert_eq(system(cmd), 0);
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert(f, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    cr_assert(buf && fread(buf, 1, (size_t)n, f) == (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
 /* Runs `CLI ops` on the given stdin bytes; returns the exit status and the
  * (malloc'd) stdout and stderr. */
 static int serve(const char *req, size_t len, char **out, char **err)
 {
     char path[128], cmd[1024];
-    snprintf(path, sizeof path, "%s/req", tmpdir);
+    snprintf(path, sizeof path, "%s/req", test_tmpdir);
     FILE *f = fopen(path, "wb");
     cr_assert(f && fwrite(req, 1, len, f) == len && fclose(f) == 0);
-    snprintf(cmd, sizeof cmd, "%s ops < %s/req > %s/out 2> %s/err", cli(), tmpdir, tmpdir, tmpdir);
+    snprintf(cmd, sizeof cmd, "%s ops < %s/req > %s/out 2> %s/err", test_env("IT_CLI"), test_tmpdir, test_tmpdir, test_tmpdir);
     int st = system(cmd);
-    snprintf(path, sizeof path, "%s/out", tmpdir);
-    *out = slurp(path);
-    snprintf(path, sizeof path, "%s/err", tmpdir);
-    *err = slurp(path);
+    snprintf(path, sizeof path, "%s/out", test_tmpdir);
+    *out = test_slurp(path, NULL);
+    snprintf(path, sizeof path, "%s/err", test_tmpdir);
+    *err = test_slurp(path, NULL);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
@@ -155,7 +119,7 @@ static void expect_line(const char *out, int n, const char *want)
     free(got);
 }
 
-Test(ops, answers_like_the_library, .init = make_tmpdir, .fini = remove_tmpdir)
+Test(ops, answers_like_the_library, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
 {
     enum { N = 12 };
     exchange ex[N];
@@ -281,7 +245,7 @@ Test(ops, answers_like_the_library, .init = make_tmpdir, .fini = remove_tmpdir)
     free(err);
 }
 
-Test(ops, sweep_of_nothing_is_the_empty_digest, .init = make_tmpdir, .fini = remove_tmpdir)
+Test(ops, sweep_of_nothing_is_the_empty_digest, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
 {
     static const char req[] = "id=0 op=sweep fn=exp lo=ffffffff count=0\n"
                               "id=1 op=sweep fn=exp lo=ffffffff count=1\n";
@@ -300,7 +264,7 @@ Test(ops, sweep_of_nothing_is_the_empty_digest, .init = make_tmpdir, .fini = rem
     free(err);
 }
 
-Test(ops, an_unknown_op_is_unsupported, .init = make_tmpdir, .fini = remove_tmpdir)
+Test(ops, an_unknown_op_is_unsupported, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
 {
     static const char req[] = "id=u/1 op=frobnicate x=3f800000\nid=u/2 op=exp x=00000000\n";
     char *out, *err;
@@ -353,7 +317,7 @@ static const struct {
     {"id=m30 op=exp x=3f800000 op2", "m30", "no '='"},
 };
 
-Test(ops, malformed_requests_get_bad_request_and_the_server_goes_on, .init = make_tmpdir, .fini = remove_tmpdir)
+Test(ops, malformed_requests_get_bad_request_and_the_server_goes_on, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
 {
     const int n = (int)(sizeof BAD / sizeof BAD[0]);
     sbuf req = {0};
@@ -376,7 +340,7 @@ Test(ops, malformed_requests_get_bad_request_and_the_server_goes_on, .init = mak
     free(err);
 }
 
-Test(ops, a_line_over_4_MiB_is_refused_and_the_next_is_served, .init = make_tmpdir, .fini = remove_tmpdir)
+Test(ops, a_line_over_4_MiB_is_refused_and_the_next_is_served, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
 {
     /* a 4 MiB line fits exactly; one byte more does not */
     const char *head_fit = "id=fit op=exp x=3f800000 pad=", *head_big = "id=big op=exp x=3f800000 pad=";
@@ -404,7 +368,7 @@ Test(ops, a_line_over_4_MiB_is_refused_and_the_next_is_served, .init = make_tmpd
     free(err);
 }
 
-Test(ops, end_of_input_ends_the_server, .init = make_tmpdir, .fini = remove_tmpdir)
+Test(ops, end_of_input_ends_the_server, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
 {
     char *out, *err;
     cr_assert_eq(serve("", 0, &out, &err), 0, "empty input");
@@ -448,7 +412,7 @@ Test(ops, answers_each_request_before_the_next_arrives)
     cr_assert(pipe(to_child) == 0 && pipe(from_child) == 0);
     signal(SIGPIPE, SIG_IGN);
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "exec %s ops", cli());
+    snprintf(cmd, sizeof cmd, "exec %s ops", test_env("IT_CLI"));
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {

@@ -14,6 +14,13 @@
     cr_assert(B(got) == (uint32_t)(want_bits), "got 0x%08x, want 0x%08x " __VA_ARGS__,    \
               (unsigned)B(got), (unsigned)(want_bits))
 
+/* testproc.c: for the tests that run the CLI as a process */
+extern char test_tmpdir[64];
+const char *test_env(const char *var); /* the variable's value, or the test fails */
+void test_make_tmpdir(void);           /* .init: a fresh test_tmpdir */
+void test_remove_tmpdir(void);         /* .fini: remove it */
+char *test_slurp(const char *path, size_t *len); /* whole file, NUL-terminated; len may be NULL */
+
 static inline int it_is_nan(float f) { return (B(f) & 0x7fffffffu) > 0x7f800000u; }
 
 #endif

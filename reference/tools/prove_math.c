@@ -144,6 +144,13 @@ static int precheck(enum fn_id fn, float x, uint32_t *out)
         *out = 0x7fc00000u;
         return PRE_DECIDED;
     }
+    if (fn == FN_LOG && signbit(x) && x != 0.0f) {
+        /* log of x < 0 (incl. -inf) is invalid, NaN by IEEE 754 and spec
+         * §3.3; settling the 2^31 negatives here keeps MPFR for the rest
+         * (the 1/4096 sample still cross-checks these against MPFR) */
+        *out = 0x7fc00000u;
+        return PRE_DECIDED;
+    }
     d = (fn == FN_EXP) ? exp(xd) : log(xd);
     if (isnan(d))
         return PRE_SPECIAL;
