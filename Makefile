@@ -23,7 +23,7 @@ SAN_FLAGS      := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-om
 REF = $(MAKE) --no-print-directory -f mk/reference.mk
 
 .PHONY: all reference reference-O0 reference-sanitize reference-aarch64 \
-        test test-unit test-sanitize test-cross conformance lint-vectors bench \
+        test test-unit test-sanitize test-cross test-python-minimal conformance lint-vectors bench \
         prove-math install clean deps-build deps-test deps-cross
 
 all: reference
@@ -77,12 +77,19 @@ test-sanitize: deps-test reference reference-O0 reference-sanitize $(SAN)/refere
 test-cross: reference reference-aarch64
 	sh ci/cross-check.sh $(NATIVE)/isotrain "qemu-aarch64 -cpu cortex-a57 $(AARCH64)/isotrain"
 
+# spec/iut-protocol.md P9: the standard-library Python IUT passes the op
+# groups it implements, and the same run over every group must not pass
+# (its unsupported ops are skipped, never counted as passed).
+test-python-minimal: conformance-runner
+	@sh ci/ensure-deps.sh python
+	sh ci/check-python-minimal.sh $(CONFORM)
+
 # The vector set must be well-formed (lint) and exactly what the reference
 # generates today (check-vectors; spec §12).
 lint-vectors: conformance-runner
 	$(CONFORM) lint vectors/v1.0.0
 
-test: test-unit test-sanitize test-cross test-conformance conformance lint-vectors check-vectors prove-math check-matrix
+test: test-unit test-sanitize test-cross test-conformance test-python-minimal conformance lint-vectors check-vectors prove-math check-matrix check-mutants
 	@echo "make test: all test groups passed"
 
 # ---- the main job ------------------------------------------------------------
@@ -133,3 +140,4 @@ include mk/vectors.mk
 include mk/conformance.mk
 include mk/matrix.mk
 include mk/mutants.mk
+include mk/pytorch.mk

@@ -59,8 +59,10 @@ for build in $(printf '%s\n' "$list" | cut -f2 | sort -u); do
 done
 built=$(date +%s)
 
-# one line per host, run JOBS at a time
-printf '%s\n' "$list" | while IFS="$(printf '\t')" read -r name build expected slowdown iut; do
+# one line per host, run JOBS at a time; the negative controls first (their
+# failing runs are the longest: the runner localizes the difference)
+{ printf '%s\n' "$list" | awk -F '\t' '$3 == "expected-fail"'
+  printf '%s\n' "$list" | awk -F '\t' '$3 != "expected-fail"'; } | while IFS="$(printf '\t')" read -r name build expected slowdown iut; do
     printf '%s\0%s\0%s\0%s\0' "$name" "$build" "$slowdown" "$iut"
 done | xargs -0 -n 4 -P "$jobs" sh "$0" --one "$conform" "$out"
 ran=$(date +%s)

@@ -98,6 +98,13 @@ static int cmd_info(int argc, char **argv)
     printf("isa=%s\n", it_host_isa());
     printf("endianness=%s\n", it_host_endianness());
     printf("cpu_model=%s\n", model);
+    /* QEMU user mode emulates CPUID but passes the host's /proc/cpuinfo
+     * through, so a model read from the file may be the host's */
+#if defined(__x86_64__) || defined(__i386__)
+    printf("cpu_model_source=cpuid\n");
+#else
+    printf("cpu_model_source=/proc/cpuinfo\n");
+#endif
     printf("cpu_features=%s\n", features);
 #if defined(__GNUC__) && !defined(__clang__)
     printf("compiler=gcc %d.%d.%d\n", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);

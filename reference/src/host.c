@@ -107,19 +107,27 @@ void it_host_cpu_model(char *buf, size_t cap)
     if (!f)
         return;
     char line[256];
+    const char *keys[] = {"model name", "cpu model", "CPU part", "cpu"};
+    size_t best = sizeof keys / sizeof keys[0]; /* rank of the key found so far */
     while (fgets(line, sizeof line, f)) {
-        const char *keys[] = {"model name", "cpu model", "CPU part", "cpu"};
-        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        char *colon = strchr(line, ':');
+        if (!colon)
+            continue;
+        /* the key is the text before the colon, without trailing blanks:
+         * "cpu family" must not pass for "cpu" */
+        char *end = colon;
+        while (end > line && (end[-1] == ' ' || end[-1] == '\t'))
+            end--;
+        for (size_t k = 0; k < best; k++) {
             size_t n = strlen(keys[k]);
-            char *colon = strchr(line, ':');
-            if (colon && strncmp(line, keys[k], n) == 0 && (line[n] == ' ' || line[n] == '\t' || line[n] == ':')) {
-                colon++;
-                while (*colon == ' ')
-                    colon++;
-                colon[strcspn(colon, "\n")] = '\0';
-                snprintf(buf, cap, "%s", colon);
-                fclose(f);
-                return;
+            if ((size_t)(end - line) == n && strncmp(line, keys[k], n) == 0) {
+                char *value = colon + 1;
+                while (*value == ' ' || *value == '\t')
+                    value++;
+                value[strcspn(value, "\n")] = '\0';
+                snprintf(buf, cap, "%s", value);
+                best = k;
+                break;
             }
         }
     }
