@@ -8,6 +8,9 @@
 #   cjson    cJSON (the conformance runner)
 #   cross    the aarch64 cross compiler and qemu-user (the cross-ISA check)
 #   python   a python3 interpreter (the standard-library example IUT)
+#   torch    PyTorch and numpy for $PYTORCH_PY (default /usr/bin/python3):
+#            Debian's python3-torch, never PyPI wheels (adapters/pytorch)
+#   qemu     the x86_64 user-mode emulator alone (qemu-x86_64)
 #   matrix   every cross compiler, static libc and qemu-user of qemu/hosts.json
 set -u
 
@@ -50,6 +53,14 @@ check() {
             ;;
         python)
             command -v python3 >/dev/null 2>&1 || need python3 "a Python 3 interpreter (python3)"
+            ;;
+        torch)
+            py=${PYTORCH_PY:-/usr/bin/python3}
+            "$py" -c 'import torch, numpy' >/dev/null 2>&1 ||
+                need python3-torch "PyTorch and numpy for $py (Debian's packages are for /usr/bin/python3)"
+            ;;
+        qemu)
+            command -v qemu-x86_64 >/dev/null 2>&1 || need qemu-user "QEMU user-mode emulator (qemu-x86_64)"
             ;;
         matrix)
             for pair in aarch64-linux-gnu:arm64 s390x-linux-gnu:s390x i686-linux-gnu:i386 \

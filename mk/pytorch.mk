@@ -27,10 +27,10 @@ PYTORCH_QEMU      ?= qemu-x86_64
 test-pytorch pytorch-matrix pytorch-divergence: export PYTHONDONTWRITEBYTECODE := 1
 
 pytorch-deps:
-	@sh adapters/pytorch/ensure-deps.sh $(PYTORCH_PY)
+	@PYTORCH_PY=$(PYTORCH_PY) sh ci/ensure-deps.sh torch
 
 pytorch-deps-qemu:
-	@sh adapters/pytorch/ensure-deps.sh $(PYTORCH_PY) qemu
+	@PYTORCH_PY=$(PYTORCH_PY) sh ci/ensure-deps.sh torch qemu
 
 test-pytorch: pytorch-deps conformance-runner
 	$(PYTORCH_PY) adapters/pytorch/tests/test_adapter.py --conform $(PYTORCH_CONFORM) --python $(PYTORCH_PY)

@@ -25,6 +25,7 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from runlog import Tee
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROG = os.path.join(HERE, "addmod113.py")
@@ -35,21 +36,6 @@ def clean_env(**kw):
            if k not in ("ATEN_CPU_CAPABILITY", "ISOTRAIN_TORCH_THREADS", "ADDMOD113_INIT", "ADDMOD113_SEED")}
     env.update({k: str(v) for k, v in kw.items() if v is not None})
     return env
-
-
-class Tee:
-    """stdout that is also written to a file (the make targets keep a copy)."""
-
-    def __init__(self, path, stream):
-        self.f, self.stream = open(path, "w"), stream
-
-    def write(self, s):
-        self.stream.write(s)
-        self.f.write(s)
-
-    def flush(self):
-        self.stream.flush()
-        self.f.flush()
 
 
 def main():

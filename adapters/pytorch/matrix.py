@@ -27,6 +27,7 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from runlog import Tee
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 IUT = os.path.join(HERE, "iut.py")
@@ -102,21 +103,6 @@ def runner_compare(a, conform, name, trace_a, trace_b):
         parts.append("differ at %d of %d steps%s" % (len(differ), len(gaps),
                                                      (", <= %d ULP" % worst) if differ else ""))
     return 1, verdict, "; ".join(parts), text
-
-
-class Tee:
-    """stdout that is also written to a file (the make targets keep a copy)."""
-
-    def __init__(self, path, stream):
-        self.f, self.stream = open(path, "w"), stream
-
-    def write(self, s):
-        self.stream.write(s)
-        self.f.write(s)
-
-    def flush(self):
-        self.stream.flush()
-        self.f.flush()
 
 
 def main():

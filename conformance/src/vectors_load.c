@@ -246,21 +246,28 @@ static int load_case(jctx *c, const cJSON *t, size_t index, const char *group, c
     return bad ? -1 : 0;
 }
 
+/* Reads and parses one vector file; NULL, with the problem recorded, when it
+ * cannot be read or is not JSON. */
+static cJSON *read_json(jctx *c)
+{
+    char err[512];
+    char *text;
+    size_t len;
+    if (read_file(c->file, VECTOR_FILE_MAX, &text, &len, err, sizeof err) != 0) {
+        problems_add(c->pr, "%s", err);
+        return NULL;
+    }
+    cJSON *root = jx_parse(c, text, len);
+    free(text);
+    return root;
+}
+
 /* FORMAT.md §2: ops/<group>.json */
 static void load_ops_file(const char *dir, const char *name, const manifest_info *m, vector_set *vs, problems *pr)
 {
     char *file = xasprintf("%s/ops/%s", dir, name);
-    char err[512];
-    char *text;
-    size_t len;
-    if (read_file(file, VECTOR_FILE_MAX, &text, &len, err, sizeof err) != 0) {
-        problems_add(pr, "%s", err);
-        free(file);
-        return;
-    }
     jctx c = {file, pr};
-    cJSON *root = jx_parse(&c, text, len);
-    free(text);
+    cJSON *root = read_json(&c);
     if (!root) {
         free(file);
         return;
@@ -365,17 +372,8 @@ static void load_trace_entry(jctx *c, const cJSON *e, size_t i, train_vec *tv)
 static void load_train_file(const char *dir, const char *name, const manifest_info *m, vector_set *vs, problems *pr)
 {
     char *file = xasprintf("%s/train/%s", dir, name);
-    char err[512];
-    char *text;
-    size_t len;
-    if (read_file(file, VECTOR_FILE_MAX, &text, &len, err, sizeof err) != 0) {
-        problems_add(pr, "%s", err);
-        free(file);
-        return;
-    }
     jctx c = {file, pr};
-    cJSON *root = jx_parse(&c, text, len);
-    free(text);
+    cJSON *root = read_json(&c);
     if (!root) {
         free(file);
         return;
@@ -520,7 +518,7 @@ static void load_train_file(const char *dir, const char *name, const manifest_in
                           "the digest of trace step %llu (%s)", (unsigned long long)step, tv.trace[step].digest);
             }
             char *full = xasprintf("%s/train/%s", dir, f);
-            char hex[65];
+            char hex[65], err[512];
             uint64_t size;
             if (sha256_file(full, hex, &size, err, sizeof err) != 0)
                 problems_add(pr, "%s: %s.file: %s", file, path, err);
