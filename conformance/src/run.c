@@ -76,6 +76,17 @@ static void free_ctx(run_ctx *rc)
         free(rc->warnings[i]);
 }
 
+/* FORMAT.md §4: a vector set that does not verify or load runs no case; the
+ * problems go to stderr, the refusal to the summary. Frees everything. */
+static void refuse_vectors(run_ctx *rc, const char *dir, const char *why, problems *pr, size_t bad)
+{
+    fprintf(stderr, "isotrain-conform: refusing the vector set %s: %s:\n", dir, why);
+    problems_print(pr, stderr, "  ");
+    fprintf(rc->out, "vectors: REFUSED (%zu problem%s, see stderr); no case was run\n", bad, bad == 1 ? "" : "s");
+    problems_free(pr);
+    free_ctx(rc);
+}
+
 /* The closing line: "N passed, N failed[, N skipped]" (errors count as failed). */
 static void closing_line(FILE *out, const results *r)
 {
@@ -105,24 +116,14 @@ int run_command(const conform_args *a)
     size_t bad = manifest_verify(a->vectors, &rc.man, &pr);
     rc.t_manifest = now_s() - t0;
     if (bad) {
-        fprintf(stderr, "isotrain-conform: refusing the vector set %s: its manifest does not verify (FORMAT.md §4):\n",
-                a->vectors);
-        problems_print(&pr, stderr, "  ");
-        fprintf(rc.out, "vectors: REFUSED (%zu problem%s, see stderr); no case was run\n", bad, bad == 1 ? "" : "s");
-        problems_free(&pr);
-        free_ctx(&rc);
+        refuse_vectors(&rc, a->vectors, "its manifest does not verify (FORMAT.md §4)", &pr, bad);
         return 2;
     }
     t0 = now_s();
     bad = vectors_load(a->vectors, &rc.man, &rc.vs, &pr);
     rc.t_load = now_s() - t0;
     if (bad) {
-        fprintf(stderr, "isotrain-conform: refusing the vector set %s: malformed vector files (FORMAT.md §2, §3):\n",
-                a->vectors);
-        problems_print(&pr, stderr, "  ");
-        fprintf(rc.out, "vectors: REFUSED (%zu problem%s, see stderr); no case was run\n", bad, bad == 1 ? "" : "s");
-        problems_free(&pr);
-        free_ctx(&rc);
+        refuse_vectors(&rc, a->vectors, "malformed vector files (FORMAT.md §2, §3)", &pr, bad);
         return 2;
     }
     problems_free(&pr);
