@@ -17,8 +17,10 @@ MUT_FLIP  := $(BUILD)/mutant-flip
 MUT_FMA   := $(BUILD)/mutant-fma
 CONFORM   := $(CONF)/isotrain-conform
 
-CONF_SRCS  := $(wildcard conformance/src/*.c)
-CONF_HDRS  := $(wildcard conformance/src/*.h)
+# conformance/src/ is layered (README ARCHITECTURE): core/ protocol/
+# vectorset/ levels/ report/ report/matrix/ cli/; objects mirror the tree.
+CONF_SRCS  := $(wildcard conformance/src/*/*.c conformance/src/*/*/*.c)
+CONF_HDRS  := $(wildcard conformance/src/*/*.h conformance/src/*/*/*.h)
 CONF_TESTS := $(wildcard conformance/tests/*.c)
 CONF_THDRS := $(wildcard conformance/tests/*.h)
 
@@ -42,24 +44,24 @@ deps-conform-test:
 # $(call conform_build,OUT,LIBDIR,OPT,EXTRA): objects, runner and test binary in OUT.
 define conform_build
 $(1)/obj/%.o: conformance/src/%.c $(CONF_HDRS) reference/include/isotrain.h | deps-conform
-	@mkdir -p $(1)/obj
+	@mkdir -p $$(@D)
 	$$(CC) $$(CONF_CFLAGS) -pedantic $(3) $(4) -DCONFORM_CFLAGS='"$$(CC) $$(CONF_CFLAGS) $(3) $(4)"' -c $$< -o $$@
 
 $(1)/git-rev.stamp: FORCE_CONF_REV
 	@mkdir -p $(1)
 	@echo '$$(CONF_GIT_REV)' | cmp -s - $$@ || echo '$$(CONF_GIT_REV)' > $$@
 
-$(1)/obj/version.o: conformance/src/version.c conformance/src/version.h $(1)/git-rev.stamp | deps-conform
-	@mkdir -p $(1)/obj
+$(1)/obj/core/version.o: conformance/src/core/version.c conformance/src/core/version.h $(1)/git-rev.stamp | deps-conform
+	@mkdir -p $$(@D)
 	$$(CC) $$(CONF_CFLAGS) -pedantic $(3) $(4) -DCONFORM_GIT_REV='"$$(CONF_GIT_REV)"' -c $$< -o $$@
 
 $(1)/isotrain-conform: $(patsubst conformance/src/%.c,$(1)/obj/%.o,$(CONF_SRCS)) $(2)/libisotrain.a
 	$$(CC) $(4) $$(filter %.o,$$^) $(2)/libisotrain.a $$(CONF_LIBS) -o $$@
 
 # Criterion's macros need GNU extensions: the tests drop -pedantic.
-$(1)/conform_tests: $(CONF_TESTS) $(CONF_THDRS) $(filter-out $(1)/obj/main.o,$(patsubst conformance/src/%.c,$(1)/obj/%.o,$(CONF_SRCS))) $(2)/libisotrain.a | deps-conform-test
+$(1)/conform_tests: $(CONF_TESTS) $(CONF_THDRS) $(filter-out $(1)/obj/cli/main.o,$(patsubst conformance/src/%.c,$(1)/obj/%.o,$(CONF_SRCS))) $(2)/libisotrain.a | deps-conform-test
 	$$(CC) $$(CONF_CFLAGS) -O1 $(4) -Iconformance/tests $(CONF_TESTS) \
-	    $$(filter-out $(1)/obj/main.o,$$(filter %.o,$$^)) $(2)/libisotrain.a -lcriterion $$(CONF_LIBS) -o $$@
+	    $$(filter-out $(1)/obj/cli/main.o,$$(filter %.o,$$^)) $(2)/libisotrain.a -lcriterion $$(CONF_LIBS) -o $$@
 endef
 
 $(eval $(call conform_build,$(CONF),$(NATIVE),-O2,))

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "util.h"
+#include "core/util.h"
 
 static char *dir;
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "util.h"
+#include "core/util.h"
 
 enum { STEPS = 6 };
 static char *dir;

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "util.h"
+#include "core/util.h"
 
 static char *dir;
 

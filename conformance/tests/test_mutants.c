@@ -5,8 +5,8 @@
 #include <sys/stat.h>
 
 #include "testutil.h"
-#include "util.h"
-#include "vectors_load.h"
+#include "core/util.h"
+#include "vectorset/vectors_load.h"
 
 static void need_vectors(void)
 {

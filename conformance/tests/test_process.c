@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "iut_process.h"
+#include "protocol/iut_process.h"
 #include "testutil.h"
-#include "util.h"
+#include "core/util.h"
 
 Test(process, p1_passes_verb_and_args_unquoted)
 {

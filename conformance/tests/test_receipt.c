@@ -2,10 +2,11 @@
 #include <cjson/cJSON.h>
 #include <string.h>
 
-#include "hostinfo.h"
-#include "receipt.h"
+#include "report/hostinfo.h"
+#include "report/junit.h"
+#include "report/receipt.h"
 #include "testutil.h"
-#include "util.h"
+#include "core/util.h"
 
 static char *dir;
 

@@ -2,13 +2,13 @@
  * P6 comparison and ULP distances, the §9.2 trace parser, the command line. */
 #include <string.h>
 
-#include "cli_args.h"
-#include "optable.h"
+#include "core/options.h"
+#include "protocol/optable.h"
 #include "testutil.h"
-#include "trace.h"
-#include "ulp.h"
-#include "util.h"
-#include "wire.h"
+#include "protocol/trace.h"
+#include "core/ulp.h"
+#include "core/util.h"
+#include "protocol/wire.h"
 
 Test(wire, p4_values_decode) /* P4 */
 {

@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 
 #include "isotrain.h"
-#include "iut_process.h"
-#include "manifest.h"
-#include "util.h"
+#include "protocol/iut_process.h"
+#include "vectorset/manifest.h"
+#include "core/util.h"
 
 const char *tu_env(const char *name)
 {

@@ -1,0 +1,287 @@
+/* cli_args.c — the command line of isotrain-conform (see cli_usage). */
+#include "core/options.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cli_usage(FILE *out)
+{
+    fputs("usage:\n"
+          "  isotrain-conform run --iut 'CMD' [--vectors DIR] [--level ops|train|all]\n"
+          "        [--profile P] [--receipt FILE] [--junit FILE] [--exhaustive]\n"
+          "        [--timeout-case S] [--timeout-run S] [--slowdown F] [--steps N]\n"
+          "        [--emulator NAME --emulator-cpu MODEL] [--host NAME] [--filter GROUP]...\n"
+          "        [--keep-work] [--verbose]\n"
+          "  isotrain-conform compare TRACE_A TRACE_B\n"
+          "  isotrain-conform repeat --runs N --iut 'CMD' --profile P [--steps S]\n"
+          "        [--timeout-run S] [--slowdown F] [--keep-work]\n"
+          "  isotrain-conform lint DIR\n"
+          "  isotrain-conform matrix --hosts FILE [--markdown FILE] [--against DIR] RECEIPT...\n"
+          "  isotrain-conform matrix --hosts FILE --list\n"
+          "  isotrain-conform --version | --help\n"
+          "\n"
+          "run      certifies the IUT against a vector set: manifest, hello, the ops level\n"
+          "         (every op vector bit-exact) and the train level (every step's loss bits\n"
+          "         and parameter digest); on a mismatch it says where. Exit 0 only if every\n"
+          "         required check ran and passed, 1 otherwise, 2 on bad usage or vectors.\n"
+          "compare  the first differing step of two traces and the loss gap from there\n"
+          "         (exit 0 identical, 1 different, 2 bad input).\n"
+          "repeat   trains N times and checks the runs are bit-identical step by step.\n"
+          "lint     checks a vector set (manifest and every file) and lists every problem.\n"
+          "matrix   the host matrix: one receipt per host of the hosts file, a table of the\n"
+          "         checkpoint digests per host, each host's verdict against its expected one\n"
+          "         (pass / expected-fail); --against DIR also compares verdicts and digests\n"
+          "         with published receipts (exit 0 all as expected, 1 not, 2 bad input).\n"
+          "\n"
+          "Defaults: --vectors vectors/v1.0.0, --level all, --timeout-case 60 (sweep: 5x),\n"
+          "--timeout-run 600, --slowdown 1 (multiplies both time-outs).\n",
+          out);
+}
+
+static int num(const char *flag, const char *v, double lo, double *out, char *err, size_t cap)
+{
+    char *end;
+    errno = 0;
+    double d = strtod(v, &end);
+    if (errno || end == v || *end || !(d >= lo) || d > 1e9) {
+        snprintf(err, cap, "%s expects a number >= %g, got '%s'", flag, lo, v);
+        return -1;
+    }
+    *out = d;
+    return 0;
+}
+
+static int count(const char *flag, const char *v, long lo, long *out, char *err, size_t cap)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno || end == v || *end || n < lo || n > 1000000000L) {
+        snprintf(err, cap, "%s expects an integer >= %ld, got '%s'", flag, lo, v);
+        return -1;
+    }
+    *out = n;
+    return 0;
+}
+
+int cli_parse(int argc, char **argv, conform_args *a, char *err, size_t cap)
+{
+    memset(a, 0, sizeof *a);
+    a->vectors = "vectors/v1.0.0";
+    a->level = "all";
+    a->timeout_case = 60;
+    a->timeout_run = 600;
+    a->slowdown = 1;
+    a->steps = -1;
+    a->runs = -1;
+    if (argc < 2) {
+        snprintf(err, cap, "no command given");
+        return -1;
+    }
+    const char *c = argv[1];
+    if (!strcmp(c, "run"))
+        a->cmd = CMD_RUN;
+    else if (!strcmp(c, "compare"))
+        a->cmd = CMD_COMPARE;
+    else if (!strcmp(c, "repeat"))
+        a->cmd = CMD_REPEAT;
+    else if (!strcmp(c, "lint"))
+        a->cmd = CMD_LINT;
+    else if (!strcmp(c, "matrix"))
+        a->cmd = CMD_MATRIX;
+    else if (!strcmp(c, "--help") || !strcmp(c, "-h") || !strcmp(c, "help")) {
+        a->cmd = CMD_HELP;
+        return 0;
+    } else if (!strcmp(c, "--version")) {
+        a->cmd = CMD_VERSION;
+        return 0;
+    } else {
+        snprintf(err, cap, "unknown command '%s'", c);
+        return -1;
+    }
+    static char split_buf[4096];
+    size_t split_used = 0;
+    for (int i = 2; i < argc; i++) {
+        const char *arg = argv[i];
+        if (a->cmd == CMD_MATRIX && (strncmp(arg, "--", 2) != 0 || !strcmp(arg, "--"))) {
+            static const char *receipts[256];
+            if (a->n_receipts == sizeof receipts / sizeof receipts[0]) {
+                snprintf(err, cap, "too many receipts (at most 256)");
+                return -1;
+            }
+            receipts[a->n_receipts++] = arg;
+            a->receipts = receipts;
+            continue;
+        }
+        if (strncmp(arg, "--", 2) != 0 || !strcmp(arg, "--")) {
+            if (a->n_pos == 2) {
+                snprintf(err, cap, "unexpected argument '%s'", arg);
+                return -1;
+            }
+            a->pos[a->n_pos++] = arg;
+            continue;
+        }
+        /* --flag value or --flag=value */
+        char flag[64];
+        const char *val = NULL;
+        const char *eq = strchr(arg, '=');
+        if (eq) {
+            snprintf(flag, sizeof flag, "%.*s", (int)(eq - arg), arg);
+            val = eq + 1;
+        } else
+            snprintf(flag, sizeof flag, "%s", arg);
+        static const char *const bools[] = {"--exhaustive", "--keep-work", "--verbose", "--list"};
+        int is_bool = 0;
+        for (size_t k = 0; k < 4; k++)
+            is_bool |= !strcmp(flag, bools[k]);
+        if (is_bool) {
+            if (val) {
+                snprintf(err, cap, "%s takes no value", flag);
+                return -1;
+            }
+            if (!strcmp(flag, "--exhaustive"))
+                a->exhaustive = 1;
+            else if (!strcmp(flag, "--keep-work"))
+                a->keep_work = 1;
+            else if (!strcmp(flag, "--list"))
+                a->list = 1;
+            else
+                a->verbose = 1;
+            continue;
+        }
+        if (!val) {
+            if (i + 1 >= argc) {
+                snprintf(err, cap, "%s needs a value", flag);
+                return -1;
+            }
+            val = argv[++i];
+        }
+        if (!strcmp(flag, "--iut"))
+            a->iut = val;
+        else if (!strcmp(flag, "--vectors"))
+            a->vectors = val;
+        else if (!strcmp(flag, "--level")) {
+            if (strcmp(val, "ops") && strcmp(val, "train") && strcmp(val, "all")) {
+                snprintf(err, cap, "--level is ops, train or all, not '%s'", val);
+                return -1;
+            }
+            a->level = val;
+        } else if (!strcmp(flag, "--profile"))
+            a->profile = val;
+        else if (!strcmp(flag, "--receipt"))
+            a->receipt = val;
+        else if (!strcmp(flag, "--junit"))
+            a->junit = val;
+        else if (!strcmp(flag, "--emulator"))
+            a->emulator = val;
+        else if (!strcmp(flag, "--emulator-cpu"))
+            a->emulator_cpu = val;
+        else if (!strcmp(flag, "--host"))
+            a->host = val;
+        else if (!strcmp(flag, "--hosts"))
+            a->hosts = val;
+        else if (!strcmp(flag, "--markdown"))
+            a->markdown = val;
+        else if (!strcmp(flag, "--against"))
+            a->against = val;
+        else if (!strcmp(flag, "--filter")) {
+            size_t l = strlen(val);
+            if (split_used + l + 1 > sizeof split_buf) {
+                snprintf(err, cap, "--filter lists are too long");
+                return -1;
+            }
+            char *copy = split_buf + split_used;
+            memcpy(copy, val, l + 1);
+            split_used += l + 1;
+            for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
+                if (a->n_filters == sizeof a->filters / sizeof a->filters[0]) {
+                    snprintf(err, cap, "too many --filter groups");
+                    return -1;
+                }
+                a->filters[a->n_filters++] = tok;
+            }
+        } else if (!strcmp(flag, "--timeout-case")) {
+            if (num(flag, val, 0.001, &a->timeout_case, err, cap))
+                return -1;
+        } else if (!strcmp(flag, "--timeout-run")) {
+            if (num(flag, val, 0.001, &a->timeout_run, err, cap))
+                return -1;
+        } else if (!strcmp(flag, "--slowdown")) {
+            if (num(flag, val, 0.001, &a->slowdown, err, cap))
+                return -1;
+        } else if (!strcmp(flag, "--steps")) {
+            if (count(flag, val, 0, &a->steps, err, cap))
+                return -1;
+        } else if (!strcmp(flag, "--runs")) {
+            if (count(flag, val, 2, &a->runs, err, cap))
+                return -1;
+        } else {
+            snprintf(err, cap, "unknown option '%s'", flag);
+            return -1;
+        }
+    }
+    switch (a->cmd) {
+    case CMD_RUN:
+        if (!a->iut) {
+            snprintf(err, cap, "run needs --iut 'CMD'");
+            return -1;
+        }
+        if (a->n_pos) {
+            snprintf(err, cap, "run takes no positional argument ('%s')", a->pos[0]);
+            return -1;
+        }
+        if (!a->emulator != !a->emulator_cpu && a->emulator_cpu) {
+            snprintf(err, cap, "--emulator-cpu needs --emulator");
+            return -1;
+        }
+        break;
+    case CMD_COMPARE:
+        if (a->n_pos != 2) {
+            snprintf(err, cap, "compare needs two trace files");
+            return -1;
+        }
+        break;
+    case CMD_REPEAT:
+        if (!a->iut || a->runs < 2 || !a->profile) {
+            snprintf(err, cap, "repeat needs --runs N (N >= 2), --iut 'CMD' and --profile P");
+            return -1;
+        }
+        break;
+    case CMD_MATRIX:
+        if (!a->hosts) {
+            snprintf(err, cap, "matrix needs --hosts FILE (e.g. qemu/hosts.json)");
+            return -1;
+        }
+        if (!a->n_receipts && !a->against && !a->list) {
+            snprintf(err, cap, "matrix needs receipts (RECEIPT... or --against DIR)");
+            return -1;
+        }
+        break;
+    case CMD_LINT:
+        if (a->n_pos != 1) {
+            snprintf(err, cap, "lint needs one directory");
+            return -1;
+        }
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+int cli_filter_match(const conform_args *a, const char *group)
+{
+    if (a->n_filters == 0)
+        return 1;
+    for (size_t i = 0; i < a->n_filters; i++)
+        if (!strcmp(a->filters[i], group))
+            return 1;
+    return 0;
+}
+
+int cli_level_on(const conform_args *a, const char *level)
+{
+    return !strcmp(a->level, "all") || !strcmp(a->level, level);
+}

@@ -1,0 +1,141 @@
+/* cmd_matrix.c — `isotrain-conform matrix`: the host matrix (DESIGN.md, "The
+ * host matrix"). Reads the hosts file and one receipt per host, judges each
+ * host, prints the table (report/matrix/), and with --against DIR compares
+ * verdicts and digests with published receipts. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "report/matrix/matrix.h"
+
+static void list_hosts(const mhost *hs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const mhost *h = &hs[i];
+        printf("%s\t%s\t%s\t%g\t", h->name, h->build, h->expected, h->slowdown);
+        if (h->emulator)
+            printf("%s -cpu %s ", h->emulator, h->cpu);
+        printf("build/cross/%s/isotrain\n", h->build);
+    }
+}
+
+int matrix_command(const conform_args *a)
+{
+    mhost *hs;
+    size_t nh;
+    if (mx_hosts_load(a->hosts, &hs, &nh) != 0)
+        return 2;
+    if (a->list) {
+        list_hosts(hs, nh);
+        mx_hosts_free(hs, nh);
+        return 0;
+    }
+    int rc = 0;
+    size_t nr = a->n_receipts, np = 0;
+    mreceipt *rs = xcalloc(nr + 1, sizeof *rs), *pub = NULL;
+    mrow *rows = xcalloc(nh, sizeof *rows);
+    for (size_t i = 0; i < nr && rc == 0; i++)
+        if (mx_receipt_load(a->receipts[i], &rs[i]) != 0)
+            rc = 2;
+    if (rc == 0 && a->against && mx_load_dir(a->against, &pub, &np) != 0)
+        rc = 2;
+    int compare = a->against && nr > 0;
+    if (rc == 0 && !nr) { /* --against alone: the table of the published receipts */
+        free(rs);
+        rs = pub, nr = np;
+        pub = NULL, np = 0;
+    }
+    /* every receipt names a listed host, once */
+    for (size_t i = 0; i < nr && rc == 0; i++) {
+        int known = 0;
+        for (size_t k = 0; k < nh; k++)
+            known |= !strcmp(rs[i].host, hs[k].name);
+        if (!known) {
+            mx_bad(rs[i].path, "matrix_host", "host '%s' is not in %s", rs[i].host, a->hosts);
+            rc = 2;
+        }
+        for (size_t k = 0; k < i && rc == 0; k++)
+            if (!strcmp(rs[i].host, rs[k].host)) {
+                mx_bad(rs[i].path, "matrix_host", "host '%s' already has a receipt (%s)", rs[i].host, rs[k].path);
+                rc = 2;
+            }
+    }
+    if (rc != 0)
+        goto done;
+
+    size_t n_ok = 0, n_pass = 0, n_xfail = 0;
+    for (size_t i = 0; i < nh; i++) {
+        mrow *w = &rows[i];
+        w->h = &hs[i];
+        sbuf_init(&w->why);
+        sbuf_init(&w->host_bad);
+        w->r = mx_find_receipt(rs, nr, hs[i].name);
+        mx_judge(w);
+        n_ok += mx_row_ok(w);
+        n_pass += mx_row_ok(w) && w->st == ST_PASS;
+        n_xfail += mx_row_ok(w) && w->st == ST_XFAIL;
+    }
+    columns c;
+    mx_columns_of(rows, nh, &c);
+    int all_agree = 1;
+    for (size_t j = 0; j < c.n; j++) {
+        size_t cnt;
+        all_agree &= mx_column_agrees(rows, nh, c.step[j], &cnt);
+    }
+    int ok = n_ok == nh && all_agree;
+    mx_print_text(stdout, rows, nh, &c);
+    /* every host that is not simply as expected, and why */
+    for (size_t i = 0; i < nh; i++) {
+        const mrow *w = &rows[i];
+        if (w->why.len)
+            printf("%s: %s: %s\n", w->h->name, mx_row_ok(w) ? "ok" : mx_status_text(w->st), w->why.p);
+        if (w->host_bad.len)
+            printf("%s: HOST MISMATCH: the host is not what the hosts file says: %s\n", w->h->name, w->host_bad.p);
+        if (w->r)
+            for (size_t k = 0; k < w->r->n_warn; k++)
+                printf("%s: emulator warning (recorded): %s\n", w->h->name, w->r->warn[k]);
+    }
+    size_t d = compare ? mx_compare_against(stdout, a->against, hs, nh, rs, nr, pub, np) : 0;
+    if (compare && d) {
+        printf("against %s: %zu disagreement%s with the published receipts\n", a->against, d, d == 1 ? "" : "s");
+        ok = 0;
+    } else if (compare)
+        printf("against %s: agrees (verdicts, first differing steps and checkpoint digests of all %zu hosts)\n",
+               a->against, nh);
+    char summary[640];
+    snprintf(summary, sizeof summary,
+             "matrix: %s: %zu of %zu hosts as expected (%zu passed, %zu expected failure%s failed as expected)%s%s",
+             ok ? "OK" : "FAIL", n_ok, nh, n_pass, n_xfail, n_xfail == 1 ? "" : "s",
+             all_agree ? "; every host expected to pass agrees with the vectors at every checkpoint"
+                       : "; the hosts expected to pass do NOT all agree with the vectors",
+             !compare ? "" : d ? "; DIFFERENT from the published receipts" : "; same as the published receipts");
+    if (a->markdown) {
+        sbuf m;
+        sbuf_init(&m);
+        mx_render_markdown(&m, rows, nh, &c, ok, summary);
+        char err[512];
+        make_parent_dirs(a->markdown);
+        if (write_file(a->markdown, m.p, m.len, err, sizeof err) != 0) {
+            fprintf(stderr, "isotrain-conform matrix: %s\n", err);
+            ok = 0;
+        }
+        sbuf_free(&m);
+    }
+    printf("%s\n", summary);
+    rc = ok ? 0 : 1;
+    for (size_t i = 0; i < nh; i++) {
+        sbuf_free(&rows[i].why);
+        sbuf_free(&rows[i].host_bad);
+    }
+done:
+    for (size_t i = 0; i < nr; i++)
+        mx_receipt_free(&rs[i]);
+    for (size_t i = 0; i < np; i++)
+        mx_receipt_free(&pub[i]);
+    free(rs);
+    free(pub);
+    free(rows);
+    mx_hosts_free(hs, nh);
+    return rc;
+}

@@ -1,0 +1,24 @@
+/* commands.h — the subcommands of isotrain-conform, one file each in cli/.
+ * Each returns the process exit status. */
+#ifndef CONFORM_COMMANDS_H
+#define CONFORM_COMMANDS_H
+
+#include "core/options.h"
+
+/* run: every selected level against the vector set, then the receipt and
+ * JUnit; 0 PASS, 1 FAIL, 2 refused or bad input. */
+int run_command(const conform_args *a);
+/* compare TRACE_A TRACE_B: 0 identical, 1 different, 2 bad input. */
+int compare_command(const char *trace_a, const char *trace_b);
+/* repeat --runs N --iut CMD --profile P [--steps S]: 0 all runs bit-identical,
+ * 1 they differ or a run failed, 2 usage. */
+int repeat_command(const conform_args *a);
+/* matrix --hosts FILE [--markdown FILE] [--against DIR] RECEIPT...: the host
+ * matrix table; 0 every host as expected (and as published), 1 not, 2 bad
+ * input. --list prints each host as NAME TAB BUILD TAB EXPECTED TAB SLOWDOWN
+ * TAB IUT-COMMAND for scripts. */
+int matrix_command(const conform_args *a);
+/* lint DIR: 0 clean, 2 problems found. */
+int lint_command(const char *dir);
+
+#endif

@@ -1,0 +1,42 @@
+/* main.c — isotrain-conform: the conformance runner of isotrain. Commands,
+ * one file each: run (run.c), compare (compare.c), repeat (repeat.c),
+ * matrix (cmd_matrix.c), lint (lint.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/options.h"
+#include "cli/commands.h"
+#include "core/version.h"
+
+int main(int argc, char **argv)
+{
+    conform_args a;
+    char err[512];
+    if (cli_parse(argc, argv, &a, err, sizeof err) != 0) {
+        fprintf(stderr, "isotrain-conform: %s\n", err);
+        cli_usage(stderr);
+        return 2;
+    }
+    switch (a.cmd) {
+    case CMD_HELP:
+        cli_usage(stdout);
+        return 0;
+    case CMD_VERSION:
+        printf("isotrain-conform %s (git %s)\n", CONFORM_VERSION, conform_git_revision());
+        return 0;
+    case CMD_RUN:
+        return run_command(&a);
+    case CMD_COMPARE:
+        return compare_command(a.pos[0], a.pos[1]);
+    case CMD_REPEAT:
+        return repeat_command(&a);
+    case CMD_LINT:
+        return lint_command(a.pos[0]);
+    case CMD_MATRIX:
+        return matrix_command(&a);
+    default:
+        cli_usage(stderr);
+        return 2;
+    }
+}

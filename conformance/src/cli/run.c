@@ -1,0 +1,140 @@
+/* run.c — `isotrain-conform run`: refuse a vector set whose manifest does not
+ * verify (vectors/FORMAT.md §4), load and lint every vector file (§2, §3),
+ * greet the IUT (spec/iut-protocol.md P2), run the selected levels, write the
+ * receipt and JUnit, print the summary. */
+#include "levels/levels.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "protocol/iut_process.h"
+#include "report/junit.h"
+#include "report/receipt.h"
+#include "core/version.h"
+
+/* FORMAT.md §4: a vector set that does not verify or load runs no case; the
+ * problems go to stderr, the refusal to the summary. Frees everything. */
+static void refuse_vectors(run_ctx *rc, const char *dir, const char *why, problems *pr, size_t bad)
+{
+    fprintf(stderr, "isotrain-conform: refusing the vector set %s: %s:\n", dir, why);
+    problems_print(pr, stderr, "  ");
+    fprintf(rc->out, "vectors: REFUSED (%zu problem%s, see stderr); no case was run\n", bad, bad == 1 ? "" : "s");
+    problems_free(pr);
+    run_ctx_free(rc);
+}
+
+/* The closing line: "N passed, N failed[, N skipped]" (errors count as failed). */
+static void closing_line(FILE *out, const results *r)
+{
+    tally t = results_tally(r, NULL);
+    fprintf(out, "%zu passed, %zu failed", t.passed, t.failed + t.errors);
+    if (t.skipped)
+        fprintf(out, ", %zu skipped", t.skipped);
+    fputc('\n', out);
+}
+
+int run_command(const conform_args *a)
+{
+    run_ctx rc;
+    memset(&rc, 0, sizeof rc);
+    rc.a = a;
+    rc.out = stdout;
+    rc.t_start = now_s();
+    utc_timestamp(rc.started_utc);
+    results_init(&rc.res);
+    iut_setup_signals();
+    fprintf(rc.out, "isotrain-conform %s (git %s)\n", CONFORM_VERSION, conform_git_revision());
+
+    /* FORMAT.md §4: no case runs on a vector set that does not verify */
+    problems pr;
+    problems_init(&pr);
+    double t0 = now_s();
+    size_t bad = manifest_verify(a->vectors, &rc.man, &pr);
+    rc.t_manifest = now_s() - t0;
+    if (bad) {
+        refuse_vectors(&rc, a->vectors, "its manifest does not verify (FORMAT.md §4)", &pr, bad);
+        return 2;
+    }
+    t0 = now_s();
+    bad = vectors_load(a->vectors, &rc.man, &rc.vs, &pr);
+    rc.t_load = now_s() - t0;
+    if (bad) {
+        refuse_vectors(&rc, a->vectors, "malformed vector files (FORMAT.md §2, §3)", &pr, bad);
+        return 2;
+    }
+    problems_free(&pr);
+    size_t n_cases = 0;
+    for (size_t g = 0; g < rc.vs.n_groups; g++)
+        n_cases += rc.vs.groups[g].n_cases;
+    fprintf(rc.out, "vectors: %s (spec %s, vectors %s), manifest %s: %zu files verified; %zu op groups (%zu cases), %zu train profile%s\n",
+            a->vectors, rc.vs.spec_version, rc.vs.vector_version, rc.man.digest, rc.man.n_files, rc.vs.n_groups, n_cases,
+            rc.vs.n_trains, rc.vs.n_trains == 1 ? "" : "s");
+    fprintf(rc.out, "iut: %s\n", a->iut);
+    fflush(rc.out);
+
+    int hello_ok = hello_run(&rc) == 0;
+    rc.lv_ops = rc.lv_train = L_NOT_RUN;
+    if (hello_ok) {
+        if (cli_level_on(a, "ops"))
+            level_ops_run(&rc);
+        if (cli_level_on(a, "train"))
+            level_train_run(&rc);
+    } else {
+        if (cli_level_on(a, "ops")) {
+            rc.lv_ops = L_NOT_REACHED;
+            rc.ops_note = xstrdup("not run: hello failed");
+        }
+        if (cli_level_on(a, "train")) {
+            rc.lv_train = L_NOT_REACHED;
+            rc.train_note = xstrdup("not run: hello failed");
+        }
+        fprintf(rc.out, "levels: not run (hello failed: every IUT MUST answer hello, P1)\n");
+    }
+
+    /* overall verdict: every level that was selected and had cases passed */
+    int any = 0, pass = hello_ok;
+    const char *reached = "none";
+    level_verdict lv[2] = {rc.lv_ops, rc.lv_train};
+    const char *ln[2] = {"ops", "train"};
+    int stop = !hello_ok;
+    for (int i = 0; i < 2; i++) {
+        if (lv[i] == L_NOT_RUN)
+            continue;
+        any = 1;
+        if (lv[i] != L_PASS) {
+            pass = 0;
+            stop = 1;
+        }
+        if (!stop)
+            reached = ln[i];
+    }
+    if (!any)
+        pass = 0;
+    const char *overall = pass ? "PASS" : "FAIL";
+    rc.t_total = now_s() - rc.t_start;
+
+    for (size_t i = 0; i < rc.n_warnings; i++)
+        fprintf(rc.out, "warning: %s\n", rc.warnings[i]);
+    fprintf(rc.out, "summary: %s: ops %s, train %s; level reached: %s; %.1f s\n", overall,
+            level_verdict_name(rc.lv_ops), level_verdict_name(rc.lv_train), reached, rc.t_total);
+    if (!any && hello_ok)
+        fprintf(rc.out, "summary: nothing was run (check --level, --profile and --filter)\n");
+    int io_bad = 0;
+    if (a->receipt) {
+        io_bad |= receipt_write(&rc, a->receipt, overall, reached) != 0;
+        if (!io_bad)
+            fprintf(rc.out, "receipt: %s\n", a->receipt);
+    }
+    if (a->junit) {
+        io_bad |= junit_write(&rc, a->junit) != 0;
+        if (!io_bad)
+            fprintf(rc.out, "junit: %s\n", a->junit);
+    }
+    closing_line(rc.out, &rc.res);
+    fflush(rc.out);
+    run_ctx_free(&rc);
+    if (io_bad)
+        return 2;
+    return pass ? 0 : 1;
+}

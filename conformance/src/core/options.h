@@ -1,0 +1,44 @@
+/* options.h — the options of one isotrain-conform command line (parsed by
+ * cli/cli_args.c; read by the levels and reports through run_ctx). */
+#ifndef CONFORM_CORE_OPTIONS_H
+#define CONFORM_CORE_OPTIONS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef enum { CMD_NONE, CMD_RUN, CMD_COMPARE, CMD_REPEAT, CMD_LINT, CMD_MATRIX, CMD_HELP, CMD_VERSION } conform_cmd;
+
+typedef struct {
+    conform_cmd cmd;
+    const char *iut;
+    const char *vectors;  /* default vectors/v1.0.0 */
+    const char *level;    /* ops, train or all */
+    const char *profile;  /* NULL: every profile of the vectors */
+    const char *receipt, *junit;
+    const char *filters[32]; /* --filter GROUP (repeatable, or comma-separated) */
+    size_t n_filters;
+    const char *emulator, *emulator_cpu;
+    const char *host;     /* run: --host NAME (qemu/hosts.json), recorded in the receipt */
+    const char *hosts;    /* matrix: --hosts FILE */
+    const char *markdown; /* matrix: --markdown FILE */
+    const char *against;  /* matrix: --against DIR (published receipts) */
+    const char **receipts; /* matrix: RECEIPT... (argv pointers) */
+    size_t n_receipts;
+    int exhaustive, keep_work, verbose;
+    int list;             /* matrix --list: one line per host for scripts */
+    double timeout_case, timeout_run, slowdown;
+    long steps; /* run: train only steps 0..N; repeat: steps per run; -1: default */
+    long runs;  /* repeat */
+    const char *pos[2]; /* compare TRACE_A TRACE_B, lint DIR */
+    size_t n_pos;
+} conform_args;
+
+/* Parses argv; returns 0, or -1 with a message (usage error, exit 2). */
+int cli_parse(int argc, char **argv, conform_args *a, char *err, size_t cap);
+void cli_usage(FILE *out);
+/* 1 if GROUP passes the --filter list (no filter: everything passes). */
+int cli_filter_match(const conform_args *a, const char *group);
+/* 1 if the level is selected by --level. */
+int cli_level_on(const conform_args *a, const char *level);
+
+#endif

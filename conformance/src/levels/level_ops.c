@@ -1,0 +1,150 @@
+/* level_ops.c — the ops level: every op vector through one `ops` process
+ * (spec/iut-protocol.md P3-P6, P8; vectors/FORMAT.md §2). Sweep chunks and
+ * the exhaustive sweep (flags Chunk, Exhaustive) run only with --exhaustive. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "levels/levels.h"
+
+enum { LIST_PER_GROUP = 8 };
+
+/* P8: 60 s per response by default, 5x that for a sweep, times --slowdown.
+ * A sweep gets that much per 2^24 inputs it covers: the exhaustive sweep
+ * (2^32 inputs, 256 chunks' worth) cannot answer in the time of one chunk. */
+static double case_timeout(const run_ctx *rc, const op_case *c)
+{
+    if (strcmp(c->op->name, "sweep") != 0)
+        return rc_timeout_case(rc);
+    unsigned long long count = strtoull(c->in_raw[2], NULL, 10);
+    unsigned long long chunks = (count + (1ull << 24) - 1) >> 24;
+    return rc_timeout_case(rc) * 5.0 * (double)(chunks ? chunks : 1);
+}
+
+/* The ops level (spec §1.4; spec/iut-protocol.md P3-P6, P8; vectors/FORMAT.md
+ * §2): every selected case through one `ops` process, in file order. */
+void level_ops_run(run_ctx *rc)
+{
+    double t0 = now_s();
+    const conform_args *a = rc->a;
+    size_t total = 0;
+    for (size_t g = 0; g < rc->vs.n_groups; g++)
+        if (cli_filter_match(a, rc->vs.groups[g].group))
+            total += rc->vs.groups[g].n_cases;
+    if (total == 0) {
+        rc->lv_ops = L_NOT_RUN;
+        rc->ops_note = xstrdup("no op group selected");
+        fprintf(rc->out, "level ops: not run (no op group selected)\n");
+        return;
+    }
+    /* requests for the cases that run; the rest are SKIP now */
+    ops_req *reqs = xcalloc(total, sizeof *reqs);
+    ops_res *res = xcalloc(total, sizeof *res);
+    const op_case **which = xcalloc(total, sizeof *which);
+    size_t n = 0, skipped = 0;
+    sbuf kv;
+    sbuf_init(&kv);
+    for (size_t g = 0; g < rc->vs.n_groups; g++) {
+        const op_group *gr = &rc->vs.groups[g];
+        if (!cli_filter_match(a, gr->group))
+            continue;
+        for (size_t i = 0; i < gr->n_cases; i++) {
+            const op_case *c = &gr->cases[i];
+            if (!a->exhaustive && (op_case_has_flag(c, "Chunk") || op_case_has_flag(c, "Exhaustive"))) {
+                skipped++;
+                continue;
+            }
+            sbuf_reset(&kv);
+            for (size_t k = 0; k < c->op->n_in; k++) /* P5: inputs in the table's order */
+                sbuf_printf(&kv, "%s%s=%s", k ? " " : "", c->op->in[k].key, c->in_raw[k]);
+            ops_req_set_line(&reqs[n], c->id, c->op, kv.p);
+            reqs[n].want = c->out;
+            reqs[n].timeout = case_timeout(rc, c);
+            which[n] = c;
+            n++;
+        }
+    }
+    sbuf_free(&kv);
+    fprintf(rc->out, "level ops: %zu cases in the selected groups, %zu to run%s\n", total, n,
+            skipped ? " (sweep chunks need --exhaustive)" : "");
+    fflush(rc->out);
+    ops_progress prog = {rc->out, 60.0, "ops"};
+    ops_engine_run(a->iut, reqs, n, res, &rc->ops_sum, &prog);
+    rc->ops_ran = 1;
+
+    /* results in file order, SKIPs included */
+    size_t r = 0;
+    for (size_t g = 0; g < rc->vs.n_groups; g++) {
+        const op_group *gr = &rc->vs.groups[g];
+        if (!cli_filter_match(a, gr->group))
+            continue;
+        char suite[160];
+        snprintf(suite, sizeof suite, "ops/%s", gr->group);
+        size_t pass = 0, fail = 0, skip = 0, listed = 0;
+        for (size_t i = 0; i < gr->n_cases; i++) {
+            const op_case *c = &gr->cases[i];
+            if (r < n && which[r] == c) {
+                ops_res *x = &res[r++];
+                results_add(&rc->res, "ops", suite, c->id, x->v, x->reason, 1, x->seconds);
+                if (x->v == V_PASS)
+                    pass++;
+                else if (x->v == V_SKIP)
+                    skip++;
+                else
+                    fail++;
+                /* failures and errors are listed; SKIPs (unsupported ops) only counted */
+                if ((x->v == V_FAIL || x->v == V_ERROR) && listed < LIST_PER_GROUP) {
+                    sbuf f;
+                    sbuf_init(&f);
+                    for (size_t k = 0; k < c->n_flags; k++)
+                        sbuf_printf(&f, "%s%s", k ? "," : " [", c->flags[k]);
+                    if (c->n_flags)
+                        sbuf_addc(&f, ']');
+                    fprintf(rc->out, "    %s %s%s: %s\n", verdict_name(x->v), c->id, f.p ? f.p : "", x->reason);
+                    sbuf_free(&f);
+                    listed++;
+                }
+            } else {
+                results_add(&rc->res, "ops", suite, c->id, V_SKIP,
+                            "sweep chunk or exhaustive sweep: runs with --exhaustive", 0, 0);
+                skip++;
+            }
+        }
+        if (fail > listed && !rc->ops_sum.verb_unsupported)
+            fprintf(rc->out, "    ... %zu more in %s (the receipt and JUnit list every case)\n", fail - listed,
+                    gr->group);
+        fprintf(rc->out, "  %-24s %zu passed", gr->group, pass);
+        if (fail)
+            fprintf(rc->out, ", %zu failed", fail);
+        if (skip)
+            fprintf(rc->out, ", %zu skipped", skip);
+        fputc('\n', rc->out);
+    }
+    tally t = results_tally(&rc->res, "ops");
+    rc->lv_ops = level_from_tally(t);
+    if (rc->ops_sum.verb_unsupported) {
+        rc->lv_ops = L_NOT_REACHED;
+        rc->ops_note = xstrdup("the IUT does not implement the ops verb (exit status 64, P1): every op case is skipped");
+    } else if (rc->ops_sum.problem)
+        rc->ops_note = xasprintf("%s; the ops process ended: %s", rc->ops_sum.problem, rc->ops_sum.status);
+    else if (strcmp(rc->ops_sum.status, "exit status 0") != 0) {
+        rc->ops_note = xasprintf("every case was answered, but the ops process ended with %s (P3: it exits 0)",
+                                 rc->ops_sum.status);
+        run_warn(rc, "%s", rc->ops_note);
+    } else if (t.skipped_required)
+        rc->ops_note = xasprintf("%zu required cases were skipped (ops the IUT does not support)", t.skipped_required);
+    if (rc->ops_note)
+        fprintf(rc->out, "  note: %s\n", rc->ops_note);
+    if (rc->ops_sum.stderr_tail && rc->ops_sum.stderr_tail[0] && rc->lv_ops != L_PASS && rc->a->verbose)
+        fprintf(rc->out, "  ops stderr (last 4 KiB):\n%s\n", rc->ops_sum.stderr_tail);
+    rc->t_ops = now_s() - t0;
+    fprintf(rc->out, "level ops: %s (%zu passed, %zu failed, %zu skipped) in %.1f s\n", level_verdict_name(rc->lv_ops),
+            t.passed, t.failed + t.errors, t.skipped, rc->t_ops);
+    for (size_t i = 0; i < n; i++) {
+        free(reqs[i].line);
+        ops_res_free(&res[i]);
+    }
+    free(reqs);
+    free(res);
+    free(which);
+}

@@ -1,0 +1,274 @@
+/* level_train.c — the train level (spec/iut-protocol.md P7, P8): one training
+ * run per profile with every step checkpointed, the trace parsed strictly,
+ * every checkpoint hashed by the runner, each step compared with the vectors
+ * (vectors/FORMAT.md §3). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "protocol/iut_process.h"
+#include "levels/localize.h"
+#include "levels/levels.h"
+#include "protocol/trace.h"
+#include "protocol/train_exec.h"
+#include "core/ulp.h"
+
+static void add(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(sbuf *b, const char *fmt, ...)
+{
+    if (b->len)
+        sbuf_adds(b, "; ");
+    va_list ap;
+    va_start(ap, fmt);
+    sbuf_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+/* The train level for one profile (spec §1.4, §9, §10; P7, P8; FORMAT.md §3):
+ * the run is the case PROFILE/run, every step 0..N a case PROFILE/t. */
+static void train_profile(run_ctx *rc, const train_vec *tv, train_report *rep)
+{
+    const conform_args *a = rc->a;
+    char suite[160];
+    snprintf(suite, sizeof suite, "train/%s", tv->profile);
+    uint32_t n = tv->steps;
+    if (a->steps >= 0 && (uint64_t)a->steps < n)
+        n = (uint32_t)a->steps;
+    rep->profile = xstrdup(tv->profile);
+    rep->steps_requested = n;
+    rep->steps_in_vectors = tv->steps;
+    rep->first_bad_step = -1;
+    sbuf_init(&rep->loc_text);
+    fprintf(rc->out, "level train: profile %s, %u steps%s, checkpoint every step\n", tv->profile, (unsigned)n,
+            n < tv->steps ? " (--steps: the rest are skipped)" : "");
+    fflush(rc->out);
+
+    char err[512];
+    train_exec x;
+    if (train_exec_run(a->iut, tv->profile, n, 4 * tv->parameters, rc_timeout_run(rc), &x, err, sizeof err) != 0) {
+        rep->problem = xasprintf("runner: %s", err);
+        snprintf(rep->status, sizeof rep->status, "not started");
+        char run_id[160];
+        snprintf(run_id, sizeof run_id, "%s/run", tv->profile);
+        results_add(&rc->res, "train", suite, run_id, V_ERROR, rep->problem, 1, 0);
+        return;
+    }
+    iut_result *r = &x.r;
+    sbuf run_problem;
+    sbuf_init(&run_problem);
+    if (!x.started)
+        add(&run_problem, "could not start the IUT: %s", r->status_text);
+    rep->seconds = r->seconds;
+    snprintf(rep->status, sizeof rep->status, "%s", r->status_text);
+    rep->stderr_tail = xstrdup(r->err_tail ? r->err_tail : "");
+    rep->stdout_tail = sanitized(r->out ? r->out : "", r->out_len, 4096);
+    rep->failure = x.failure ? xstrdup(x.failure) : NULL;
+    int unsupported = x.started && r->exit_code == 64;
+    if (x.started && !r->exited_ok) {
+        if (r->timed_out)
+            add(&run_problem, "the training run hung: no exit within %g s (time-out, P8); the IUT was killed",
+                rc_timeout_run(rc));
+        else if (r->killed_reason)
+            add(&run_problem, "%s; the IUT was killed", r->killed_reason);
+        else if (r->signal)
+            add(&run_problem, "the IUT crashed: %s", r->status_text);
+        else if (unsupported)
+            add(&run_problem, "the IUT does not implement the train verb (exit status 64, P1)");
+        else
+            add(&run_problem, "the IUT exited non-zero: %s", r->status_text);
+        if (rep->failure)
+            add(&run_problem, "it reports %s (spec §10)", rep->failure);
+    }
+
+    /* the trace, strictly */
+    trace_doc *tr = &x.tr;
+    if (!x.trace_exists) {
+        if (!unsupported)
+            add(&run_problem, "no trace file was written (P7)");
+    } else if (x.trace_size > TRACE_CAP) {
+        add(&run_problem, "the trace has %llu bytes, over the 1 MiB cap (P8)", (unsigned long long)x.trace_size);
+    } else {
+        if (!x.trace_ok)
+            add(&run_problem, "garbage in the trace: %s", x.trace_err);
+        if (tr->profile && (strcmp(tr->profile, tv->profile) != 0 || tr->steps != n))
+            add(&run_problem, "the trace header says profile=%s steps=%u, expected profile=%s steps=%u", tr->profile,
+                (unsigned)tr->steps, tv->profile, (unsigned)n);
+        if (x.trace_ok && tr->n < (size_t)n + 1 && !run_problem.len)
+            add(&run_problem, "the trace ends at step %zu of %u", tr->n ? tr->n - 1 : 0, (unsigned)n);
+    }
+    if (unsupported && !x.trace_exists) {
+        rep->problem = sbuf_take(&run_problem);
+        char run_id[160];
+        snprintf(run_id, sizeof run_id, "%s/run", tv->profile);
+        results_add(&rc->res, "train", suite, run_id, V_SKIP, rep->problem, 1, rep->seconds);
+        for (uint32_t s = 0; s <= tv->steps; s++) {
+            char id[160];
+            snprintf(id, sizeof id, "%s/%u", tv->profile, (unsigned)s);
+            results_add(&rc->res, "train", suite, id, V_SKIP, "the IUT does not implement the train verb (P1)", 1, 0);
+        }
+        fprintf(rc->out, "  SKIP %s: %s\n", tv->profile, rep->problem);
+        goto cleanup;
+    }
+
+    /* the run case */
+    char run_id[160];
+    snprintf(run_id, sizeof run_id, "%s/run", tv->profile);
+    rep->problem = run_problem.len ? xstrdup(run_problem.p) : NULL;
+    results_add(&rc->res, "train", suite, run_id, rep->problem ? V_FAIL : V_PASS, rep->problem, 1, rep->seconds);
+    if (rep->problem)
+        fprintf(rc->out, "    FAIL %s: %s\n", run_id, rep->problem);
+
+    /* every step */
+    int first_bad = -1, first_loss_bad = -1, listed = 0;
+    size_t n_fail = 0, n_pass = 0;
+    for (uint32_t s = 0; s <= tv->steps; s++) {
+        char id[160];
+        snprintf(id, sizeof id, "%s/%u", tv->profile, (unsigned)s);
+        if (s > n) {
+            results_add(&rc->res, "train", suite, id, V_SKIP, "not run (--steps)", 1, 0);
+            continue;
+        }
+        if (s >= tr->n) {
+            char *why = xasprintf("not reached: %s", rep->problem ? rep->problem : "the trace ends before this step");
+            results_add(&rc->res, "train", suite, id, rep->problem ? V_ERROR : V_FAIL, why, 1, 0);
+            free(why);
+            n_fail++;
+            continue;
+        }
+        const trace_step *ts = &tr->s[s];
+        const trace_vec *want = &tv->trace[s];
+        sbuf why;
+        sbuf_init(&why);
+        if (s > 0) {
+            if (f32_bits_nan(ts->loss))
+                add(&why, "the loss is NaN (0x%08x) at step %u: a non-finite loss ends a run (spec §10)",
+                    (unsigned)ts->loss, (unsigned)s);
+            else if (!f32_same(ts->loss, want->loss)) {
+                char g[48], e[48];
+                f32_describe(ts->loss, g, sizeof g);
+                f32_describe(want->loss, e, sizeof e);
+                uint64_t u = ulp_distance(ts->loss, want->loss);
+                add(&why, "loss %s, expected %s (%llu ULP)", g, e, (unsigned long long)u);
+            }
+            if (!f32_same(ts->loss, want->loss) && first_loss_bad < 0)
+                first_loss_bad = (int)s;
+        }
+        const ckpt_file *ck = &x.ck[s];
+        int params_bad = 0;
+        if (!ck->present) {
+            add(&why, "checkpoint step-%06u.bin is missing (P7: --checkpoint-steps all)", (unsigned)s);
+            params_bad = 1;
+        } else if (ck->size != 4 * tv->parameters) {
+            add(&why, "checkpoint step-%06u.bin has %llu bytes, expected exactly 4*P = %llu (%s)", (unsigned)s,
+                (unsigned long long)ck->size, (unsigned long long)(4 * tv->parameters),
+                ck->size < 4 * tv->parameters ? "truncated" : "oversized");
+            params_bad = 1;
+        } else {
+            if (strcmp(ck->sha256, want->digest) != 0) {
+                add(&why, "parameters differ: the checkpoint hashes to %s, expected %s", ck->sha256, want->digest);
+                params_bad = 1;
+            }
+            if (ts->has_digest && strcmp(ts->digest, ck->sha256) != 0)
+                add(&why, "the trace's digest %s disagrees with the checkpoint file's SHA-256 %s (the runner hashes the file itself)",
+                    ts->digest, ck->sha256);
+        }
+        if (params_bad && first_bad < 0)
+            first_bad = (int)s;
+        if (why.len) {
+            results_add(&rc->res, "train", suite, id, V_FAIL, why.p, 1, 0);
+            n_fail++;
+            if (listed++ < 4)
+                fprintf(rc->out, "    FAIL %s: %s\n", id, why.p);
+        } else {
+            results_add(&rc->res, "train", suite, id, V_PASS, NULL, 1, 0);
+            n_pass++;
+        }
+        sbuf_free(&why);
+    }
+    if (listed > 4)
+        fprintf(rc->out, "    ... %d more failing steps (the receipt and JUnit list every step)\n", listed - 4);
+    fprintf(rc->out, "  %-24s %zu step%s passed", tv->profile, n_pass, n_pass == 1 ? "" : "s");
+    if (n_fail)
+        fprintf(rc->out, ", %zu failed", n_fail);
+    fprintf(rc->out, " (run: %s, %.2f s)\n", rep->status, rep->seconds);
+
+    /* the vectors' checkpoint steps, as a table people can compare across hosts */
+    rep->ck = xcalloc(tv->n_ck ? tv->n_ck : 1, sizeof *rep->ck);
+    rep->n_ck = tv->n_ck;
+    for (size_t i = 0; i < tv->n_ck; i++) {
+        uint32_t s = tv->ck_steps[i];
+        struct ck_seen *cs = &rep->ck[i];
+        cs->step = s;
+        if (s > n || s >= tr->n)
+            continue;
+        const ckpt_file *ck = &x.ck[s];
+        int same = ck->present && ck->size == 4 * tv->parameters && !strcmp(ck->sha256, tv->trace[s].digest);
+        cs->reached = 1;
+        cs->has_loss = s > 0;
+        cs->loss = s > 0 ? tr->s[s].loss : 0;
+        cs->present = ck->present && ck->size == 4 * tv->parameters;
+        if (ck->present)
+            snprintf(cs->sha256, sizeof cs->sha256, "%s", ck->sha256);
+        cs->same = same;
+        char loss[24] = "(init)    ";
+        if (s > 0)
+            snprintf(loss, sizeof loss, "0x%08x", (unsigned)tr->s[s].loss);
+        fprintf(rc->out, "    step %3u  loss %s  sha256 %s  %s\n", (unsigned)s, loss,
+                ck->present ? ck->sha256 : "(no checkpoint)", same ? "= vectors" : "!= vectors");
+    }
+    rep->first_bad_step = first_bad;
+    if (first_bad >= 0)
+        localize_train(rc, tv, x.ckdir, x.trace_exists ? tr : NULL, (uint32_t)first_bad, rep);
+    else if (first_loss_bad >= 0)
+        localize_loss_only(tv, tr, (uint32_t)first_loss_bad, rep);
+    if (rep->loc_text.len) {
+        fprintf(rc->out, "  where it differs:\n%s", rep->loc_text.p);
+        fflush(rc->out);
+    }
+
+cleanup:
+    sbuf_free(&run_problem);
+    if (a->keep_work) {
+        rep->work_dir = xstrdup(x.dir);
+        fprintf(rc->out, "  work directory kept: %s\n", x.dir);
+    }
+    train_exec_free(&x, a->keep_work);
+}
+
+/* The train level over every selected profile of the vectors. */
+void level_train_run(run_ctx *rc)
+{
+    double t0 = now_s();
+    const conform_args *a = rc->a;
+    size_t selected = 0;
+    for (size_t i = 0; i < rc->vs.n_trains; i++) {
+        const train_vec *tv = &rc->vs.trains[i];
+        if (a->profile && strcmp(a->profile, tv->profile) != 0)
+            continue;
+        if (!cli_filter_match(a, tv->profile))
+            continue;
+        selected++;
+        rc->trains = xrealloc(rc->trains, (rc->n_trains + 1) * sizeof *rc->trains);
+        train_report *rep = &rc->trains[rc->n_trains++];
+        memset(rep, 0, sizeof *rep);
+        train_profile(rc, tv, rep);
+    }
+    if (a->profile && !selected) {
+        rc->lv_train = L_NOT_REACHED;
+        rc->train_note = xasprintf("the vectors have no profile %s", a->profile);
+        results_add(&rc->res, "train", "train", a->profile, V_ERROR, rc->train_note, 1, 0);
+        fprintf(rc->out, "level train: %s\n", rc->train_note);
+        return;
+    }
+    if (!selected) {
+        rc->lv_train = L_NOT_RUN;
+        fprintf(rc->out, "level train: not run (no profile selected)\n");
+        return;
+    }
+    tally t = results_tally(&rc->res, "train");
+    rc->lv_train = level_from_tally(t);
+    rc->t_train = now_s() - t0;
+    fprintf(rc->out, "level train: %s (%zu passed, %zu failed, %zu skipped) in %.1f s\n",
+            level_verdict_name(rc->lv_train), t.passed, t.failed + t.errors, t.skipped, rc->t_train);
+}

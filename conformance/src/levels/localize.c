@@ -1,0 +1,580 @@
+/* localize.c — where a training run departs from the reference. Uses the
+ * reference library linked into the runner to recompute the state at any
+ * step (mlp13k: spec §11), compares it with the IUT's own checkpoint tensor
+ * by tensor, and replays the departing step op by op through both the
+ * reference and the IUT's `ops` verb (spec/iut-protocol.md P5) to name the
+ * first op whose output differs. */
+#include "levels/localize.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "isotrain.h"
+#include "protocol/ops_engine.h"
+#include "core/ulp.h"
+
+#define P IT_MLP13K_NPARAMS
+
+static void line(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void line(sbuf *b, const char *fmt, ...)
+{
+    sbuf_adds(b, "    ");
+    va_list ap;
+    va_start(ap, fmt);
+    sbuf_vprintf(b, fmt, ap);
+    va_end(ap);
+    sbuf_addc(b, '\n');
+}
+
+/* The first losses: how far the losses agree with the vectors. Returns the
+ * last step S such that every loss 1..S matched (0 if step 1 differs). */
+static uint32_t losses_identical_through(const train_vec *tv, const trace_doc *tr)
+{
+    uint32_t s = 0;
+    while (tr && s + 1 < tr->n && s + 1 <= tv->steps && tr->s[s + 1].has_loss &&
+           f32_same(tr->s[s + 1].loss, tv->trace[s + 1].loss))
+        s++;
+    return s;
+}
+
+void localize_loss_only(const train_vec *tv, const trace_doc *tr, uint32_t first_loss, train_report *rep)
+{
+    line(&rep->loc_text, "parameters are identical at every step checked, but the loss bits differ from step %u",
+         (unsigned)first_loss);
+    line(&rep->loc_text, "(the loss is reported, not trained on: the IUT computes or prints the batch loss differently, spec §11.6)");
+    rep->loc_json = cJSON_CreateObject();
+    cJSON_AddNumberToObject(rep->loc_json, "first_loss_step", first_loss);
+    cJSON_AddNumberToObject(rep->loc_json, "loss_identical_through", losses_identical_through(tv, tr));
+}
+
+static int is_mlp13k(const train_vec *tv)
+{
+    if (strcmp(tv->profile, "mlp13k") != 0 || tv->parameters != P || tv->n_tensors != 5)
+        return 0;
+    for (size_t t = 0; t < 5; t++)
+        if (strcmp(tv->tensors[t].name, it_mlp13k_tensors[t].name) != 0 ||
+            tv->tensors[t].offset != it_mlp13k_tensors[t].offset ||
+            tv->tensors[t].rows * tv->tensors[t].cols != it_mlp13k_tensors[t].rows * it_mlp13k_tensors[t].cols)
+            return 0;
+    return 1;
+}
+
+/* Reads the IUT's checkpoint of a step (exactly 4*P bytes, spec §8.1). */
+static int load_ckpt(const char *ckdir, uint32_t step, float *params)
+{
+    char *file = xasprintf("%s/step-%06u.bin", ckdir, (unsigned)step);
+    char *data;
+    size_t len;
+    char err[256];
+    int ok = read_file(file, 4 * P + 1, &data, &len, err, sizeof err) == 0;
+    free(file);
+    if (!ok)
+        return -1;
+    if (len != 4 * P) {
+        free(data);
+        return -1;
+    }
+    it_load_f32le((const unsigned char *)data, P, params);
+    free(data);
+    return 0;
+}
+
+static uint32_t bits(float f) { return it_f32_bits(f); }
+
+/* ---- the op-level replay ------------------------------------------------ */
+
+/* The ops of one position of spec §11.6, in the order the brief lists them,
+ * then sgd (§7.1). */
+enum { OPS_PER_POS = 10 };
+static const char *const pos_ops[OPS_PER_POS] = {
+    "embedding_forward", "linear_forward", "tanh", "linear_forward", "softmax_xent_forward",
+    "softmax_xent_backward", "linear_backward", "tanh_backward", "linear_backward", "embedding_backward"};
+
+typedef struct {
+    ops_req *reqs;
+    value *wants; /* 4 per request */
+    char **ids;
+    size_t n, cap;
+} replay;
+
+static value *rp_add(replay *rp, const char *op_name, const char *id, const char *kv)
+{
+    if (rp->n == rp->cap) {
+        rp->cap = rp->cap ? 2 * rp->cap : 1024;
+        rp->reqs = xrealloc(rp->reqs, rp->cap * sizeof *rp->reqs);
+        rp->wants = xrealloc(rp->wants, rp->cap * 4 * sizeof *rp->wants);
+        rp->ids = xrealloc(rp->ids, rp->cap * sizeof *rp->ids);
+    }
+    size_t i = rp->n++;
+    rp->ids[i] = xstrdup(id);
+    memset(&rp->reqs[i], 0, sizeof rp->reqs[i]);
+    const op_def *op = op_find(op_name, strlen(op_name));
+    ops_req_set_line(&rp->reqs[i], rp->ids[i], op, kv);
+    memset(&rp->wants[4 * i], 0, 4 * sizeof *rp->wants);
+    return &rp->wants[4 * i];
+}
+
+static void want_f32(value *v, const float *x, size_t n)
+{
+    v->type = VT_F32;
+    v->n = n;
+    v->v = xmalloc(n * sizeof *v->v);
+    for (size_t i = 0; i < n; i++)
+        v->v[i] = bits(x[i]);
+}
+
+static void kv_f32(sbuf *b, const char *key, const float *x, size_t n)
+{
+    sbuf_printf(b, "%s%s=", b->len ? " " : "", key);
+    encode_f32s(b, x, n);
+}
+
+static void kv_int(sbuf *b, const char *key, unsigned long v)
+{
+    sbuf_printf(b, "%s%s=%lu", b->len ? " " : "", key, v);
+}
+
+enum { V = IT_MLP13K_VOCAB, D = IT_MLP13K_EMBED, H = IT_MLP13K_HIDDEN, B = IT_MLP13K_BATCH };
+
+/* Builds the replay of training step `step` from the state before it and
+ * checks that the recomposition reproduces the library's step. grads_out
+ * receives the recomposed gradient. Returns 0 if the recomposition agrees with
+ * it_mlp13k_loss_grad bit for bit. */
+static int build_replay(replay *rp, const it_mlp13k_recipe *r, const float *params, uint32_t step, float *grads,
+                        float *after)
+{
+    unsigned char xs[B], ys[B];
+    it_mlp13k_batch(r, step, xs, ys);
+    const float *E = params + IT_MLP13K_OFF_EMBED, *W1 = params + IT_MLP13K_OFF_W1, *b1 = params + IT_MLP13K_OFF_B1,
+                *W2 = params + IT_MLP13K_OFF_W2, *b2 = params + IT_MLP13K_OFF_B2;
+    float *dE = grads + IT_MLP13K_OFF_EMBED, *dW1 = grads + IT_MLP13K_OFF_W1, *db1 = grads + IT_MLP13K_OFF_B1,
+          *dW2 = grads + IT_MLP13K_OFF_W2, *db2 = grads + IT_MLP13K_OFF_B2;
+    for (size_t i = 0; i < P; i++)
+        grads[i] = 0.0f;
+    const float inv = 1.0f / (float)B; /* 0x3c800000: exact */
+    static float dW2_before[V * H], dE_before[V * D];
+    float db2_before[V], dW1_before[H * D], db1_before[H];
+    sbuf kv;
+    sbuf_init(&kv);
+    char id[64];
+    for (unsigned p = 0; p < B; p++) {
+        float e[D], z1[H], h[H], z2[V], probs[V], loss, dz2[V], dh[H], dz1[H], de[D];
+        value *w;
+#define ID(k) (snprintf(id, sizeof id, "replay/%u/p%u/%d", (unsigned)step, p, (k)), id)
+        /* 1 embedding_forward (§5.1) */
+        it_embedding_forward(E, D, xs[p], e);
+        sbuf_reset(&kv);
+        kv_int(&kv, "dim", D);
+        kv_f32(&kv, "e", E, V * D);
+        kv_int(&kv, "token", xs[p]);
+        w = rp_add(rp, pos_ops[0], ID(1), kv.p);
+        want_f32(&w[0], e, D);
+        /* 2 linear_forward 16 -> 32 (§5.2) */
+        it_linear_forward(W1, b1, e, D, H, z1);
+        sbuf_reset(&kv);
+        kv_int(&kv, "in", D);
+        kv_int(&kv, "out", H);
+        kv_f32(&kv, "w", W1, H * D);
+        kv_f32(&kv, "b", b1, H);
+        kv_f32(&kv, "x", e, D);
+        w = rp_add(rp, pos_ops[1], ID(2), kv.p);
+        want_f32(&w[0], z1, H);
+        /* 3 tanh (§5.3) */
+        it_tanh_forward(z1, H, h);
+        sbuf_reset(&kv);
+        kv_f32(&kv, "x", z1, H);
+        w = rp_add(rp, pos_ops[2], ID(3), kv.p);
+        want_f32(&w[0], h, H);
+        /* 4 linear_forward 32 -> 256 */
+        it_linear_forward(W2, b2, h, H, V, z2);
+        sbuf_reset(&kv);
+        kv_int(&kv, "in", H);
+        kv_int(&kv, "out", V);
+        kv_f32(&kv, "w", W2, V * H);
+        kv_f32(&kv, "b", b2, V);
+        kv_f32(&kv, "x", h, H);
+        w = rp_add(rp, pos_ops[3], ID(4), kv.p);
+        want_f32(&w[0], z2, V);
+        /* 5 softmax_xent_forward (§5.4) */
+        loss = it_softmax_xent_forward(z2, V, ys[p], probs);
+        sbuf_reset(&kv);
+        kv_f32(&kv, "z", z2, V);
+        kv_int(&kv, "target", ys[p]);
+        w = rp_add(rp, pos_ops[4], ID(5), kv.p);
+        want_f32(&w[0], probs, V);
+        want_f32(&w[1], &loss, 1);
+        /* 6 softmax_xent_backward (§5.5) */
+        it_softmax_xent_backward(probs, V, ys[p], inv, dz2);
+        sbuf_reset(&kv);
+        kv_f32(&kv, "probs", probs, V);
+        kv_int(&kv, "target", ys[p]);
+        kv_f32(&kv, "scale", &inv, 1);
+        w = rp_add(rp, pos_ops[5], ID(6), kv.p);
+        want_f32(&w[0], dz2, V);
+        /* 7 linear_backward 32 -> 256 (§5.7), accumulating */
+        memcpy(dW2_before, dW2, sizeof dW2_before);
+        memcpy(db2_before, db2, sizeof db2_before);
+        it_linear_backward(W2, h, dz2, H, V, dW2, db2, dh);
+        sbuf_reset(&kv);
+        kv_int(&kv, "in", H);
+        kv_int(&kv, "out", V);
+        kv_f32(&kv, "w", W2, V * H);
+        kv_f32(&kv, "x", h, H);
+        kv_f32(&kv, "dy", dz2, V);
+        kv_f32(&kv, "dw", dW2_before, V * H);
+        kv_f32(&kv, "db", db2_before, V);
+        w = rp_add(rp, pos_ops[6], ID(7), kv.p);
+        want_f32(&w[0], dW2, V * H);
+        want_f32(&w[1], db2, V);
+        want_f32(&w[2], dh, H);
+        /* 8 tanh_backward (§5.6) */
+        it_tanh_backward(h, dh, H, dz1);
+        sbuf_reset(&kv);
+        kv_f32(&kv, "y", h, H);
+        kv_f32(&kv, "dy", dh, H);
+        w = rp_add(rp, pos_ops[7], ID(8), kv.p);
+        want_f32(&w[0], dz1, H);
+        /* 9 linear_backward 16 -> 32 */
+        memcpy(dW1_before, dW1, sizeof dW1_before);
+        memcpy(db1_before, db1, sizeof db1_before);
+        it_linear_backward(W1, e, dz1, D, H, dW1, db1, de);
+        sbuf_reset(&kv);
+        kv_int(&kv, "in", D);
+        kv_int(&kv, "out", H);
+        kv_f32(&kv, "w", W1, H * D);
+        kv_f32(&kv, "x", e, D);
+        kv_f32(&kv, "dy", dz1, H);
+        kv_f32(&kv, "dw", dW1_before, H * D);
+        kv_f32(&kv, "db", db1_before, H);
+        w = rp_add(rp, pos_ops[8], ID(9), kv.p);
+        want_f32(&w[0], dW1, H * D);
+        want_f32(&w[1], db1, H);
+        want_f32(&w[2], de, D);
+        /* 10 embedding_backward (§5.8), one position */
+        memcpy(dE_before, dE, sizeof dE_before);
+        it_embedding_backward(dE, D, xs[p], de);
+        sbuf_reset(&kv);
+        kv_int(&kv, "dim", D);
+        kv_f32(&kv, "de", dE_before, V * D);
+        kv_int(&kv, "tokens", xs[p]);
+        kv_f32(&kv, "dout", de, D);
+        w = rp_add(rp, pos_ops[9], ID(10), kv.p);
+        want_f32(&w[0], dE, V * D);
+#undef ID
+    }
+    /* 11 sgd (§7.1) */
+    memcpy(after, params, P * sizeof *after);
+    it_mlp13k_recipe rr = *r;
+    it_sgd_update(after, grads, P, rr.lr);
+    sbuf_reset(&kv);
+    kv_f32(&kv, "p", params, P);
+    kv_f32(&kv, "g", grads, P);
+    kv_f32(&kv, "lr", &rr.lr, 1);
+    snprintf(id, sizeof id, "replay/%u/sgd", (unsigned)step);
+    value *w = rp_add(rp, "sgd", id, kv.p);
+    want_f32(&w[0], after, P);
+    sbuf_free(&kv);
+    for (size_t i = 0; i < rp->n; i++)
+        rp->reqs[i].want = &rp->wants[4 * i];
+
+    /* the recomposition must be the library's own step */
+    static float lib_grads[P];
+    it_mlp13k_loss_grad(params, xs, ys, B, lib_grads);
+    return memcmp(lib_grads, grads, sizeof lib_grads) == 0 ? 0 : -1;
+}
+
+static void replay_free(replay *rp)
+{
+    for (size_t i = 0; i < rp->n; i++) {
+        free(rp->reqs[i].line);
+        free(rp->ids[i]);
+        for (size_t k = 0; k < 4; k++)
+            value_free(&rp->wants[4 * i + k]);
+    }
+    free(rp->reqs);
+    free(rp->wants);
+    free(rp->ids);
+    memset(rp, 0, sizeof *rp);
+}
+
+/* Runs the replay through the IUT's ops verb and reports the first op whose
+ * output differs. */
+static void op_replay(run_ctx *rc, const it_mlp13k_recipe *r, const float *before, uint32_t step, train_report *rep,
+                      cJSON *j)
+{
+    if (rc->ops_ran && rc->ops_sum.verb_unsupported) {
+        line(&rep->loc_text, "first differing op: op-level localization was not possible: the IUT does not implement the ops verb (exit status 64, P1)");
+        cJSON_AddStringToObject(j, "op_note", "not possible: the IUT does not implement the ops verb");
+        return;
+    }
+    static float grads[P], after[P];
+    replay rp;
+    memset(&rp, 0, sizeof rp);
+    if (build_replay(&rp, r, before, step, grads, after) != 0) {
+        line(&rep->loc_text, "first differing op: not localized: the runner's op-by-op recomposition does not reproduce the linked reference's step (runner bug)");
+        cJSON_AddStringToObject(j, "op_note", "runner recomposition disagrees with the library");
+        replay_free(&rp);
+        return;
+    }
+    ops_res *res = xcalloc(rp.n, sizeof *res);
+    ops_summary sum;
+    double t0 = now_s();
+    for (size_t i = 0; i < rp.n; i++)
+        rp.reqs[i].timeout = rc_timeout_case(rc);
+    ops_progress prog = {rc->out, 60.0, "op replay"};
+    ops_engine_run(rc->a->iut, rp.reqs, rp.n, res, &sum, &prog);
+    double secs = now_s() - t0;
+    cJSON_AddNumberToObject(j, "op_replay_calls", (double)rp.n);
+    cJSON_AddNumberToObject(j, "op_replay_seconds", secs);
+    if (sum.verb_unsupported) {
+        line(&rep->loc_text, "first differing op: op-level localization was not possible: the IUT does not implement the ops verb (exit status 64, P1)");
+        cJSON_AddStringToObject(j, "op_note", "not possible: the IUT does not implement the ops verb");
+    } else {
+        size_t first = rp.n, unsupported = 0, errors = 0;
+        for (size_t i = 0; i < rp.n; i++) {
+            if (res[i].v == V_SKIP)
+                unsupported++;
+            else if (res[i].v == V_ERROR) {
+                errors++;
+                if (first == rp.n)
+                    first = i;
+                break;
+            } else if (res[i].v == V_FAIL && first == rp.n)
+                first = i;
+        }
+        if (first == rp.n) {
+            line(&rep->loc_text,
+                 "first differing op: none. Every op of step %u (%zu calls: 64 positions x 10 ops, then sgd) matches the reference on the reference's inputs%s",
+                 (unsigned)step, rp.n - unsupported, unsupported ? "" : ".");
+            if (unsupported)
+                line(&rep->loc_text, "  (%zu calls were skipped: ops the IUT does not support)", unsupported);
+            line(&rep->loc_text,
+                 "  The defect is outside the ops: in how the IUT composes them, keeps its state, or writes its checkpoint.");
+            cJSON_AddStringToObject(j, "op_note", "every op matches: the defect is outside the ops");
+        } else if (res[first].v == V_ERROR) {
+            line(&rep->loc_text, "first differing op: the replay stopped at %s: %s", rp.ids[first], res[first].reason);
+            cJSON_AddStringToObject(j, "op_note", res[first].reason);
+        } else {
+            const ops_req *q = &rp.reqs[first];
+            const ops_res *x = &res[first];
+            int is_sgd = first == rp.n - 1;
+            unsigned pos = (unsigned)(first / OPS_PER_POS), k = (unsigned)(first % OPS_PER_POS) + 1;
+            cJSON *o = cJSON_AddObjectToObject(j, "first_op");
+            cJSON_AddStringToObject(o, "op", q->op->name);
+            cJSON_AddStringToObject(o, "call", rp.ids[first]);
+            if (is_sgd) {
+                line(&rep->loc_text, "first differing op: sgd (spec §7.1), after all 64 positions of step %u",
+                     (unsigned)step);
+            } else {
+                line(&rep->loc_text, "first differing op: %s (spec §%s) at position %u of step %u (op %u of %d in that position)",
+                     q->op->name, q->op->clause, pos, (unsigned)step, k, OPS_PER_POS);
+                cJSON_AddNumberToObject(o, "position", pos);
+                cJSON_AddNumberToObject(o, "op_in_position", k);
+            }
+            if (x->has_diff) {
+                char g[48], w[48];
+                const op_field *f = &q->op->out[x->diff_key];
+                f32_describe((uint32_t)x->got, g, sizeof g);
+                f32_describe((uint32_t)x->want, w, sizeof w);
+                line(&rep->loc_text, "  output %s[%zu]: IUT %s, reference %s, %llu ULP (%zu of %zu elements of %s differ)",
+                     f->key, x->diff_index, g, w, (unsigned long long)x->diff_ulp, x->diff_count,
+                     q->want[x->diff_key].n, f->key);
+                cJSON_AddStringToObject(o, "output", f->key);
+                cJSON_AddNumberToObject(o, "element", (double)x->diff_index);
+                char hex[16];
+                snprintf(hex, sizeof hex, "%08x", (unsigned)x->got);
+                cJSON_AddStringToObject(o, "iut", hex);
+                snprintf(hex, sizeof hex, "%08x", (unsigned)x->want);
+                cJSON_AddStringToObject(o, "reference", hex);
+                cJSON_AddNumberToObject(o, "ulp", x->diff_ulp == UINT64_MAX ? -1.0 : (double)x->diff_ulp);
+                cJSON_AddNumberToObject(o, "differing_elements", (double)x->diff_count);
+            } else {
+                line(&rep->loc_text, "  %s", x->reason);
+                cJSON_AddStringToObject(o, "reason", x->reason);
+            }
+            size_t later = 0;
+            for (size_t i = first + 1; i < rp.n; i++)
+                later += res[i].v == V_FAIL;
+            if (later)
+                line(&rep->loc_text, "  (%zu later op calls of the step differ too)", later);
+        }
+        if (errors && sum.problem)
+            line(&rep->loc_text, "  ops process: %s", sum.problem);
+    }
+    for (size_t i = 0; i < rp.n; i++)
+        ops_res_free(&res[i]);
+    free(res);
+    ops_summary_free(&sum);
+    replay_free(&rp);
+}
+
+/* Step 0 differs: the init of spec §11.4, tensor by tensor, via mlp13k_init. */
+static void init_replay(run_ctx *rc, const float *ref, train_report *rep, cJSON *j)
+{
+    replay rp;
+    memset(&rp, 0, sizeof rp);
+    for (size_t t = 0; t < 5; t++) {
+        const it_tensor_info *ti = &it_mlp13k_tensors[t];
+        char kv[64], id[64];
+        snprintf(kv, sizeof kv, "tensor=%s", ti->name);
+        snprintf(id, sizeof id, "replay/0/init/%s", ti->name);
+        value *w = rp_add(&rp, "mlp13k_init", id, kv);
+        want_f32(&w[0], ref + ti->offset, ti->rows * ti->cols);
+    }
+    for (size_t i = 0; i < rp.n; i++) {
+        rp.reqs[i].want = &rp.wants[4 * i];
+        rp.reqs[i].timeout = rc_timeout_case(rc);
+    }
+    ops_res res[5];
+    ops_summary sum;
+    ops_progress prog = {rc->out, 60.0, "op replay"};
+    ops_engine_run(rc->a->iut, rp.reqs, rp.n, res, &sum, &prog);
+    int found = 0;
+    for (size_t i = 0; i < rp.n && !found; i++)
+        if (res[i].v == V_FAIL || res[i].v == V_ERROR) {
+            line(&rep->loc_text, "first differing op: mlp13k_init (spec §11.4) of tensor %s: %s",
+                 it_mlp13k_tensors[i].name, res[i].reason);
+            cJSON_AddStringToObject(j, "op_note", res[i].reason);
+            found = 1;
+        }
+    if (!found)
+        line(&rep->loc_text, "first differing op: none: mlp13k_init matches for every tensor%s",
+             sum.verb_unsupported ? " (not checked: the IUT does not implement ops)" : "; the defect is in how the IUT stores or writes its initial parameters");
+    for (size_t i = 0; i < rp.n; i++)
+        ops_res_free(&res[i]);
+    ops_summary_free(&sum);
+    replay_free(&rp);
+}
+
+/* Design brief, "When something differs, say where": step, tensor and
+ * element (spec §11.2 tensors, §8.1 bytes), ULP distances, then the op
+ * replay of spec §11.6 through P5. */
+void localize_train(run_ctx *rc, const train_vec *tv, const char *ckdir, const trace_doc *tr, uint32_t first_bad,
+                    train_report *rep)
+{
+    sbuf *t = &rep->loc_text;
+    cJSON *j = cJSON_CreateObject();
+    rep->loc_json = j;
+    uint32_t T = first_bad;
+    line(t, "first step whose parameters differ: %u (its checkpoint does not hash to the vectors' digest)", (unsigned)T);
+    cJSON_AddNumberToObject(j, "first_step", T);
+    if (tr) {
+        uint32_t S = losses_identical_through(tv, tr);
+        cJSON_AddNumberToObject(j, "loss_identical_through", S);
+        if (T > 0 && S >= T) {
+            line(t, "loss bits identical through step %u while parameters differ from step %u", (unsigned)S, (unsigned)T);
+            line(t, "  (the printed losses alone would not show this run is different)");
+        } else if (S + 1 < tr->n)
+            line(t, "loss bits identical through step %u; the loss first differs at step %u", (unsigned)S, (unsigned)S + 1);
+    }
+    if (!is_mlp13k(tv)) {
+        line(t, "tensor/op localization: the runner's linked reference implements mlp13k only; profile %s is not recomputed",
+             tv->profile);
+        return;
+    }
+    it_mlp13k_recipe r = it_mlp13k_default_recipe();
+    static it_mlp13k_state s;
+    static float before[P], iut[P];
+    it_mlp13k_start(&r, &s);
+    memcpy(before, s.params, sizeof before);
+    int lib_ok = 1;
+    for (uint32_t k = 0; k < T && lib_ok; k++) {
+        memcpy(before, s.params, sizeof before);
+        lib_ok = it_mlp13k_step(&r, &s) == IT_OK;
+    }
+    char dig[65], dig_prev[65];
+    it_params_digest(s.params, P, dig);
+    it_params_digest(before, P, dig_prev);
+    if (!lib_ok || strcmp(dig, tv->trace[T].digest) != 0 || (T > 0 && strcmp(dig_prev, tv->trace[T - 1].digest) != 0)) {
+        line(t, "tensor/op localization: not possible: the reference linked into the runner does not reproduce the vectors at step %u (runner and vector set of different spec versions?)",
+             (unsigned)T);
+        cJSON_AddStringToObject(j, "note", "linked reference disagrees with the vectors");
+        return;
+    }
+    /* tensor and element */
+    if (load_ckpt(ckdir, T, iut) != 0) {
+        line(t, "first differing tensor: unknown: the IUT's checkpoint of step %u is missing or not exactly %d bytes",
+             (unsigned)T, 4 * P);
+    } else {
+        ulp_hist h;
+        ulp_hist_init(&h);
+        size_t first = P, per[5] = {0};
+        for (size_t i = 0; i < P; i++) {
+            uint32_t a = bits(iut[i]), b = bits(s.params[i]);
+            if (a == b)
+                continue;
+            ulp_hist_add(&h, a, b);
+            if (first == P)
+                first = i;
+            for (size_t k = 0; k < 5; k++)
+                if (i >= it_mlp13k_tensors[k].offset &&
+                    i < it_mlp13k_tensors[k].offset + it_mlp13k_tensors[k].rows * it_mlp13k_tensors[k].cols)
+                    per[k]++;
+        }
+        if (first == P) {
+            line(t, "the checkpoint's values equal the reference's bit for bit (its digest differed?)");
+        } else {
+            const it_tensor_info *ti = NULL;
+            for (size_t k = 0; k < 5; k++)
+                if (first >= it_mlp13k_tensors[k].offset &&
+                    first < it_mlp13k_tensors[k].offset + it_mlp13k_tensors[k].rows * it_mlp13k_tensors[k].cols)
+                    ti = &it_mlp13k_tensors[k];
+            size_t local = first - ti->offset, row = local / ti->cols, col = local % ti->cols;
+            char g[48], w[48];
+            f32_describe(bits(iut[first]), g, sizeof g);
+            f32_describe(bits(s.params[first]), w, sizeof w);
+            uint64_t u = ulp_distance(bits(iut[first]), bits(s.params[first]));
+            line(t, "first differing tensor: %s, element (%zu, %zu) [flat index %zu]: IUT %s, reference %s, %llu ULP",
+                 ti->name, row, col, first, g, w, (unsigned long long)u);
+            sbuf pt;
+            sbuf_init(&pt);
+            for (size_t k = 0; k < 5; k++)
+                if (per[k])
+                    sbuf_printf(&pt, "%s%s: %zu", pt.len ? ", " : "", it_mlp13k_tensors[k].name, per[k]);
+            line(t, "differing elements at step %u: %zu of %d (%s); max %llu ULP", (unsigned)T, h.differing, P, pt.p,
+                 (unsigned long long)h.max_ulp);
+            sbuf hist;
+            sbuf_init(&hist);
+            ulp_hist_text(&h, &hist);
+            line(t, "ULP histogram: %s", hist.p);
+            cJSON_AddStringToObject(j, "tensor", ti->name);
+            cJSON_AddNumberToObject(j, "row", (double)row);
+            cJSON_AddNumberToObject(j, "col", (double)col);
+            cJSON_AddNumberToObject(j, "flat_index", (double)first);
+            char hex[16];
+            snprintf(hex, sizeof hex, "%08x", (unsigned)bits(iut[first]));
+            cJSON_AddStringToObject(j, "iut", hex);
+            snprintf(hex, sizeof hex, "%08x", (unsigned)bits(s.params[first]));
+            cJSON_AddStringToObject(j, "reference", hex);
+            cJSON_AddNumberToObject(j, "ulp", (double)u);
+            cJSON_AddNumberToObject(j, "differing_elements", (double)h.differing);
+            cJSON_AddNumberToObject(j, "max_ulp", (double)h.max_ulp);
+            cJSON *hj = cJSON_AddObjectToObject(j, "ulp_histogram");
+            cJSON_AddNumberToObject(hj, "1", (double)h.b1);
+            cJSON_AddNumberToObject(hj, "2-3", (double)h.b2_3);
+            cJSON_AddNumberToObject(hj, "4-15", (double)h.b4_15);
+            cJSON_AddNumberToObject(hj, "16-255", (double)h.b16_255);
+            cJSON_AddNumberToObject(hj, ">=256", (double)h.b256);
+            cJSON_AddNumberToObject(hj, "sign/NaN", (double)h.sign_nan);
+            cJSON *pj = cJSON_AddObjectToObject(j, "differing_per_tensor");
+            for (size_t k = 0; k < 5; k++)
+                cJSON_AddNumberToObject(pj, it_mlp13k_tensors[k].name, (double)per[k]);
+            sbuf_free(&pt);
+            sbuf_free(&hist);
+        }
+    }
+    /* the op that departs */
+    if (T == 0) {
+        init_replay(rc, s.params, rep, j);
+        return;
+    }
+    static float iut_prev[P];
+    if (load_ckpt(ckdir, T - 1, iut_prev) == 0 && memcmp(iut_prev, before, sizeof before) == 0)
+        line(t, "replaying step %u from the last matching state (step %u, identical in the IUT and the reference):",
+             (unsigned)T, (unsigned)T - 1);
+    else
+        line(t, "replaying step %u from the reference's state at step %u (the IUT's own checkpoint of it is unusable):",
+             (unsigned)T, (unsigned)T - 1);
+    op_replay(rc, &r, before, T, rep, j);
+}

@@ -1,0 +1,20 @@
+/* localize.h — saying where a training run departs from the reference
+ * (design brief: "the first step whose digest differs, the first tensor and
+ * element, the ULP distance, and the first op whose output differs"). */
+#ifndef CONFORM_LOCALIZE_H
+#define CONFORM_LOCALIZE_H
+
+#include "levels/run_ctx.h"
+#include "protocol/trace.h"
+#include "vectorset/vectors_load.h"
+
+/* Called by the train level when step first_bad's checkpoint differs from
+ * the vectors. ckdir holds the IUT's checkpoints, tr its parsed trace (may be
+ * NULL). Fills rep->loc_text and rep->loc_json. */
+void localize_train(run_ctx *rc, const train_vec *tv, const char *ckdir, const trace_doc *tr, uint32_t first_bad,
+                    train_report *rep);
+
+/* When only losses differ: fills rep with where the loss departs. */
+void localize_loss_only(const train_vec *tv, const trace_doc *tr, uint32_t first_loss, train_report *rep);
+
+#endif

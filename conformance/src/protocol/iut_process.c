@@ -1,0 +1,545 @@
+/* iut_process.c — spec/iut-protocol.md P1 (invocation), P3 (pipes, one line
+ * per response), P8 (time-outs, caps, killing). */
+#include "protocol/iut_process.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* A runaway writer cannot fill the disk: no IUT file may exceed this
+ * (checkpoints are 52 KiB, traces at most 1 MiB by P8). */
+#define IUT_FILE_SIZE_LIMIT ((rlim_t)256 << 20)
+
+void iut_setup_signals(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+}
+
+static void set_flags(int fd, int nonblock)
+{
+    int fl = fcntl(fd, F_GETFD);
+    if (fl >= 0)
+        fcntl(fd, F_SETFD, fl | FD_CLOEXEC);
+    if (nonblock) {
+        fl = fcntl(fd, F_GETFL);
+        if (fl >= 0)
+            fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+    }
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+/* P1: /bin/sh -c 'CMD "$@"' sh VERB ARG... */
+int iut_spawn(iut_proc *p, const char *cmd, const char *verb, const char *const *args, size_t nargs,
+              int with_stdin, const char *cwd, char *err, size_t cap)
+{
+    memset(p, 0, sizeof *p);
+    p->in_fd = p->out_fd = p->err_fd = -1;
+    sbuf_init(&p->out);
+    int in[2] = {-1, -1}, out[2] = {-1, -1}, er[2] = {-1, -1};
+    if ((with_stdin && pipe(in) != 0) || pipe(out) != 0 || pipe(er) != 0) {
+        snprintf(err, cap, "cannot create pipes: %s", strerror(errno));
+        for (int i = 0; i < 2; i++) {
+            if (in[i] >= 0)
+                close(in[i]);
+            if (out[i] >= 0)
+                close(out[i]);
+            if (er[i] >= 0)
+                close(er[i]);
+        }
+        return -1;
+    }
+    char *script = xasprintf("%s \"$@\"", cmd);
+    const char **argv = xcalloc(nargs + 6, sizeof *argv);
+    argv[0] = "sh";
+    argv[1] = "-c";
+    argv[2] = script;
+    argv[3] = "sh";
+    argv[4] = verb;
+    for (size_t i = 0; i < nargs; i++)
+        argv[5 + i] = args[i];
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, cap, "cannot fork: %s", strerror(errno));
+        free(script);
+        free(argv);
+        for (int i = 0; i < 2; i++) {
+            if (in[i] >= 0)
+                close(in[i]);
+            close(out[i]);
+            close(er[i]);
+        }
+        return -1;
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        signal(SIGPIPE, SIG_DFL);
+        struct rlimit rl = {IUT_FILE_SIZE_LIMIT, IUT_FILE_SIZE_LIMIT};
+        setrlimit(RLIMIT_FSIZE, &rl);
+        int devnull = with_stdin ? -1 : open("/dev/null", O_RDONLY);
+        dup2(with_stdin ? in[0] : devnull, 0);
+        dup2(out[1], 1);
+        dup2(er[1], 2);
+        long maxfd = sysconf(_SC_OPEN_MAX);
+        if (maxfd < 0 || maxfd > 65536)
+            maxfd = 65536;
+        for (int fd = 3; fd < maxfd; fd++)
+            close(fd);
+        if (cwd && chdir(cwd) != 0) {
+            dprintf(2, "isotrain-conform: cannot enter %s: %s\n", cwd, strerror(errno));
+            _exit(127);
+        }
+        execv("/bin/sh", (char *const *)argv);
+        dprintf(2, "isotrain-conform: cannot run /bin/sh: %s\n", strerror(errno));
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    free(script);
+    free(argv);
+    if (with_stdin) {
+        close(in[0]);
+        p->in_fd = in[1];
+        set_flags(p->in_fd, 1);
+    }
+    close(out[1]);
+    close(er[1]);
+    p->out_fd = out[0];
+    p->err_fd = er[0];
+    set_flags(p->out_fd, 1);
+    set_flags(p->err_fd, 1);
+    p->pid = pid;
+    p->started = now_s();
+    return 0;
+}
+
+static void settle(iut_proc *p, int compact);
+
+static void tail_add(iut_proc *p, const char *data, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        p->tail[p->tail_pos] = data[i];
+        p->tail_pos = (p->tail_pos + 1) % IUT_STDERR_TAIL;
+    }
+    p->err_total += n;
+}
+
+/* Has the shell exited? (Not reaped, so its process group stays valid.) */
+static int has_exited(iut_proc *p)
+{
+    if (p->reaped)
+        return 1;
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    if (waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0)
+        return errno == ECHILD;
+    return si.si_pid == p->pid;
+}
+
+static void reap(iut_proc *p)
+{
+    if (p->reaped || p->pid <= 0)
+        return;
+    int st;
+    while (waitpid(p->pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    p->status = st;
+    p->reaped = 1;
+}
+
+/* P3: one non-blocking round of writing requests and reading responses and
+ * diagnostics, so neither side can block the other; P8: the deadline. */
+int iut_pump(iut_proc *p, const char *wdata, size_t wlen, size_t *wdone, double deadline, double slice)
+{
+    int ev = 0;
+    settle(p, 1);
+    struct pollfd fds[3];
+    int nf = 0, iout = -1, ierr = -1, iin = -1;
+    if (p->out_fd >= 0) {
+        iout = nf;
+        fds[nf].fd = p->out_fd;
+        fds[nf++].events = POLLIN;
+    }
+    if (p->err_fd >= 0) {
+        ierr = nf;
+        fds[nf].fd = p->err_fd;
+        fds[nf++].events = POLLIN;
+    }
+    if (p->in_fd >= 0 && wdata && wdone && *wdone < wlen) {
+        iin = nf;
+        fds[nf].fd = p->in_fd;
+        fds[nf++].events = POLLOUT;
+    }
+    double now = now_s();
+    double wait = deadline - now;
+    if (wait > slice)
+        wait = slice;
+    if (wait < 0)
+        wait = 0;
+    int ms = (int)(wait * 1000.0 + 0.5);
+    int r = poll(fds, (nfds_t)nf, ms); /* nf == 0: just sleeps */
+    if (r < 0 && errno != EINTR)
+        r = 0;
+    if (r > 0) {
+        char buf[65536];
+        if (iout >= 0 && (fds[iout].revents & (POLLIN | POLLHUP | POLLERR))) {
+            for (int rounds = 0; rounds < 64; rounds++) {
+                ssize_t n = read(p->out_fd, buf, sizeof buf);
+                if (n > 0) {
+                    sbuf_add(&p->out, buf, (size_t)n);
+                    p->out_total += (unsigned long long)n;
+                    ev |= IUT_EV_OUT;
+                    continue;
+                }
+                if (n == 0) {
+                    close_fd(&p->out_fd);
+                    p->out_eof = 1;
+                    ev |= IUT_EV_OUT_EOF;
+                } else if (errno != EAGAIN && errno != EINTR) {
+                    close_fd(&p->out_fd);
+                    p->out_eof = 1;
+                    ev |= IUT_EV_OUT_EOF;
+                }
+                break;
+            }
+        }
+        if (ierr >= 0 && (fds[ierr].revents & (POLLIN | POLLHUP | POLLERR))) {
+            for (int rounds = 0; rounds < 64; rounds++) {
+                ssize_t n = read(p->err_fd, buf, sizeof buf);
+                if (n > 0) {
+                    tail_add(p, buf, (size_t)n);
+                    continue;
+                }
+                if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+                    close_fd(&p->err_fd);
+                    p->err_eof = 1;
+                }
+                break;
+            }
+        }
+        if (iin >= 0 && (fds[iin].revents & (POLLOUT | POLLERR | POLLHUP))) {
+            while (*wdone < wlen) {
+                size_t chunk = wlen - *wdone;
+                if (chunk > 65536)
+                    chunk = 65536;
+                ssize_t n = write(p->in_fd, wdata + *wdone, chunk);
+                if (n > 0) {
+                    *wdone += (size_t)n;
+                    ev |= IUT_EV_WROTE;
+                    continue;
+                }
+                if (n < 0 && (errno == EAGAIN || errno == EINTR))
+                    break;
+                ev |= IUT_EV_WRITE_ERR;
+                close_fd(&p->in_fd);
+                break;
+            }
+        }
+    }
+    if (p->in_fd < 0 && wdata && wdone && *wdone < wlen)
+        ev |= IUT_EV_WRITE_ERR;
+    if (has_exited(p))
+        ev |= IUT_EV_EXITED;
+    if (now_s() >= deadline)
+        ev |= IUT_EV_DEADLINE;
+    return ev;
+}
+
+/* Drops the line handed out last and, when asked, moves the unconsumed
+ * bytes to the front of the buffer. */
+static void settle(iut_proc *p, int compact)
+{
+    p->out_off += p->out_hold;
+    p->out_hold = 0;
+    if (compact && p->out_off > 0) {
+        memmove(p->out.p, p->out.p + p->out_off, p->out.len - p->out_off);
+        p->out.len -= p->out_off;
+        p->out.p[p->out.len] = '\0';
+        p->out_scan = p->out_scan > p->out_off ? p->out_scan - p->out_off : 0;
+        p->out_off = 0;
+    }
+}
+
+/* P3: one response per line; P8: at most max bytes. */
+int iut_next_line(iut_proc *p, size_t max, const char **line, size_t *len)
+{
+    settle(p, 0);
+    if (!p->out.p || p->out_off >= p->out.len)
+        return 0;
+    size_t from = p->out_scan > p->out_off ? p->out_scan : p->out_off;
+    char *base = p->out.p + p->out_off;
+    char *nl = from < p->out.len ? memchr(p->out.p + from, '\n', p->out.len - from) : NULL;
+    if (!nl) {
+        p->out_scan = p->out.len;
+        return p->out.len - p->out_off > max ? -1 : 0;
+    }
+    size_t n = (size_t)(nl - base);
+    if (n > max)
+        return -1;
+    *line = base;
+    *len = n;
+    p->out_hold = n + 1;
+    p->out_scan = p->out_off + n + 1;
+    return 1;
+}
+
+size_t iut_pending(const iut_proc *p)
+{
+    return p->out.len - p->out_off - p->out_hold;
+}
+
+void iut_close_stdin(iut_proc *p)
+{
+    close_fd(&p->in_fd);
+}
+
+/* P8: "the IUT is killed": SIGKILL to its whole process group (the shell,
+ * an emulator, whatever it started). */
+void iut_kill(iut_proc *p)
+{
+    if (p->pid > 0 && !p->reaped) {
+        kill(-p->pid, SIGKILL);
+        kill(p->pid, SIGKILL);
+        p->killed = 1;
+        reap(p);
+    }
+}
+
+/* P3/P8: waits for the exit, kills at the deadline, then kills leftovers of
+ * the process group and drains the pipes. */
+int iut_wait(iut_proc *p, double deadline)
+{
+    int killed = 0;
+    while (!has_exited(p)) {
+        size_t none = 0;
+        int ev = iut_pump(p, NULL, 0, &none, deadline, 0.05);
+        if (p->out.len > (1u << 20)) { /* nobody reads it any more: keep memory bounded */
+            p->out.len = p->out_off = p->out_scan = p->out_hold = 0;
+        }
+        if ((ev & IUT_EV_DEADLINE) && !has_exited(p)) {
+            iut_kill(p);
+            killed = 1;
+            break;
+        }
+    }
+    if (!p->reaped) {
+        kill(-p->pid, SIGKILL); /* leftovers of its process group */
+        reap(p);
+    }
+    /* drain what is left (writers are gone now) */
+    double until = now_s() + 1.0;
+    while ((p->out_fd >= 0 || p->err_fd >= 0) && now_s() < until) {
+        size_t none = 0;
+        iut_pump(p, NULL, 0, &none, until, 0.05);
+    }
+    return killed ? -1 : 0;
+}
+
+void iut_release(iut_proc *p)
+{
+    if (p->pid > 0 && !p->reaped)
+        iut_kill(p);
+    close_fd(&p->in_fd);
+    close_fd(&p->out_fd);
+    close_fd(&p->err_fd);
+    sbuf_free(&p->out);
+}
+
+static const char *signal_name(int s)
+{
+    switch (s) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGABRT: return "SIGABRT";
+    case SIGKILL: return "SIGKILL";
+    case SIGTERM: return "SIGTERM";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGPIPE: return "SIGPIPE";
+    case SIGXFSZ: return "SIGXFSZ";
+    case SIGINT: return "SIGINT";
+    case SIGHUP: return "SIGHUP";
+    case SIGTRAP: return "SIGTRAP";
+    }
+    return "signal";
+}
+
+int iut_exited_ok(const iut_proc *p)
+{
+    return p->reaped && WIFEXITED(p->status) && WEXITSTATUS(p->status) == 0;
+}
+
+int iut_exit_code(const iut_proc *p)
+{
+    return p->reaped && WIFEXITED(p->status) ? WEXITSTATUS(p->status) : -1;
+}
+
+/* A shell reports a child killed by signal N as exit status 128+N; both
+ * forms count as death by that signal. */
+int iut_term_signal(const iut_proc *p)
+{
+    if (!p->reaped)
+        return 0;
+    if (WIFSIGNALED(p->status))
+        return WTERMSIG(p->status);
+    if (WIFEXITED(p->status) && WEXITSTATUS(p->status) > 128 && WEXITSTATUS(p->status) < 128 + 32)
+        return WEXITSTATUS(p->status) - 128;
+    return 0;
+}
+
+void iut_status_text(const iut_proc *p, char *buf, size_t cap)
+{
+    if (!p->reaped)
+        snprintf(buf, cap, "still running");
+    else if (WIFSIGNALED(p->status))
+        snprintf(buf, cap, "killed by signal %d (%s)", WTERMSIG(p->status), signal_name(WTERMSIG(p->status)));
+    else if (iut_term_signal(p))
+        snprintf(buf, cap, "killed by signal %d (%s; shell exit status %d)", iut_term_signal(p),
+                 signal_name(iut_term_signal(p)), WEXITSTATUS(p->status));
+    else if (WIFEXITED(p->status))
+        snprintf(buf, cap, "exit status %d", WEXITSTATUS(p->status));
+    else
+        snprintf(buf, cap, "ended (wait status 0x%x)", (unsigned)p->status);
+}
+
+/* P1: the last 4 KiB of stderr, kept for the receipt, never parsed. */
+char *iut_stderr_tail(const iut_proc *p)
+{
+    size_t n = p->err_total < IUT_STDERR_TAIL ? (size_t)p->err_total : IUT_STDERR_TAIL;
+    char lin[IUT_STDERR_TAIL];
+    size_t start = (p->tail_pos + IUT_STDERR_TAIL - n) % IUT_STDERR_TAIL;
+    for (size_t i = 0; i < n; i++)
+        lin[i] = p->tail[(start + i) % IUT_STDERR_TAIL];
+    return sanitized(lin, n, IUT_STDERR_TAIL);
+}
+
+typedef struct {
+    int keep_head;
+    size_t cap;
+    sbuf head;
+    char tail[4096];
+    size_t tail_len;
+} out_sink;
+
+/* Moves buffered stdout into the sink; returns -1 when keep_head's cap is
+ * exceeded. */
+static int sink_take(out_sink *k, iut_proc *p)
+{
+    if (!p->out.p || p->out.len == p->out_off)
+        return 0;
+    const char *d = p->out.p + p->out_off;
+    size_t n = p->out.len - p->out_off;
+    int over = 0;
+    if (k->keep_head) {
+        size_t room = k->head.len < k->cap ? k->cap - k->head.len : 0;
+        sbuf_add(&k->head, d, n < room ? n : room);
+        over = n > room;
+    } else if (n >= sizeof k->tail) {
+        memcpy(k->tail, d + n - sizeof k->tail, sizeof k->tail);
+        k->tail_len = sizeof k->tail;
+    } else {
+        if (k->tail_len + n > sizeof k->tail) {
+            size_t drop = k->tail_len + n - sizeof k->tail;
+            memmove(k->tail, k->tail + drop, k->tail_len - drop);
+            k->tail_len -= drop;
+        }
+        memcpy(k->tail + k->tail_len, d, n);
+        k->tail_len += n;
+    }
+    p->out.len = p->out_off = p->out_scan = p->out_hold = 0;
+    return over ? -1 : 0;
+}
+
+/* P1 + P8 for a verb without stdin: hello (P2), train (P7), info. */
+int iut_run(const char *cmd, const char *verb, const char *const *args, size_t nargs, const char *cwd,
+            double timeout, int keep_head, size_t out_cap, iut_monitor mon, void *ctx, iut_result *r, char *err,
+            size_t cap)
+{
+    memset(r, 0, sizeof *r);
+    r->exit_code = -1;
+    iut_proc p;
+    if (iut_spawn(&p, cmd, verb, args, nargs, 0, cwd, err, cap) != 0)
+        return -1;
+    double deadline = p.started + timeout;
+    double next_mon = p.started + 0.1;
+    out_sink k;
+    memset(&k, 0, sizeof k);
+    k.keep_head = keep_head;
+    k.cap = out_cap;
+    sbuf_init(&k.head);
+    for (;;) {
+        size_t none = 0;
+        int ev = iut_pump(&p, NULL, 0, &none, deadline, 0.1);
+        if (sink_take(&k, &p) != 0) {
+            r->out_overflow = 1;
+            r->killed_reason = xasprintf("stdout exceeds the %zu-byte cap", out_cap);
+            iut_kill(&p);
+            break;
+        }
+        if (mon && now_s() >= next_mon) {
+            next_mon = now_s() + 0.1;
+            char *why = mon(ctx);
+            if (why) {
+                r->killed_reason = why;
+                iut_kill(&p);
+                break;
+            }
+        }
+        if (ev & IUT_EV_EXITED) {
+            iut_wait(&p, now_s() + 1.0); /* leftovers of its group are killed, output drained */
+            if (sink_take(&k, &p) != 0) {
+                r->out_overflow = 1;
+                r->killed_reason = xasprintf("stdout exceeds the %zu-byte cap", out_cap);
+            }
+            break;
+        }
+        if (ev & IUT_EV_DEADLINE) {
+            r->timed_out = 1;
+            iut_kill(&p);
+            break;
+        }
+    }
+    if (!p.reaped)
+        iut_wait(&p, now_s() + 1.0);
+    r->seconds = now_s() - p.started;
+    if (keep_head) {
+        r->out_len = k.head.len;
+        r->out = sbuf_take(&k.head);
+    } else {
+        r->out = xstrndup(k.tail, k.tail_len);
+        r->out_len = k.tail_len;
+        sbuf_free(&k.head);
+    }
+    r->err_tail = iut_stderr_tail(&p);
+    r->exited_ok = !r->timed_out && !r->killed_reason && iut_exited_ok(&p);
+    r->exit_code = p.killed ? -1 : iut_exit_code(&p);
+    r->signal = p.killed ? 0 : iut_term_signal(&p);
+    if (r->timed_out)
+        snprintf(r->status_text, sizeof r->status_text, "timed out after %.1f s (killed)", timeout);
+    else if (r->killed_reason)
+        snprintf(r->status_text, sizeof r->status_text, "killed by the runner: %s", r->killed_reason);
+    else
+        iut_status_text(&p, r->status_text, sizeof r->status_text);
+    iut_release(&p);
+    return 0;
+}
+
+void iut_result_free(iut_result *r)
+{
+    free(r->out);
+    free(r->err_tail);
+    free(r->killed_reason);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,257 @@
+/* optable.c — spec/iut-protocol.md P5, the operation table. */
+#include "protocol/optable.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "isotrain.h"
+
+#define F(k, t, l) {k, t, l}
+
+/* P5, row by row. u32_below's array length is called `len` here because P5
+ * writes it `n`, the same letter as its int input n (the bound). */
+const op_def op_table[] = {
+    {"exp", "3.2", {F("x", VT_F32, "n")}, 1, {F("y", VT_F32, "n")}, 1},
+    {"log", "3.3", {F("x", VT_F32, "n")}, 1, {F("y", VT_F32, "n")}, 1},
+    {"tanh", "3.4", {F("x", VT_F32, "n")}, 1, {F("y", VT_F32, "n")}, 1},
+    {"dot", "4.2", {F("a", VT_F32, "n"), F("b", VT_F32, "n")}, 2, {F("y", VT_F32, "1")}, 1},
+    {"linear_forward", "5.2",
+     {F("in", VT_INT, NULL), F("out", VT_INT, NULL), F("w", VT_F32, "out*in"), F("b", VT_F32, "out"),
+      F("x", VT_F32, "in")}, 5,
+     {F("y", VT_F32, "out")}, 1},
+    {"linear_backward", "5.7",
+     {F("in", VT_INT, NULL), F("out", VT_INT, NULL), F("w", VT_F32, "out*in"), F("x", VT_F32, "in"),
+      F("dy", VT_F32, "out"), F("dw", VT_F32, "out*in"), F("db", VT_F32, "out")}, 7,
+     {F("dw", VT_F32, "out*in"), F("db", VT_F32, "out"), F("dx", VT_F32, "in")}, 3},
+    {"tanh_backward", "5.6", {F("y", VT_F32, "n"), F("dy", VT_F32, "n")}, 2, {F("dx", VT_F32, "n")}, 1},
+    {"softmax_xent_forward", "5.4", {F("z", VT_F32, "n"), F("target", VT_INT, NULL)}, 2,
+     {F("probs", VT_F32, "n"), F("loss", VT_F32, "1")}, 2},
+    {"softmax_xent_backward", "5.5",
+     {F("probs", VT_F32, "n"), F("target", VT_INT, NULL), F("scale", VT_F32, "1")}, 3,
+     {F("dz", VT_F32, "n")}, 1},
+    {"embedding_forward", "5.1",
+     {F("dim", VT_INT, NULL), F("e", VT_F32, "rows*dim"), F("token", VT_INT, NULL)}, 3,
+     {F("out", VT_F32, "dim")}, 1},
+    {"embedding_backward", "5.8",
+     {F("dim", VT_INT, NULL), F("de", VT_F32, "rows*dim"), F("tokens", VT_INTS, "m"),
+      F("dout", VT_F32, "m*dim")}, 4,
+     {F("de", VT_F32, "rows*dim")}, 1},
+    {"sgd", "7.1", {F("p", VT_F32, "n"), F("g", VT_F32, "n"), F("lr", VT_F32, "1")}, 3,
+     {F("p", VT_F32, "n")}, 1},
+    {"philox", "6.1", {F("ctr", VT_U32, "4"), F("key", VT_U32, "2")}, 2, {F("out", VT_U32, "4")}, 1},
+    {"rng_u32", "6.2",
+     {F("seed", VT_U64, NULL), F("stream", VT_INT, NULL), F("index", VT_U64, NULL), F("count", VT_INT, NULL)}, 4,
+     {F("r", VT_U32, "count")}, 1},
+    {"u32_to_symmetric", "6.3", {F("r", VT_U32, "n")}, 1, {F("y", VT_F32, "n")}, 1},
+    {"u32_below", "6.4", {F("r", VT_U32, "len"), F("n", VT_INT, NULL)}, 2, {F("k", VT_U32, "len")}, 1},
+    {"mlp13k_init", "11.4", {F("tensor", VT_NAME, NULL)}, 1, {F("values", VT_F32, "@tensor")}, 1},
+    {"mlp13k_batch", "11.5", {F("step", VT_INT, NULL)}, 1, {F("x", VT_INTS, "64"), F("y", VT_INTS, "64")}, 2},
+    {"mlp13k_loss_grad", "11.6",
+     {F("params", VT_F32, "13088"), F("x", VT_INTS, "m"), F("y", VT_INTS, "m")}, 3,
+     {F("loss", VT_F32, "1"), F("grads", VT_F32, "13088")}, 2},
+    {"sweep", "P5.1", {F("fn", VT_NAME, NULL), F("lo", VT_U32, "1"), F("count", VT_INT, NULL)}, 3,
+     {F("sha256", VT_SHA256, NULL)}, 1},
+};
+const size_t op_table_n = sizeof op_table / sizeof op_table[0];
+
+/* P5: the op of a name (unknown ops are a lint error in vectors). */
+const op_def *op_find(const char *name, size_t len)
+{
+    for (size_t i = 0; i < op_table_n; i++)
+        if (strlen(op_table[i].name) == len && memcmp(op_table[i].name, name, len) == 0)
+            return &op_table[i];
+    return NULL;
+}
+
+typedef struct {
+    char name[16];
+    uint64_t v;
+} binding;
+
+typedef struct {
+    binding b[12];
+    size_t n;
+} env;
+
+static binding *lookup(env *e, const char *name, size_t len)
+{
+    for (size_t i = 0; i < e->n; i++)
+        if (strlen(e->b[i].name) == len && memcmp(e->b[i].name, name, len) == 0)
+            return &e->b[i];
+    return NULL;
+}
+
+static void bind(env *e, const char *name, size_t len, uint64_t v)
+{
+    if (lookup(e, name, len) || e->n == sizeof e->b / sizeof e->b[0] || len >= sizeof e->b[0].name)
+        return;
+    memcpy(e->b[e->n].name, name, len);
+    e->b[e->n].name[len] = '\0';
+    e->b[e->n].v = v;
+    e->n++;
+}
+
+static int tensor_size(const char *name, uint64_t *size)
+{
+    for (size_t t = 0; t < 5; t++)
+        if (strcmp(it_mlp13k_tensors[t].name, name) == 0) {
+            *size = it_mlp13k_tensors[t].rows * it_mlp13k_tensors[t].cols;
+            return 0;
+        }
+    return -1;
+}
+
+/* Checks one array's length against its expression, binding at most one new
+ * variable. */
+static int check_len(env *e, const op_field *f, const value *in0, const value *x, char *why, size_t cap)
+{
+    if (!f->len)
+        return 0;
+    if (strcmp(f->len, "@tensor") == 0) {
+        uint64_t size;
+        if (!in0->text || tensor_size(in0->text, &size) != 0) {
+            snprintf(why, cap, "no size: tensor is not embed, w1, b1, w2 or b2");
+            return -1;
+        }
+        if (x->n != size) {
+            snprintf(why, cap, "expected %llu values (rows*cols of %s), got %zu", (unsigned long long)size,
+                     in0->text, x->n);
+            return -1;
+        }
+        return 0;
+    }
+    uint64_t known = 1;
+    const char *unbound = NULL;
+    size_t unbound_len = 0;
+    int n_unbound = 0;
+    for (const char *p = f->len; *p;) {
+        const char *q = strchr(p, '*');
+        size_t len = q ? (size_t)(q - p) : strlen(p);
+        if (p[0] >= '0' && p[0] <= '9') {
+            uint64_t c = 0;
+            for (size_t i = 0; i < len; i++)
+                c = c * 10 + (uint64_t)(p[i] - '0');
+            known *= c;
+        } else {
+            binding *b = lookup(e, p, len);
+            if (b) {
+                if (b->v != 0 && known > UINT64_MAX / b->v)
+                    known = UINT64_MAX;
+                else
+                    known *= b->v;
+            } else {
+                unbound = p;
+                unbound_len = len;
+                n_unbound++;
+            }
+        }
+        p = q ? q + 1 : p + len;
+    }
+    if (n_unbound == 0) {
+        if (x->n != known) {
+            snprintf(why, cap, "expected %llu elements (%s), got %zu", (unsigned long long)known, f->len, x->n);
+            return -1;
+        }
+        return 0;
+    }
+    if (n_unbound > 1 || known == 0 || x->n % known != 0) {
+        snprintf(why, cap, "length %zu is not a multiple of %llu (%s)", x->n, (unsigned long long)known, f->len);
+        return -1;
+    }
+    bind(e, unbound, unbound_len, x->n / known);
+    return 0;
+}
+
+static uint64_t var(env *e, const char *name)
+{
+    binding *b = lookup(e, name, strlen(name));
+    return b ? b->v : 0;
+}
+
+/* Input ranges the clauses imply (indices inside their arrays, P5.1's
+ * lo + count <= 2^32, tensor names, 1-based steps). */
+static int check_ranges(const op_def *d, env *e, const value *in, int *where, char *why, size_t cap)
+{
+    const char *n = d->name;
+#define BAD(idx, ...) do { *where = (idx); snprintf(why, cap, __VA_ARGS__); return -1; } while (0)
+    if (!strcmp(n, "softmax_xent_forward") || !strcmp(n, "softmax_xent_backward")) {
+        if (in[1].v[0] >= var(e, "n"))
+            BAD(1, "target %llu is not below n = %llu", (unsigned long long)in[1].v[0],
+                (unsigned long long)var(e, "n"));
+    } else if (!strcmp(n, "embedding_forward")) {
+        if (in[0].v[0] == 0)
+            BAD(0, "dim must be at least 1");
+        if (in[2].v[0] >= var(e, "rows"))
+            BAD(2, "token %llu is not below rows = %llu", (unsigned long long)in[2].v[0],
+                (unsigned long long)var(e, "rows"));
+    } else if (!strcmp(n, "embedding_backward")) {
+        if (in[0].v[0] == 0)
+            BAD(0, "dim must be at least 1");
+        for (size_t i = 0; i < in[2].n; i++)
+            if (in[2].v[i] >= var(e, "rows"))
+                BAD(2, "tokens[%zu] = %llu is not below rows = %llu", i, (unsigned long long)in[2].v[i],
+                    (unsigned long long)var(e, "rows"));
+    } else if (!strcmp(n, "linear_forward") || !strcmp(n, "linear_backward")) {
+        if (in[0].v[0] == 0 || in[1].v[0] == 0)
+            BAD(in[0].v[0] == 0 ? 0 : 1, "in and out must be at least 1");
+    } else if (!strcmp(n, "rng_u32")) {
+        if (in[1].v[0] > 0xffffffffu)
+            BAD(1, "stream must be below 2^32");
+        if (in[3].v[0] == 0)
+            BAD(3, "count must be at least 1");
+    } else if (!strcmp(n, "u32_below")) {
+        if (in[1].v[0] == 0 || in[1].v[0] > 0xffffffffu)
+            BAD(1, "n must be in [1, 2^32)");
+    } else if (!strcmp(n, "mlp13k_init")) {
+        uint64_t size;
+        if (tensor_size(in[0].text, &size) != 0)
+            BAD(0, "tensor '%s' is not embed, w1, b1, w2 or b2", in[0].text);
+    } else if (!strcmp(n, "mlp13k_batch")) {
+        if (in[0].v[0] == 0 || in[0].v[0] > 0xffffffffu)
+            BAD(0, "step must be in [1, 2^32) (steps are 1-based)");
+    } else if (!strcmp(n, "mlp13k_loss_grad")) {
+        for (size_t k = 1; k <= 2; k++)
+            for (size_t i = 0; i < in[k].n; i++)
+                if (in[k].v[i] > 255)
+                    BAD(k, "%s[%zu] = %llu is not a byte", d->in[k].key, i, (unsigned long long)in[k].v[i]);
+    } else if (!strcmp(n, "sweep")) {
+        if (strcmp(in[0].text, "exp") != 0 && strcmp(in[0].text, "log") != 0)
+            BAD(0, "fn must be exp or log");
+        if (in[2].v[0] == 0 || in[1].v[0] + in[2].v[0] > 0x100000000ull)
+            BAD(2, "count must be at least 1 and lo + count at most 2^32 (P5.1)");
+    }
+#undef BAD
+    return 0;
+}
+
+/* P5: lengths and ranges of one case. */
+int op_check(const op_def *d, const value *in, const value *out, int *where_out, size_t *where_index,
+             char *why, size_t cap)
+{
+    env e;
+    e.n = 0;
+    for (size_t i = 0; i < d->n_in; i++) {
+        if (d->in[i].type == VT_INT)
+            bind(&e, d->in[i].key, strlen(d->in[i].key), in[i].v[0]);
+        if (check_len(&e, &d->in[i], &in[0], &in[i], why, cap) != 0) {
+            *where_out = 0;
+            *where_index = i;
+            return -1;
+        }
+    }
+    int where;
+    if (check_ranges(d, &e, in, &where, why, cap) != 0) {
+        *where_out = 0;
+        *where_index = (size_t)where;
+        return -1;
+    }
+    if (!out)
+        return 0;
+    for (size_t i = 0; i < d->n_out; i++)
+        if (check_len(&e, &d->out[i], &in[0], &out[i], why, cap) != 0) {
+            *where_out = 1;
+            *where_index = i;
+            return -1;
+        }
+    return 0;
+}

@@ -1,0 +1,233 @@
+/* trace.c — spec §9.2 traces, read as spec/iut-protocol.md P7 describes. */
+#include "protocol/trace.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "isotrain.h"
+#include "core/util.h"
+#include "protocol/wire.h"
+
+void trace_free(trace_doc *t)
+{
+    free(t->profile);
+    free(t->s);
+    memset(t, 0, sizeof *t);
+}
+
+static int parse_u32_dec(const char *s, size_t n, uint32_t *out)
+{
+    if (n == 0 || n > 10 || (n > 1 && s[0] == '0'))
+        return -1;
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    if (v > 0xffffffffu)
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+/* The header: "# isotrain-trace v1 profile=NAME steps=N". */
+static int parse_header(const char *l, size_t n, trace_doc *t, char *why, size_t cap)
+{
+    static const char magic[] = "# isotrain-trace v1 ";
+    size_t m = sizeof magic - 1;
+    if (n < m || memcmp(l, magic, m) != 0) {
+        snprintf(why, cap, "expected the header \"# isotrain-trace v1 profile=NAME steps=N\"");
+        return -1;
+    }
+    wire_line wl;
+    wire_line_init(&wl);
+    if (wire_line_parse(l + m, n - m, &wl, why, cap) != 0 || wl.n != 2 ||
+        wire_line_get(&wl, "profile") != &wl.t[0] || wire_line_get(&wl, "steps") != &wl.t[1]) {
+        snprintf(why, cap, "expected the header \"# isotrain-trace v1 profile=NAME steps=N\"");
+        wire_line_free(&wl);
+        return -1;
+    }
+    const wire_token *p = &wl.t[0], *s = &wl.t[1];
+    int bad = parse_u32_dec(s->val, s->val_len, &t->steps) != 0;
+    for (size_t i = 0; i < p->val_len && !bad; i++)
+        bad = !((p->val[i] >= 'a' && p->val[i] <= 'z') || (p->val[i] >= '0' && p->val[i] <= '9') || p->val[i] == '_');
+    if (bad) {
+        snprintf(why, cap, "header: profile must be [a-z0-9_]+ and steps a decimal count");
+        wire_line_free(&wl);
+        return -1;
+    }
+    t->profile = xstrndup(p->val, p->val_len);
+    wire_line_free(&wl);
+    return 0;
+}
+
+/* loss_dec must denote the same binary32 value as the loss bits. */
+static int loss_dec_ok(const char *s, size_t n, uint32_t bits)
+{
+    char buf[64];
+    if (n == 0 || n >= sizeof buf)
+        return 0;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    if (!strchr("+-0123456789.nNiI", buf[0]))
+        return 0;
+    char *end;
+    errno = 0;
+    float f = strtof(buf, &end);
+    if (*end)
+        return 0;
+    uint32_t u = it_f32_bits(f);
+    int nan_bits = (bits & 0x7fffffffu) > 0x7f800000u;
+    if (nan_bits)
+        return (u & 0x7fffffffu) > 0x7f800000u;
+    return u == bits;
+}
+
+/* One step line. */
+static int parse_step(const char *l, size_t n, uint32_t expect, trace_step *st, char *why, size_t cap)
+{
+    wire_line wl;
+    wire_line_init(&wl);
+    if (wire_line_parse(l, n, &wl, why, cap) != 0) {
+        wire_line_free(&wl);
+        return -1;
+    }
+    /* spec §9.2: a consumer ignores keys it does not know */
+    static const char *const known[] = {"step", "loss", "loss_dec", "digest"};
+    int rc = -1;
+    memset(st, 0, sizeof *st);
+    const wire_token *loss = NULL, *dec = NULL;
+    for (size_t i = 0; i < wl.n; i++) {
+        const wire_token *t = &wl.t[i];
+        size_t k = 0;
+        while (k < 4 && !(strlen(known[k]) == t->key_len && memcmp(known[k], t->key, t->key_len) == 0))
+            k++;
+        if (k == 0 && parse_u32_dec(t->val, t->val_len, &st->step) != 0) {
+            snprintf(why, cap, "step is not a decimal count without leading zeros");
+            goto out;
+        }
+        if (k == 1)
+            loss = t;
+        if (k == 2)
+            dec = t;
+        if (k == 3) {
+            value v;
+            if (value_parse(VT_SHA256, t->val, t->val_len, 0, &v, why, cap) != 0) {
+                snprintf(why, cap, "digest is not 64 hex digits");
+                goto out;
+            }
+            memcpy(st->digest, v.text, 65);
+            st->has_digest = 1;
+            value_free(&v);
+        }
+    }
+    if (wl.n == 0 || wire_line_get(&wl, "step") != &wl.t[0]) {
+        snprintf(why, cap, "expected the line to start with step=");
+        goto out;
+    }
+    if (st->step != expect) {
+        snprintf(why, cap, "expected step=%u (steps are in order, one line each), got step=%u", (unsigned)expect,
+                 (unsigned)st->step);
+        goto out;
+    }
+    if (expect == 0 && (loss || dec)) {
+        snprintf(why, cap, "step 0 (the initial parameters) has no loss");
+        goto out;
+    }
+    if (expect > 0) {
+        if (!loss || !dec) {
+            snprintf(why, cap, "step %u needs loss=<8 hex> and loss_dec=<decimal>", (unsigned)expect);
+            goto out;
+        }
+        /* the reference writes loss=0x%08x; P7 writes <8 hex>: both are read */
+        const char *h = loss->val;
+        size_t hl = loss->val_len;
+        if (hl == 10 && h[0] == '0' && (h[1] == 'x' || h[1] == 'X'))
+            h += 2, hl -= 2;
+        value v;
+        if (hl != 8 || value_parse(VT_U32, h, hl, 0, &v, why, cap) != 0) {
+            snprintf(why, cap, "loss is not 8 hex digits (binary32 bits)");
+            goto out;
+        }
+        st->loss = (uint32_t)v.v[0];
+        st->has_loss = 1;
+        value_free(&v);
+        if (!loss_dec_ok(dec->val, dec->val_len, st->loss)) {
+            snprintf(why, cap, "loss_dec=%.*s does not denote the binary32 value of loss bits %08x",
+                     (int)(dec->val_len > 32 ? 32 : dec->val_len), dec->val, (unsigned)st->loss);
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    wire_line_free(&wl);
+    return rc;
+}
+
+/* spec §9.2 / P7 */
+int trace_parse(const char *text, size_t len, const char *name, trace_doc *t, char *err, size_t cap)
+{
+    memset(t, 0, sizeof *t);
+    size_t line_no = 0, pos = 0, cap_steps = 0;
+    char why[256];
+    while (pos < len) {
+        line_no++;
+        const char *l = text + pos;
+        const char *nl = memchr(l, '\n', len - pos);
+        if (!nl) {
+            snprintf(err, cap, "%s:%zu: the last line is not terminated by a newline (truncated trace?)", name, line_no);
+            return -1;
+        }
+        size_t n = (size_t)(nl - l);
+        pos += n + 1;
+        if (memchr(l, '\r', n)) {
+            snprintf(err, cap, "%s:%zu: carriage return in the line (lines end in \\n only)", name, line_no);
+            return -1;
+        }
+        if (line_no == 1) {
+            if (parse_header(l, n, t, why, sizeof why) != 0) {
+                snprintf(err, cap, "%s:1: %s", name, why);
+                return -1;
+            }
+            continue;
+        }
+        if (t->n > (size_t)t->steps) {
+            snprintf(err, cap, "%s:%zu: a line after step %u, the last step of the header's steps=%u", name, line_no,
+                     (unsigned)t->steps, (unsigned)t->steps);
+            return -1;
+        }
+        if (t->n == cap_steps) {
+            cap_steps = cap_steps ? 2 * cap_steps : 256;
+            t->s = xrealloc(t->s, cap_steps * sizeof *t->s);
+        }
+        trace_step st;
+        if (parse_step(l, n, (uint32_t)t->n, &st, why, sizeof why) != 0) {
+            char *ex = sanitized(l, n, 80);
+            snprintf(err, cap, "%s:%zu: %s: \"%s\"", name, line_no, why, ex);
+            free(ex);
+            return -1;
+        }
+        st.line_no = line_no;
+        t->s[t->n++] = st;
+    }
+    if (line_no == 0) {
+        snprintf(err, cap, "%s:1: empty trace (expected the header \"# isotrain-trace v1 profile=NAME steps=N\")", name);
+        return -1;
+    }
+    return 0;
+}
+
+int trace_parse_file(const char *path, size_t max, trace_doc *t, char *err, size_t cap)
+{
+    char *text;
+    size_t len;
+    memset(t, 0, sizeof *t);
+    if (read_file(path, max, &text, &len, err, cap) != 0)
+        return -1;
+    int r = trace_parse(text, len, path, t, err, cap);
+    free(text);
+    return r;
+}

@@ -1,0 +1,41 @@
+/* train_exec.h — one training run of an IUT (spec/iut-protocol.md P7) in a
+ * fresh temporary directory, with every step checkpointed, the P8 caps
+ * watched while it runs, the trace parsed strictly and every checkpoint file
+ * hashed by the runner. Shared by the train level and `repeat`. */
+#ifndef CONFORM_TRAIN_EXEC_H
+#define CONFORM_TRAIN_EXEC_H
+
+#include <stdint.h>
+
+#include "protocol/iut_process.h"
+#include "protocol/trace.h"
+
+typedef struct {
+    int present;
+    uint64_t size;
+    char sha256[65];
+} ckpt_file;
+
+typedef struct {
+    char *dir, *trace_path, *ckdir;
+    uint32_t steps;
+    int started;
+    iut_result r;
+    int trace_exists;
+    uint64_t trace_size;
+    int trace_ok;          /* parsed without error (it may still be short) */
+    char trace_err[512];   /* the parse error, naming the line */
+    trace_doc tr;
+    ckpt_file *ck;         /* steps + 1 entries */
+    char *failure;         /* "failure=<name> step=<t>" from stderr (P7) */
+} train_exec;
+
+/* Runs `CMD train --profile P --steps N --trace T --checkpoint-dir D
+ * --checkpoint-steps all`. Returns 0, or -1 (with err) if no temporary
+ * directory could be made; a failed IUT is described in x, not an error. */
+int train_exec_run(const char *cmd, const char *profile, uint32_t steps, uint64_t ck_size, double timeout,
+                   train_exec *x, char *err, size_t cap);
+/* Removes the directory unless keep; frees everything. */
+void train_exec_free(train_exec *x, int keep);
+
+#endif

@@ -1,0 +1,100 @@
+/* junit.c — the run as JUnit XML for CI. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/junit.h"
+
+void xml_escape(sbuf *out, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '&': sbuf_adds(out, "&amp;"); break;
+        case '<': sbuf_adds(out, "&lt;"); break;
+        case '>': sbuf_adds(out, "&gt;"); break;
+        case '"': sbuf_adds(out, "&quot;"); break;
+        case '\'': sbuf_adds(out, "&apos;"); break;
+        default:
+            if (*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r')
+                sbuf_printf(out, "\\x%02x", *p); /* XML 1.0 has no way to write these */
+            else
+                sbuf_addc(out, (char)*p);
+        }
+    }
+}
+
+/* JUnit XML for CI: one testsuite per op group / profile, one testcase per
+ * case; FAIL is <failure>, ERROR <error>, SKIP <skipped>. */
+int junit_write(const run_ctx *rc, const char *path)
+{
+    sbuf x;
+    sbuf_init(&x);
+    tally all = results_tally(&rc->res, NULL);
+    double total = now_s() - rc->t_start;
+    sbuf_printf(&x, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    sbuf_printf(&x, "<testsuites name=\"isotrain-conform\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n",
+                rc->res.n, all.failed, all.errors, all.skipped, total);
+    /* suites in order of first appearance */
+    char **seen = xcalloc(rc->res.n + 1, sizeof *seen);
+    size_t n_seen = 0;
+    for (size_t i = 0; i < rc->res.n; i++) {
+        const char *s = rc->res.c[i].suite;
+        int dup = 0;
+        for (size_t k = 0; k < n_seen && !dup; k++)
+            dup = !strcmp(seen[k], s);
+        if (dup)
+            continue;
+        seen[n_seen++] = (char *)s;
+        size_t tests = 0, fail = 0, err = 0, skip = 0;
+        double t = 0;
+        for (size_t j = i; j < rc->res.n; j++) {
+            const case_result *c = &rc->res.c[j];
+            if (strcmp(c->suite, s) != 0)
+                continue;
+            tests++;
+            fail += c->v == V_FAIL;
+            err += c->v == V_ERROR;
+            skip += c->v == V_SKIP;
+            t += c->seconds;
+        }
+        sbuf_adds(&x, "  <testsuite name=\"");
+        xml_escape(&x, s);
+        sbuf_printf(&x, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n", tests, fail,
+                    err, skip, t);
+        for (size_t j = i; j < rc->res.n; j++) {
+            const case_result *c = &rc->res.c[j];
+            if (strcmp(c->suite, s) != 0)
+                continue;
+            sbuf_adds(&x, "    <testcase classname=\"");
+            xml_escape(&x, c->suite);
+            sbuf_adds(&x, "\" name=\"");
+            xml_escape(&x, c->id);
+            sbuf_printf(&x, "\" time=\"%.3f\"", c->seconds);
+            if (c->v == V_PASS) {
+                sbuf_adds(&x, "/>\n");
+                continue;
+            }
+            const char *tag = c->v == V_FAIL ? "failure" : c->v == V_ERROR ? "error" : "skipped";
+            sbuf_printf(&x, ">\n      <%s message=\"", tag);
+            xml_escape(&x, c->reason ? c->reason : "");
+            sbuf_adds(&x, "\"");
+            if (c->v == V_SKIP) {
+                sbuf_adds(&x, "/>\n");
+            } else {
+                sbuf_adds(&x, ">");
+                xml_escape(&x, c->reason ? c->reason : "");
+                sbuf_printf(&x, "</%s>\n", tag);
+            }
+            sbuf_adds(&x, "    </testcase>\n");
+        }
+        sbuf_adds(&x, "  </testsuite>\n");
+    }
+    sbuf_adds(&x, "</testsuites>\n");
+    free(seen);
+    char err[512];
+    int r = write_file(path, x.p, x.len, err, sizeof err);
+    if (r != 0)
+        fprintf(stderr, "isotrain-conform: junit: %s\n", err);
+    sbuf_free(&x);
+    return r;
+}

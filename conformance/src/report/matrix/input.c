@@ -1,0 +1,91 @@
+/* input.c — reading the matrix's JSON inputs (see matrix.h). */
+#include <cjson/cJSON.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/matrix/matrix.h"
+
+/* ---- small helpers -------------------------------------------------------- */
+
+char *mx_dup(const char *s) { return s ? xstrdup(s) : NULL; }
+
+void mx_free_strv(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* A problem with an input file: "FILE: FIELD: what" on stderr. */
+int mx_bad(const char *file, const char *field, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int mx_bad(const char *file, const char *field, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "isotrain-conform matrix: %s: %s%s", file, field ? field : "", field ? ": " : "");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return -1;
+}
+
+/* obj[key] as a string; NULL (and *ok=0 after a message) when absent or not a
+ * string, unless nullable and the value is JSON null. */
+const char *mx_jstr(const char *file, const cJSON *obj, const char *path, const char *key, int nullable, int *ok)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    char field[256];
+    snprintf(field, sizeof field, "%s%s%s", path, *path ? "." : "", key);
+    if (!v) {
+        if (*ok)
+            mx_bad(file, field, "missing (a string%s is required)", nullable ? " or null" : "");
+        *ok = 0;
+        return NULL;
+    }
+    if (nullable && cJSON_IsNull(v))
+        return NULL;
+    if (!cJSON_IsString(v)) {
+        if (*ok)
+            mx_bad(file, field, "expected a string%s", nullable ? " or null" : "");
+        *ok = 0;
+        return NULL;
+    }
+    return v->valuestring;
+}
+
+const cJSON *mx_jobj(const char *file, const cJSON *obj, const char *path, const char *key, int *ok)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!cJSON_IsObject(v)) {
+        if (*ok)
+            mx_bad(file, NULL, "%s%s%s: %s", path, *path ? "." : "", key, v ? "expected an object" : "missing (an object is required)");
+        *ok = 0;
+        return NULL;
+    }
+    return v;
+}
+
+cJSON *mx_parse_file(const char *path, size_t cap)
+{
+    char *data;
+    size_t len;
+    char err[512];
+    if (read_file(path, cap, &data, &len, err, sizeof err) != 0) {
+        fprintf(stderr, "isotrain-conform matrix: %s\n", err);
+        return NULL;
+    }
+    const char *end = NULL;
+    cJSON *j = cJSON_ParseWithLengthOpts(data, len, &end, 0);
+    if (!j) {
+        size_t off = end && end >= data ? (size_t)(end - data) : 0;
+        size_t line = 1;
+        for (size_t i = 0; i < off && i < len; i++)
+            line += data[i] == '\n';
+        mx_bad(path, NULL, "not valid JSON (near byte %zu, line %zu)", off, line);
+    }
+    free(data);
+    return j;
+}

@@ -1,0 +1,187 @@
+/* judge.c — is each host what it claims (the features `isotrain info` saw
+ * from inside the emulated CPU, QEMU's "TCG doesn't support requested feature"
+ * warnings), and is its verdict the one the hosts file expects (pass, or
+ * expected-fail for a negative control)? */
+#include <cjson/cJSON.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/matrix/matrix.h"
+
+/* ---- is the host what it claims? ----------------------------------------- */
+
+/* "fma" in "sse sse2 avx fma" (whole words). */
+static int has_word(const char *list, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *p = list; (p = strstr(p, w)) != NULL; p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+/* 1 present, 0 absent, -1 cannot tell. A feature is NAME (a word of
+ * cpu_features) or NAME@hwcap:BIT / NAME@hwcap2:BIT (a bit of the
+ * "hwcap=0x... hwcap2=0x..." words info prints outside x86). */
+static int feature_state(const char *features, const char *spec)
+{
+    if (!features)
+        return -1;
+    const char *at = strchr(spec, '@');
+    if (!at)
+        return has_word(features, spec);
+    const char *word = at + 1;
+    const char *colon = strchr(word, ':');
+    if (!colon)
+        return -1;
+    char key[16];
+    snprintf(key, sizeof key, "%.*s=", (int)(colon - word), word);
+    unsigned bit = (unsigned)strtoul(colon + 1, NULL, 10);
+    for (const char *p = features; (p = strstr(p, key)) != NULL; p++) {
+        if (p != features && p[-1] != ' ')
+            continue;
+        unsigned long long v = strtoull(p + strlen(key), NULL, 0);
+        return bit < 64 ? (int)((v >> bit) & 1) : -1;
+    }
+    return -1;
+}
+
+/* The feature QEMU names in "TCG doesn't support requested feature:
+ * CPUID.01H:ECX.fma [bit 12]" ("fma"), or NULL. */
+char *mx_tcg_feature(const char *warning)
+{
+    const char *m = strstr(warning, "TCG doesn't support requested feature");
+    if (!m)
+        return NULL;
+    const char *end = strstr(m, " [bit");
+    if (!end)
+        end = m + strlen(m);
+    const char *dot = end;
+    while (dot > m && dot[-1] != '.' && dot[-1] != ' ')
+        dot--;
+    return xstrndup(dot, (size_t)(end - dot));
+}
+
+static void add(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(sbuf *b, const char *fmt, ...)
+{
+    if (b->len)
+        sbuf_adds(b, "; ");
+    va_list ap;
+    va_start(ap, fmt);
+    sbuf_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+static void check_host(const mhost *h, const mreceipt *r, sbuf *out)
+{
+    /* the emulator and -cpu the receipt names */
+    if (!h->emulator && r->emu_name)
+        add(out, "runs under %s, the hosts file says native", r->emu_name);
+    if (h->emulator && (!r->emu_name || strcmp(r->emu_name, h->emulator) != 0))
+        add(out, "emulator %s, the hosts file says %s", r->emu_name ? r->emu_name : "(none)", h->emulator);
+    if (h->cpu && (!r->emu_cpu || strcmp(r->emu_cpu, h->cpu) != 0))
+        add(out, "-cpu %s, the hosts file says %s (always pass -cpu)", r->emu_cpu ? r->emu_cpu : "(none)", h->cpu);
+    /* what the host reported from inside */
+    if (!r->info_features && !r->info_isa)
+        add(out, "the IUT's info reported nothing (status %s): its features cannot be verified",
+            r->info_status ? r->info_status : "none");
+    else {
+        if (r->info_isa && strcmp(r->info_isa, h->isa) != 0)
+            add(out, "info reports isa=%s, the hosts file says %s", r->info_isa, h->isa);
+        if (r->info_end && strcmp(r->info_end, h->endianness) != 0)
+            add(out, "info reports endianness=%s, the hosts file says %s", r->info_end, h->endianness);
+        for (size_t i = 0; i < h->n_req; i++) {
+            int s = feature_state(r->info_features, h->req[i]);
+            if (s != 1)
+                add(out, "required feature %s %s (cpu_features: %s)", h->req[i], s ? "cannot be read" : "is not reported",
+                    r->info_features ? r->info_features : "none");
+        }
+        for (size_t i = 0; i < h->n_abs; i++) {
+            int s = feature_state(r->info_features, h->abs[i]);
+            if (s != 0)
+                add(out, "feature %s must be absent but %s (cpu_features: %s)", h->abs[i],
+                    s > 0 ? "is reported" : "cannot be read", r->info_features ? r->info_features : "none");
+        }
+    }
+    /* QEMU could not provide a feature this host is meant to have */
+    for (size_t i = 0; i < r->n_warn; i++) {
+        char *f = mx_tcg_feature(r->warn[i]);
+        if (!f)
+            continue;
+        for (size_t k = 0; k < h->n_req; k++) {
+            size_t n = strcspn(h->req[k], "@");
+            if (strlen(f) == n && !strncmp(f, h->req[k], n))
+                add(out, "QEMU cannot provide required feature %s: \"%s\"", f, r->warn[i]);
+        }
+        free(f);
+    }
+}
+
+/* ---- judging -------------------------------------------------------------- */
+
+int mx_passed(const mreceipt *r)
+{
+    return !strcmp(r->verdict, "PASS") && !strcmp(r->lv_ops, "PASS") && !strcmp(r->lv_train, "PASS");
+}
+
+const char *mx_status_text(mstatus s)
+{
+    switch (s) {
+    case ST_PASS: return "PASS";
+    case ST_XFAIL: return "expected-fail";
+    case ST_FAIL: return "FAIL";
+    case ST_XPASS: return "FAIL (negative control passed)";
+    case ST_XFAIL_OTHER: return "FAIL (negative control failed otherwise)";
+    case ST_BUILD_FAILED: return "build failed";
+    case ST_MISSING: return "no receipt";
+    }
+    return "?";
+}
+
+int mx_row_ok(const mrow *w) { return (w->st == ST_PASS || w->st == ST_XFAIL) && !w->host_bad.len; }
+
+void mx_judge(mrow *w)
+{
+    const mhost *h = w->h;
+    const mreceipt *r = w->r;
+    if (!r) {
+        w->st = ST_MISSING;
+        add(&w->why, "no receipt names this host (matrix_host \"%s\")", h->name);
+        return;
+    }
+    if (r->build_failed) {
+        w->st = ST_BUILD_FAILED;
+        add(&w->why, "the build %s failed%s%s", h->build, r->build_log ? ": see " : "", r->build_log ? r->build_log : "");
+        if (h->xfail)
+            add(&w->why, "so the negative control never ran");
+        return;
+    }
+    check_host(h, r, &w->host_bad);
+    int ok = mx_passed(r);
+    if (!h->xfail) {
+        w->st = ok ? ST_PASS : ST_FAIL;
+        if (!ok) {
+            add(&w->why, "verdict %s (ops %s, train %s)", r->verdict, r->lv_ops, r->lv_train);
+            if (r->first_diff >= 0)
+                add(&w->why, "first differing step %d", r->first_diff);
+            else if (r->train_problem)
+                add(&w->why, "%s", r->train_problem);
+        }
+        return;
+    }
+    if (ok) {
+        w->st = ST_XPASS;
+        add(&w->why, "the negative control passed: the matrix cannot see the defect it stands for");
+    } else if (r->first_diff >= 0) {
+        w->st = ST_XFAIL;
+        add(&w->why, "failed as expected: first differing step %d", r->first_diff);
+    } else {
+        w->st = ST_XFAIL_OTHER;
+        add(&w->why, "failed, but not by a differing checkpoint (verdict %s, ops %s, train %s%s%s)", r->verdict,
+            r->lv_ops, r->lv_train, r->train_problem ? ": " : "", r->train_problem ? r->train_problem : "");
+    }
+}

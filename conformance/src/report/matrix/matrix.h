@@ -1,0 +1,98 @@
+/* matrix.h — the host matrix report (DESIGN.md, "The host matrix"): its
+ * inputs (the hosts file, one receipt per host), the judgement of each host
+ * against what the hosts file expects, and the table. `isotrain-conform
+ * matrix` (cli/cmd_matrix.c) strings these together. */
+#ifndef CONFORM_REPORT_MATRIX_H
+#define CONFORM_REPORT_MATRIX_H
+
+#include <cjson/cJSON.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/util.h"
+
+enum { MAX_CK = 64, RECEIPT_CAP = 64 << 20, HOSTS_CAP = 1 << 20 };
+
+typedef struct {
+    char *name, *emulator, *cpu, *isa, *endianness, *stands_for, *build, *expected;
+    double slowdown;
+    char **req, **abs;
+    size_t n_req, n_abs;
+    int xfail; /* expected == "expected-fail" */
+} mhost;
+
+typedef struct {
+    char *path;
+    char *host;
+    int build_failed;
+    char *build_log;
+    char *verdict, *lv_ops, *lv_train;
+    int first_diff; /* first differing step, -1 none */
+    char *train_problem;
+    char *emu_name, *emu_cpu;
+    char *info_status, *info_isa, *info_end, *info_model, *info_features;
+    char **warn;
+    size_t n_warn;
+    size_t n_ck;
+    uint32_t ck_step[MAX_CK];
+    char ck_sha[MAX_CK][65];
+    int ck_same[MAX_CK];
+    double seconds;
+} mreceipt;
+
+typedef enum { ST_PASS, ST_XFAIL, ST_FAIL, ST_XPASS, ST_XFAIL_OTHER, ST_BUILD_FAILED, ST_MISSING } mstatus;
+
+typedef struct {
+    const mhost *h;
+    const mreceipt *r; /* NULL: no receipt */
+    mstatus st;
+    sbuf why;       /* why the host is not as expected, or what it reported */
+    sbuf host_bad;  /* the host is not what it claims (features, emulator) */
+} mrow;
+
+typedef struct {
+    uint32_t step[MAX_CK];
+    size_t n;
+} columns;
+
+/* input.c: reading the matrix's JSON inputs, each problem named as
+ * "FILE: FIELD: what" on stderr. */
+char *mx_dup(const char *s);
+void mx_free_strv(char **v, size_t n);
+int mx_bad(const char *file, const char *field, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+const char *mx_jstr(const char *file, const cJSON *obj, const char *path, const char *key, int nullable, int *ok);
+const cJSON *mx_jobj(const char *file, const cJSON *obj, const char *path, const char *key, int *ok);
+cJSON *mx_parse_file(const char *path, size_t cap);
+
+/* hosts_file.c: qemu/hosts.json. Returns 0, or -1 after naming the problem. */
+int mx_hosts_load(const char *file, mhost **out, size_t *n_out);
+void mx_hosts_free(mhost *hs, size_t n);
+
+/* receipt_read.c: one receipt (or a build-failure record) per host. */
+int mx_receipt_load(const char *file, mreceipt *r);
+void mx_receipt_free(mreceipt *r);
+/* Every *.json of DIR. */
+int mx_load_dir(const char *dir, mreceipt **out, size_t *n);
+const mreceipt *mx_find_receipt(const mreceipt *rs, size_t n, const char *host);
+
+/* judge.c: is the host what it claims, and is its verdict the expected one. */
+int mx_passed(const mreceipt *r);
+const char *mx_status_text(mstatus s);
+int mx_row_ok(const mrow *w);
+void mx_judge(mrow *w);
+/* The feature QEMU names in "TCG doesn't support requested feature: ...", or NULL. */
+char *mx_tcg_feature(const char *warning);
+
+/* table.c: hosts as rows, checkpoint steps as columns. */
+void mx_columns_of(const mrow *rows, size_t n, columns *c);
+int mx_ck_index(const mreceipt *r, uint32_t s);
+int mx_column_agrees(const mrow *rows, size_t n, uint32_t s, size_t *count);
+void mx_print_text(FILE *o, const mrow *rows, size_t n, const columns *c);
+void mx_render_markdown(sbuf *m, const mrow *rows, size_t n, const columns *c, int overall_ok, const char *summary);
+
+/* against.c: --against DIR, the published receipts. Returns the number of
+ * disagreements, each printed. */
+size_t mx_compare_against(FILE *o, const char *dir, const mhost *hs, size_t nh, const mreceipt *cur, size_t nc,
+                       const mreceipt *pub, size_t np);
+
+#endif

@@ -1,0 +1,226 @@
+/* receipt_read.c — the receipts the matrix folds into one table. */
+#include <cjson/cJSON.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/matrix/matrix.h"
+#include <dirent.h>
+
+/* ---- receipts ------------------------------------------------------------- */
+
+void mx_receipt_free(mreceipt *r)
+{
+    free(r->path), free(r->host), free(r->build_log), free(r->verdict), free(r->lv_ops), free(r->lv_train);
+    free(r->train_problem), free(r->emu_name), free(r->emu_cpu), free(r->info_status), free(r->info_isa);
+    free(r->info_end), free(r->info_model), free(r->info_features);
+    mx_free_strv(r->warn, r->n_warn);
+    memset(r, 0, sizeof *r);
+}
+
+/* A runner receipt (isotrain-receipt-v1, written with --host NAME) or the
+ * record ci/matrix.sh writes when a host's build failed
+ * (isotrain-matrix-build-failure-v1). Returns 0, or -1 after naming the file
+ * and the field. */
+int mx_receipt_load(const char *file, mreceipt *r)
+{
+    memset(r, 0, sizeof *r);
+    r->first_diff = -1;
+    r->path = xstrdup(file);
+    cJSON *j = mx_parse_file(file, RECEIPT_CAP);
+    if (!j)
+        return -1;
+    int ok = 1;
+    if (!cJSON_IsObject(j)) {
+        cJSON_Delete(j);
+        return mx_bad(file, NULL, "expected a JSON object (a receipt)");
+    }
+    const char *schema = mx_jstr(file, j, "", "schema", 0, &ok);
+    if (!ok)
+        goto out;
+    if (!strcmp(schema, "isotrain-matrix-build-failure-v1")) {
+        r->build_failed = 1;
+        r->host = mx_dup(mx_jstr(file, j, "", "matrix_host", 0, &ok));
+        r->build_log = mx_dup(mx_jstr(file, j, "", "log", 1, &ok));
+        goto out;
+    }
+    if (strcmp(schema, "isotrain-receipt-v1") != 0) {
+        ok = 0;
+        mx_bad(file, "schema", "expected \"isotrain-receipt-v1\" or \"isotrain-matrix-build-failure-v1\", got \"%s\"", schema);
+        goto out;
+    }
+    const char *host = mx_jstr(file, j, "", "matrix_host", 1, &ok);
+    if (ok && !host) {
+        ok = 0;
+        mx_bad(file, "matrix_host", "null: the receipt does not name its host (run the runner with --host NAME)");
+        goto out;
+    }
+    r->host = mx_dup(host);
+    r->verdict = mx_dup(mx_jstr(file, j, "", "verdict", 0, &ok));
+    const cJSON *levels = mx_jobj(file, j, "", "levels", &ok);
+    const cJSON *lops = levels ? mx_jobj(file, levels, "levels", "ops", &ok) : NULL;
+    const cJSON *ltrain = levels ? mx_jobj(file, levels, "levels", "train", &ok) : NULL;
+    if (lops)
+        r->lv_ops = mx_dup(mx_jstr(file, lops, "levels.ops", "verdict", 0, &ok));
+    if (ltrain)
+        r->lv_train = mx_dup(mx_jstr(file, ltrain, "levels.train", "verdict", 0, &ok));
+    if (!ok)
+        goto out;
+    if (strcmp(r->verdict, "PASS") && strcmp(r->verdict, "FAIL")) {
+        ok = 0;
+        mx_bad(file, "verdict", "expected \"PASS\" or \"FAIL\", got \"%s\"", r->verdict);
+        goto out;
+    }
+    /* the train level's profile: its checkpoints */
+    const cJSON *profs = cJSON_GetObjectItemCaseSensitive(ltrain, "profiles");
+    if (!cJSON_IsArray(profs)) {
+        ok = 0;
+        mx_bad(file, "levels.train.profiles", "%s", profs ? "expected an array" : "missing (an array is required)");
+        goto out;
+    }
+    const cJSON *p = profs->child; /* the matrix certifies one profile (mlp13k) */
+    if (p) {
+        if (!cJSON_IsObject(p)) {
+            ok = 0;
+            mx_bad(file, "levels.train.profiles[0]", "expected an object");
+            goto out;
+        }
+        const cJSON *fd = cJSON_GetObjectItemCaseSensitive(p, "first_differing_step");
+        if (fd && (!cJSON_IsNumber(fd) || fd->valuedouble < 0)) {
+            ok = 0;
+            mx_bad(file, "levels.train.profiles[0].first_differing_step", "expected a step number");
+            goto out;
+        }
+        if (fd)
+            r->first_diff = (int)fd->valuedouble;
+        const char *prob = mx_jstr(file, p, "levels.train.profiles[0]", "problem", 1, &ok);
+        r->train_problem = mx_dup(prob);
+        const cJSON *cks = cJSON_GetObjectItemCaseSensitive(p, "checkpoints");
+        if (!cJSON_IsArray(cks)) {
+            ok = 0;
+            mx_bad(file, "levels.train.profiles[0].checkpoints",
+                "%s (a receipt of isotrain-conform 1.0.0 with the host matrix's checkpoint list is needed)",
+                cks ? "expected an array" : "missing");
+            goto out;
+        }
+        size_t k = 0;
+        for (const cJSON *c = cks->child; c && ok; c = c->next, k++) {
+            char field[96];
+            snprintf(field, sizeof field, "levels.train.profiles[0].checkpoints[%zu]", k);
+            const cJSON *st = cJSON_GetObjectItemCaseSensitive(c, "step");
+            if (!cJSON_IsObject(c) || !cJSON_IsNumber(st) || st->valuedouble < 0 || st->valuedouble > 4e9) {
+                ok = 0;
+                mx_bad(file, field, "expected an object with a step number");
+                break;
+            }
+            if (k == MAX_CK) {
+                ok = 0;
+                mx_bad(file, field, "more than %d checkpoints", MAX_CK);
+                break;
+            }
+            const char *sha = mx_jstr(file, c, field, "sha256", 1, &ok);
+            if (!ok)
+                break;
+            if (sha && (strlen(sha) != 64 || !is_lower_hex(sha, 64))) {
+                ok = 0;
+                mx_bad(file, NULL, "%s.sha256: expected 64 lowercase hex digits, got \"%s\"", field, sha);
+                break;
+            }
+            const cJSON *same = cJSON_GetObjectItemCaseSensitive(c, "matches_vectors");
+            r->ck_step[k] = (uint32_t)st->valuedouble;
+            snprintf(r->ck_sha[k], sizeof r->ck_sha[k], "%s", sha ? sha : "");
+            r->ck_same[k] = cJSON_IsTrue(same);
+            r->n_ck = k + 1;
+        }
+        if (!ok)
+            goto out;
+    }
+    /* what the IUT's own `info` reported from inside the (emulated) host */
+    const cJSON *iut = mx_jobj(file, j, "", "iut", &ok);
+    const cJSON *self = iut ? mx_jobj(file, iut, "iut", "self_report", &ok) : NULL;
+    if (self) {
+        r->info_status = mx_dup(mx_jstr(file, self, "iut.self_report", "status", 1, &ok));
+        const cJSON *vals = cJSON_GetObjectItemCaseSensitive(self, "values");
+        if (cJSON_IsObject(vals)) {
+            int quiet = 1; /* optional keys: an IUT may have no info verb */
+            const char *v;
+            if ((v = mx_jstr(file, vals, "", "isa", 1, &quiet)) != NULL)
+                r->info_isa = xstrdup(v);
+            quiet = 0;
+            if ((v = mx_jstr(file, vals, "", "endianness", 1, &quiet)) != NULL)
+                r->info_end = xstrdup(v);
+            quiet = 0;
+            if ((v = mx_jstr(file, vals, "", "cpu_model", 1, &quiet)) != NULL)
+                r->info_model = xstrdup(v);
+            quiet = 0;
+            if ((v = mx_jstr(file, vals, "", "cpu_features", 1, &quiet)) != NULL)
+                r->info_features = xstrdup(v);
+        }
+    }
+    const cJSON *emu = cJSON_GetObjectItemCaseSensitive(j, "emulator");
+    if (cJSON_IsObject(emu)) {
+        r->emu_name = mx_dup(mx_jstr(file, emu, "emulator", "name", 1, &ok));
+        r->emu_cpu = mx_dup(mx_jstr(file, emu, "emulator", "cpu", 1, &ok));
+    } else if (emu && !cJSON_IsNull(emu)) {
+        ok = 0;
+        mx_bad(file, "emulator", "expected an object or null");
+    }
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(j, "emulator_warnings");
+    if (w && !cJSON_IsArray(w)) {
+        ok = 0;
+        mx_bad(file, "emulator_warnings", "expected an array of strings");
+    } else if (w) {
+        r->warn = xcalloc((size_t)cJSON_GetArraySize(w) + 1, sizeof *r->warn);
+        for (const cJSON *e = w->child; e; e = e->next)
+            if (cJSON_IsString(e))
+                r->warn[r->n_warn++] = xstrdup(e->valuestring);
+    }
+    const cJSON *tm = cJSON_GetObjectItemCaseSensitive(j, "timings");
+    const cJSON *tot = tm ? cJSON_GetObjectItemCaseSensitive(tm, "total") : NULL;
+    r->seconds = cJSON_IsNumber(tot) ? tot->valuedouble : -1;
+out:
+    cJSON_Delete(j);
+    return ok ? 0 : -1;
+}
+
+int mx_load_dir(const char *dir, mreceipt **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "isotrain-conform matrix: --against %s: cannot open the directory\n", dir);
+        return -1;
+    }
+    char **names = NULL;
+    size_t nn = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t l = strlen(e->d_name);
+        if (l > 5 && !strcmp(e->d_name + l - 5, ".json") && e->d_name[0] != '.') {
+            names = xrealloc(names, (nn + 1) * sizeof *names);
+            names[nn++] = xasprintf("%s/%s", dir, e->d_name);
+        }
+    }
+    closedir(d);
+    int rc = 0;
+    *out = xcalloc(nn + 1, sizeof **out);
+    for (size_t i = 0; i < nn; i++) {
+        if (rc == 0 && mx_receipt_load(names[i], &(*out)[*n]) != 0)
+            rc = -1;
+        (*n)++;
+        free(names[i]);
+    }
+    free(names);
+    return rc;
+}
+
+const mreceipt *mx_find_receipt(const mreceipt *rs, size_t n, const char *host)
+{
+    for (size_t i = 0; i < n; i++)
+        if (rs[i].host && !strcmp(rs[i].host, host))
+            return &rs[i];
+    return NULL;
+}

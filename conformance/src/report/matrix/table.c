@@ -1,0 +1,229 @@
+/* table.c — the matrix table: hosts as rows, the vectors' checkpoint steps
+ * as columns, a digest prefix per cell, and whether every host agrees. */
+#include <cjson/cJSON.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/matrix/matrix.h"
+
+void mx_columns_of(const mrow *rows, size_t n, columns *c)
+{
+    c->n = 0;
+    for (size_t i = 0; i < n; i++) {
+        const mreceipt *r = rows[i].r;
+        if (!r)
+            continue;
+        for (size_t k = 0; k < r->n_ck; k++) {
+            size_t j = 0;
+            while (j < c->n && c->step[j] != r->ck_step[k])
+                j++;
+            if (j == c->n && c->n < MAX_CK) {
+                size_t at = c->n++;
+                while (at > 0 && c->step[at - 1] > r->ck_step[k]) {
+                    c->step[at] = c->step[at - 1];
+                    at--;
+                }
+                c->step[at] = r->ck_step[k];
+            }
+        }
+    }
+}
+
+/* The receipt's checkpoint at step s, or -1. */
+int mx_ck_index(const mreceipt *r, uint32_t s)
+{
+    if (!r || r->build_failed)
+        return -1;
+    for (size_t k = 0; k < r->n_ck; k++)
+        if (r->ck_step[k] == s)
+            return (int)k;
+    return -1;
+}
+
+/* Every host expected to pass has this step's checkpoint, all identical and
+ * equal to the vectors'. Returns 1 agree, 0 not; *count hosts compared. */
+int mx_column_agrees(const mrow *rows, size_t n, uint32_t s, size_t *count)
+{
+    const char *first = NULL;
+    int agree = 1;
+    *count = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].h->xfail)
+            continue;
+        int k = mx_ck_index(rows[i].r, s);
+        if (k < 0 || !rows[i].r->ck_sha[k][0] || !rows[i].r->ck_same[k]) {
+            agree = 0;
+            continue;
+        }
+        (*count)++;
+        if (!first)
+            first = rows[i].r->ck_sha[k];
+        else if (strcmp(first, rows[i].r->ck_sha[k]) != 0)
+            agree = 0;
+    }
+    return agree && *count > 0;
+}
+
+static void cell(const mrow *w, uint32_t s, char *buf, size_t cap)
+{
+    int k = mx_ck_index(w->r, s);
+    if (k < 0 || !w->r->ck_sha[k][0])
+        snprintf(buf, cap, "-");
+    else
+        snprintf(buf, cap, "%.8s%s", w->r->ck_sha[k], w->r->ck_same[k] ? "" : "*");
+}
+
+static const char *where(const mhost *h, char *buf, size_t cap)
+{
+    if (h->emulator)
+        snprintf(buf, cap, "%s -cpu %s", h->emulator, h->cpu);
+    else
+        snprintf(buf, cap, "native");
+    return buf;
+}
+
+void mx_print_text(FILE *o, const mrow *rows, size_t n, const columns *c)
+{
+    char b[128], wb[96];
+    int wh = 9, ww = 8; /* "all agree", "runs as" */
+    for (size_t i = 0; i < n; i++) {
+        int l = (int)strlen(rows[i].h->name);
+        wh = l > wh ? l : wh;
+        l = (int)strlen(where(rows[i].h, wb, sizeof wb));
+        ww = l > ww ? l : ww;
+    }
+    fprintf(o, "%-*s  %-*s  %-13s  %-22s", wh, "host", ww, "runs as", "expected", "result");
+    for (size_t j = 0; j < c->n; j++) {
+        snprintf(b, sizeof b, "step %u", (unsigned)c->step[j]);
+        fprintf(o, "  %-9s", b);
+    }
+    fprintf(o, "  %8s\n", "time");
+    for (size_t i = 0; i < n; i++) {
+        const mrow *w = &rows[i];
+        char res[64];
+        if (w->host_bad.len)
+            snprintf(res, sizeof res, "HOST MISMATCH");
+        else if (w->st == ST_XFAIL)
+            snprintf(res, sizeof res, "expected-fail (step %d)", w->r->first_diff);
+        else if (w->st == ST_XPASS || w->st == ST_XFAIL_OTHER)
+            snprintf(res, sizeof res, "FAIL (control)"); /* explained below the table */
+        else
+            snprintf(res, sizeof res, "%s", mx_status_text(w->st));
+        fprintf(o, "%-*s  %-*s  %-13s  %-22s", wh, w->h->name, ww, where(w->h, wb, sizeof wb), w->h->expected, res);
+        for (size_t j = 0; j < c->n; j++) {
+            cell(w, c->step[j], b, sizeof b);
+            fprintf(o, "  %-9s", b);
+        }
+        if (w->r && !w->r->build_failed && w->r->seconds >= 0)
+            fprintf(o, "  %7.1fs\n", w->r->seconds);
+        else
+            fprintf(o, "  %8s\n", "-");
+    }
+    fprintf(o, "%-*s  %-*s  %-13s  %-22s", wh, "all agree", ww, "(hosts expected to pass)", "", "");
+    for (size_t j = 0; j < c->n; j++) {
+        size_t cnt;
+        int ag = mx_column_agrees(rows, n, c->step[j], &cnt);
+        snprintf(b, sizeof b, ag ? "yes (%zu)" : "NO", cnt);
+        fprintf(o, "  %-9s", b);
+    }
+    fprintf(o, "\n(cells: the first 8 hex digits of each checkpoint's SHA-256; * = differs from the vectors' digest; "
+               "- = no checkpoint)\n");
+}
+
+static void md_escape(sbuf *b, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            sbuf_adds(b, "\\|");
+        else if (*s == '\n')
+            sbuf_adds(b, " ");
+        else
+            sbuf_addc(b, *s);
+    }
+}
+
+void mx_render_markdown(sbuf *m, const mrow *rows, size_t n, const columns *c, int overall_ok, const char *summary)
+{
+    char b[128];
+    sbuf_printf(m, "## isotrain host matrix: %s\n\n", overall_ok ? "OK" : "FAILED");
+    sbuf_adds(m, "| host | runs as | expected | result |");
+    for (size_t j = 0; j < c->n; j++)
+        sbuf_printf(m, " step %u |", (unsigned)c->step[j]);
+    sbuf_adds(m, " time |\n|---|---|---|---|");
+    for (size_t j = 0; j < c->n; j++)
+        sbuf_adds(m, "---|");
+    sbuf_adds(m, "---:|\n");
+    for (size_t i = 0; i < n; i++) {
+        const mrow *w = &rows[i];
+        char wb[96];
+        const char *res = w->host_bad.len ? "❌ host mismatch"
+                          : w->st == ST_PASS  ? "✅ pass"
+                          : w->st == ST_XFAIL ? "➖ expected-fail"
+                                              : NULL;
+        sbuf_printf(m, "| %s | `%s` | %s | ", w->h->name, where(w->h, wb, sizeof wb), w->h->expected);
+        if (res)
+            sbuf_adds(m, res);
+        else
+            sbuf_printf(m, "❌ %s", mx_status_text(w->st));
+        if (w->st == ST_XFAIL && w->r)
+            sbuf_printf(m, " (step %d)", w->r->first_diff);
+        sbuf_adds(m, " |");
+        for (size_t j = 0; j < c->n; j++) {
+            cell(w, c->step[j], b, sizeof b);
+            sbuf_printf(m, " `%s` |", b);
+        }
+        if (w->r && !w->r->build_failed && w->r->seconds >= 0)
+            sbuf_printf(m, " %.1f s |\n", w->r->seconds);
+        else
+            sbuf_adds(m, " - |\n");
+    }
+    sbuf_adds(m, "| **all agree** | hosts expected to pass | | |");
+    for (size_t j = 0; j < c->n; j++) {
+        size_t cnt;
+        int ag = mx_column_agrees(rows, n, c->step[j], &cnt);
+        if (ag)
+            sbuf_printf(m, " **yes** (%zu) |", cnt);
+        else
+            sbuf_adds(m, " **NO** |");
+    }
+    sbuf_adds(m, " |\n\n`*` differs from the vectors' digest; `-` no checkpoint. Cells are the first 8 hex digits of the "
+                 "SHA-256 of the checkpoint bytes (spec §8).\n\n");
+    sbuf_adds(m, "| host | stands for | reported from inside (`isotrain info`) | emulator warnings | notes |\n|---|---|---|---|---|\n");
+    for (size_t i = 0; i < n; i++) {
+        const mrow *w = &rows[i];
+        sbuf_printf(m, "| %s | ", w->h->name);
+        md_escape(m, w->h->stands_for);
+        sbuf_adds(m, " | ");
+        if (w->r && !w->r->build_failed) {
+            sbuf_printf(m, "isa=%s endianness=%s cpu_model=", w->r->info_isa ? w->r->info_isa : "?",
+                        w->r->info_end ? w->r->info_end : "?");
+            md_escape(m, w->r->info_model ? w->r->info_model : "?");
+            sbuf_adds(m, " cpu_features=");
+            md_escape(m, w->r->info_features ? w->r->info_features : "?");
+        }
+        sbuf_adds(m, " | ");
+        if (w->r)
+            for (size_t k = 0; k < w->r->n_warn; k++) {
+                char *f = mx_tcg_feature(w->r->warn[k]);
+                if (k)
+                    sbuf_adds(m, ", ");
+                if (f)
+                    sbuf_printf(m, "TCG lacks %s", f);
+                else
+                    md_escape(m, w->r->warn[k]);
+                free(f);
+            }
+        sbuf_adds(m, " | ");
+        md_escape(m, w->why.p ? w->why.p : "");
+        if (w->host_bad.len) {
+            sbuf_adds(m, w->why.len ? "; " : "");
+            sbuf_adds(m, "host mismatch: ");
+            md_escape(m, w->host_bad.p);
+        }
+        sbuf_adds(m, " |\n");
+    }
+    sbuf_printf(m, "\n%s\n", summary);
+}

@@ -1,0 +1,635 @@
+/* vectors_load.c — vectors/FORMAT.md §1-§3: the loader, which is the lint. */
+#include "vectorset/vectors_load.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/jsonx.h"
+#include "core/util.h"
+
+enum { VECTOR_FILE_MAX = 512 << 20 };
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The *.json files of dir/sub, sorted. */
+static char **list_json(const char *dir, const char *sub, size_t *n, problems *pr)
+{
+    char *d = xasprintf("%s/%s", dir, sub);
+    DIR *h = opendir(d);
+    *n = 0;
+    if (!h) {
+        problems_add(pr, "%s: cannot list directory: %s (a vector set has ops/ and train/, FORMAT.md §1)", d,
+                     strerror(errno));
+        free(d);
+        return NULL;
+    }
+    char **names = NULL;
+    size_t cap = 0;
+    struct dirent *e;
+    while ((e = readdir(h)) != NULL) {
+        size_t l = strlen(e->d_name);
+        if (l <= 5 || strcmp(e->d_name + l - 5, ".json") != 0)
+            continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            names = xrealloc(names, cap * sizeof *names);
+        }
+        names[(*n)++] = xstrdup(e->d_name);
+    }
+    closedir(h);
+    free(d);
+    if (*n)
+        qsort(names, *n, sizeof *names, cmp_str);
+    return names;
+}
+
+static int is_clause(const char *s)
+{
+    if (!*s)
+        return 0;
+    int digit = 0;
+    for (; *s; s++) {
+        if (*s >= '0' && *s <= '9')
+            digit = 1;
+        else if (*s == '.' && digit)
+            digit = 0;
+        else
+            return 0;
+    }
+    return digit;
+}
+
+static int is_flag(const char *s)
+{
+    if (*s < 'A' || *s > 'Z')
+        return 0;
+    for (s++; *s; s++)
+        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9')))
+            return 0;
+    return 1;
+}
+
+static int is_group_name(const char *s, size_t n)
+{
+    if (n == 0)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+            return 0;
+    return 1;
+}
+
+/* The header fields every vector file shares: schema, versions, generator. */
+static void check_header(jctx *c, const cJSON *root, const char *schema, const manifest_info *m, vector_set *vs)
+{
+    const char *s = jx_str(c, root, "$", "schema");
+    if (s && strcmp(s, schema) != 0)
+        jx_expect(c, "$.schema", cJSON_GetObjectItemCaseSensitive(root, "schema"), "\"%s\"", schema);
+    const char *keys[] = {"spec_version", "vector_version"};
+    for (int i = 0; i < 2; i++) {
+        const char *v = jx_str(c, root, "$", keys[i]);
+        char path[32];
+        snprintf(path, sizeof path, "$.%s", keys[i]);
+        const cJSON *it = cJSON_GetObjectItemCaseSensitive(root, keys[i]);
+        if (!v)
+            continue;
+        if (!jx_is_version(v)) {
+            jx_expect(c, path, it, "a version x.y.z");
+            continue;
+        }
+        const char *want = m ? (i ? m->vector_version : m->spec_version) : (i ? vs->vector_version : vs->spec_version);
+        if (want && strcmp(want, "?") != 0 && strcmp(v, want) != 0)
+            jx_expect(c, path, it, "\"%s\" (as in %s)", want, m ? "MANIFEST.json" : "the other vector files");
+        else if (!want) {
+            if (i)
+                vs->vector_version = xstrdup(v);
+            else
+                vs->spec_version = xstrdup(v);
+        }
+    }
+    const char *g = jx_str(c, root, "$", "generator");
+    if (g && !*g)
+        jx_expect(c, "$.generator", cJSON_GetObjectItemCaseSensitive(root, "generator"), "a non-empty string");
+    const char *cl = jx_str(c, root, "$", "spec_clause");
+    if (cl && !is_clause(cl))
+        jx_expect(c, "$.spec_clause", cJSON_GetObjectItemCaseSensitive(root, "spec_clause"),
+                  "a spec clause number such as \"5.4\"");
+}
+
+/* FORMAT.md §2: one test object. Returns 0 when the case is usable. */
+static int load_case(jctx *c, const cJSON *t, size_t index, const char *group, const cJSON *notes, op_case *oc)
+{
+    char path[64];
+    snprintf(path, sizeof path, "$.tests[%zu]", index);
+    static const char *const fields[] = {"tc_id", "comment", "flags", "op", "inputs", "outputs"};
+    if (jx_fields(c, t, path, fields, 6) != 0)
+        return -1;
+    int bad = 0;
+    uint64_t tc;
+    if (jx_uint(c, t, path, "tc_id", 0xffffffffu, &tc) != 0)
+        bad = 1;
+    else if (tc != index + 1) {
+        char p[80];
+        snprintf(p, sizeof p, "%s.tc_id", path);
+        jx_expect(c, p, cJSON_GetObjectItemCaseSensitive(t, "tc_id"), "%zu (tc_id is 1, 2, 3, ... in file order)",
+                  index + 1);
+        bad = 1;
+    }
+    oc->tc_id = (unsigned)(index + 1);
+    oc->id = xasprintf("%s/%zu", group, index + 1);
+    const char *comment = jx_str(c, t, path, "comment");
+    if (comment && !*comment) {
+        char p[80];
+        snprintf(p, sizeof p, "%s.comment", path);
+        jx_expect(c, p, cJSON_GetObjectItemCaseSensitive(t, "comment"), "a non-empty comment (why the case exists)");
+        bad = 1;
+    }
+    oc->comment = xstrdup(comment ? comment : "");
+    const cJSON *flags = jx_arr(c, t, path, "flags");
+    if (flags) {
+        oc->flags = xcalloc((size_t)cJSON_GetArraySize(flags) + 1, sizeof *oc->flags);
+        size_t k = 0;
+        for (const cJSON *f = flags->child; f; f = f->next, k++) {
+            char p[96];
+            snprintf(p, sizeof p, "%s.flags[%zu]", path, k);
+            if (!cJSON_IsString(f) || !is_flag(f->valuestring)) {
+                jx_expect(c, p, f, "a flag name [A-Z][A-Za-z0-9]*");
+                bad = 1;
+                continue;
+            }
+            if (notes && !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(notes, f->valuestring))) {
+                jx_expect(c, p, f, "a flag explained in $.notes (every flag used has an entry there)");
+                bad = 1;
+            }
+            oc->flags[oc->n_flags++] = xstrdup(f->valuestring);
+        }
+    } else
+        bad = 1;
+    const char *op = jx_str(c, t, path, "op");
+    oc->op = op ? op_find(op, strlen(op)) : NULL;
+    if (op && !oc->op) {
+        char p[80];
+        snprintf(p, sizeof p, "%s.op", path);
+        jx_expect(c, p, cJSON_GetObjectItemCaseSensitive(t, "op"), "an op of spec/iut-protocol.md P5");
+    }
+    const cJSON *in = jx_obj(c, t, path, "inputs");
+    const cJSON *out = jx_obj(c, t, path, "outputs");
+    if (!oc->op || !in || !out)
+        return -1;
+    const op_def *d = oc->op;
+    value in_v[8];
+    memset(in_v, 0, sizeof in_v);
+    const char *what[2] = {"inputs", "outputs"};
+    const cJSON *objs[2] = {in, out};
+    for (int io = 0; io < 2; io++) {
+        char p[96];
+        snprintf(p, sizeof p, "%s.%s", path, what[io]);
+        if (jx_no_duplicates(c, objs[io], p) != 0)
+            bad = 1;
+        const op_field *fs = io ? d->out : d->in;
+        size_t nf = io ? d->n_out : d->n_in;
+        for (const cJSON *it = objs[io]->child; it; it = it->next) {
+            int known = 0;
+            for (size_t k = 0; k < nf; k++)
+                known |= strcmp(it->string, fs[k].key) == 0;
+            if (!known) {
+                problems_add(c->pr, "%s: %s.%s: not a%s key of op %s (expected exactly the keys of P5)", c->file, p,
+                             it->string, io ? "n output" : "n input", d->name);
+                bad = 1;
+            }
+        }
+        for (size_t k = 0; k < nf; k++) {
+            char kp[128];
+            snprintf(kp, sizeof kp, "%s.%s", p, fs[k].key);
+            const cJSON *it = cJSON_GetObjectItemCaseSensitive(objs[io], fs[k].key);
+            if (!it) {
+                problems_add(c->pr, "%s: %s: missing key \"%s\" of op %s (%s)", c->file, p, fs[k].key, d->name,
+                             val_type_describe(fs[k].type));
+                bad = 1;
+                continue;
+            }
+            char why[160];
+            value *dst = io ? &oc->out[k] : &in_v[k];
+            if (!cJSON_IsString(it) ||
+                value_parse(fs[k].type, it->valuestring, strlen(it->valuestring), 1, dst, why, sizeof why) != 0) {
+                if (cJSON_IsString(it))
+                    jx_expect(c, kp, NULL, "%s: %s", val_type_describe(fs[k].type), why);
+                else
+                    jx_expect(c, kp, it, "a string holding %s", val_type_describe(fs[k].type));
+                bad = 1;
+                continue;
+            }
+            if (!io)
+                oc->in_raw[k] = xstrdup(it->valuestring);
+        }
+    }
+    if (!bad) {
+        int where_out;
+        size_t where;
+        char why[200];
+        if (op_check(d, in_v, oc->out, &where_out, &where, why, sizeof why) != 0) {
+            problems_add(c->pr, "%s: %s.%s.%s: %s (P5 lengths and ranges of op %s)", c->file, path,
+                         where_out ? "outputs" : "inputs", where_out ? d->out[where].key : d->in[where].key, why,
+                         d->name);
+            bad = 1;
+        }
+    }
+    for (size_t k = 0; k < 8; k++)
+        value_free(&in_v[k]);
+    return bad ? -1 : 0;
+}
+
+/* Reads and parses one vector file; NULL, with the problem recorded, when it
+ * cannot be read or is not JSON. */
+static cJSON *read_json(jctx *c)
+{
+    char err[512];
+    char *text;
+    size_t len;
+    if (read_file(c->file, VECTOR_FILE_MAX, &text, &len, err, sizeof err) != 0) {
+        problems_add(c->pr, "%s", err);
+        return NULL;
+    }
+    cJSON *root = jx_parse(c, text, len);
+    free(text);
+    return root;
+}
+
+/* FORMAT.md §2: ops/<group>.json */
+static void load_ops_file(const char *dir, const char *name, const manifest_info *m, vector_set *vs, problems *pr)
+{
+    char *file = xasprintf("%s/ops/%s", dir, name);
+    jctx c = {file, pr};
+    cJSON *root = read_json(&c);
+    if (!root) {
+        free(file);
+        return;
+    }
+    size_t before = pr->n;
+    static const char *const fields[] = {"schema", "spec_version", "vector_version", "group", "spec_clause",
+                                         "generator", "notes", "number_of_tests", "tests"};
+    if (!cJSON_IsObject(root)) {
+        jx_expect(&c, "$", root, "an object");
+        cJSON_Delete(root);
+        free(file);
+        return;
+    }
+    jx_fields(&c, root, "$", fields, 9);
+    check_header(&c, root, "isotrain-op-vectors-v1", m, vs);
+    const char *group = jx_str(&c, root, "$", "group");
+    size_t stem = strlen(name) - 5;
+    if (group && (strlen(group) != stem || strncmp(group, name, stem) != 0 || !is_group_name(group, stem)))
+        jx_expect(&c, "$.group", cJSON_GetObjectItemCaseSensitive(root, "group"),
+                  "\"%.*s\" (the file's stem, [a-z0-9_]+)", (int)stem, name);
+    const cJSON *notes = jx_obj(&c, root, "$", "notes");
+    if (notes) {
+        jx_no_duplicates(&c, notes, "$.notes");
+        for (const cJSON *n = notes->child; n; n = n->next) {
+            char p[128];
+            snprintf(p, sizeof p, "$.notes.%s", n->string);
+            if (!is_flag(n->string))
+                problems_add(pr, "%s: %s: expected a flag name [A-Z][A-Za-z0-9]* as key", file, p);
+            if (!cJSON_IsString(n) || !n->valuestring[0])
+                jx_expect(&c, p, n, "a non-empty string explaining the flag");
+        }
+    }
+    const cJSON *tests = jx_arr(&c, root, "$", "tests");
+    uint64_t count;
+    if (jx_uint(&c, root, "$", "number_of_tests", 0xffffffffu, &count) == 0 && tests &&
+        count != (uint64_t)cJSON_GetArraySize(tests))
+        jx_expect(&c, "$.number_of_tests", cJSON_GetObjectItemCaseSensitive(root, "number_of_tests"),
+                  "%d (the length of tests)", cJSON_GetArraySize(tests));
+    op_group g;
+    memset(&g, 0, sizeof g);
+    g.group = xstrndup(name, stem);
+    g.file = xstrdup(file);
+    const char *cl = jx_str(&c, root, "$", "spec_clause");
+    g.spec_clause = xstrdup(cl ? cl : "?");
+    if (tests) {
+        size_t n = (size_t)cJSON_GetArraySize(tests);
+        g.cases = xcalloc(n, sizeof *g.cases);
+        size_t i = 0;
+        for (const cJSON *t = tests->child; t; t = t->next, i++)
+            load_case(&c, t, i, g.group, notes, &g.cases[g.n_cases++]);
+        if (n == 0)
+            problems_add(pr, "%s: $.tests: expected at least one test", file);
+    }
+    cJSON_Delete(root);
+    (void)before;
+    vs->groups = xrealloc(vs->groups, (vs->n_groups + 1) * sizeof *vs->groups);
+    vs->groups[vs->n_groups++] = g;
+    vs->n_files++;
+    free(file);
+}
+
+static int is_hex64(const char *s)
+{
+    return s && strlen(s) == 64 && is_lower_hex(s, 64);
+}
+
+/* FORMAT.md §3: one trace entry. */
+static void load_trace_entry(jctx *c, const cJSON *e, size_t i, train_vec *tv)
+{
+    char path[48];
+    snprintf(path, sizeof path, "$.trace[%zu]", i);
+    static const char *const f0[] = {"step", "digest"};
+    static const char *const f1[] = {"step", "loss", "digest"};
+    if (jx_fields(c, e, path, i ? f1 : f0, i ? 3 : 2) != 0)
+        return;
+    uint64_t step;
+    char p[80];
+    if (jx_uint(c, e, path, "step", 0xffffffffu, &step) == 0 && step != i) {
+        snprintf(p, sizeof p, "%s.step", path);
+        jx_expect(c, p, cJSON_GetObjectItemCaseSensitive(e, "step"), "%zu (one entry per step 0..steps in order)", i);
+    }
+    const char *d = jx_str(c, e, path, "digest");
+    if (d && !is_hex64(d)) {
+        snprintf(p, sizeof p, "%s.digest", path);
+        jx_expect(c, p, cJSON_GetObjectItemCaseSensitive(e, "digest"), "64 lowercase hex digits");
+    } else if (d)
+        memcpy(tv->trace[i].digest, d, 65);
+    tv->trace[i].step = (uint32_t)i;
+    if (i) {
+        const char *l = jx_str(c, e, path, "loss");
+        if (l && (strlen(l) != 8 || !is_lower_hex(l, 8))) {
+            snprintf(p, sizeof p, "%s.loss", path);
+            jx_expect(c, p, cJSON_GetObjectItemCaseSensitive(e, "loss"), "8 lowercase hex digits (binary32 bits)");
+        } else if (l) {
+            tv->trace[i].has_loss = 1;
+            tv->trace[i].loss = (uint32_t)strtoul(l, NULL, 16);
+        }
+    }
+}
+
+/* FORMAT.md §3: train/<profile>.json and its checkpoint files. */
+static void load_train_file(const char *dir, const char *name, const manifest_info *m, vector_set *vs, problems *pr)
+{
+    char *file = xasprintf("%s/train/%s", dir, name);
+    jctx c = {file, pr};
+    cJSON *root = read_json(&c);
+    if (!root) {
+        free(file);
+        return;
+    }
+    if (!cJSON_IsObject(root)) {
+        jx_expect(&c, "$", root, "an object");
+        cJSON_Delete(root);
+        free(file);
+        return;
+    }
+    size_t before = pr->n;
+    static const char *const fields[] = {"schema", "spec_version", "vector_version", "profile", "spec_clause",
+                                         "generator", "parameters", "tensors", "corpus_sha256", "steps",
+                                         "checkpoint_steps", "trace", "checkpoints"};
+    jx_fields(&c, root, "$", fields, 13);
+    check_header(&c, root, "isotrain-train-vectors-v1", m, vs);
+    train_vec tv;
+    memset(&tv, 0, sizeof tv);
+    size_t stem = strlen(name) - 5;
+    tv.profile = xstrndup(name, stem);
+    tv.file = xstrdup(file);
+    const char *prof = jx_str(&c, root, "$", "profile");
+    if (prof && strcmp(prof, tv.profile) != 0)
+        jx_expect(&c, "$.profile", cJSON_GetObjectItemCaseSensitive(root, "profile"), "\"%s\" (the file's stem)",
+                  tv.profile);
+    const char *cl = jx_str(&c, root, "$", "spec_clause");
+    tv.spec_clause = xstrdup(cl ? cl : "?");
+    uint64_t params = 0, steps = 0;
+    int have_params = jx_uint(&c, root, "$", "parameters", UINT64_C(1) << 32, &params) == 0 && params > 0;
+    tv.parameters = params;
+    const cJSON *tensors = jx_arr(&c, root, "$", "tensors");
+    if (tensors) {
+        size_t n = (size_t)cJSON_GetArraySize(tensors), i = 0;
+        tv.tensors = xcalloc(n, sizeof *tv.tensors);
+        uint64_t next = 0;
+        for (const cJSON *t = tensors->child; t; t = t->next, i++) {
+            char path[48];
+            snprintf(path, sizeof path, "$.tensors[%zu]", i);
+            static const char *const tf[] = {"name", "rows", "cols", "offset"};
+            if (jx_fields(&c, t, path, tf, 4) != 0)
+                continue;
+            tensor_desc *td = &tv.tensors[tv.n_tensors];
+            const char *nm = jx_str(&c, t, path, "name");
+            if (nm && !is_group_name(nm, strlen(nm))) {
+                char p[64];
+                snprintf(p, sizeof p, "%s.name", path);
+                jx_expect(&c, p, cJSON_GetObjectItemCaseSensitive(t, "name"), "a name [a-z0-9_]+");
+            }
+            if (!nm || jx_uint(&c, t, path, "rows", UINT64_C(1) << 32, &td->rows) != 0 ||
+                jx_uint(&c, t, path, "cols", UINT64_C(1) << 32, &td->cols) != 0 ||
+                jx_uint(&c, t, path, "offset", UINT64_C(1) << 32, &td->offset) != 0)
+                continue;
+            if (td->offset != next) {
+                char p[64];
+                snprintf(p, sizeof p, "%s.offset", path);
+                jx_expect(&c, p, cJSON_GetObjectItemCaseSensitive(t, "offset"),
+                          "%llu (tensors are contiguous: the sum of the sizes before)", (unsigned long long)next);
+            }
+            td->name = xstrdup(nm);
+            next = td->offset + td->rows * td->cols;
+            tv.n_tensors++;
+        }
+        if (have_params && next != params)
+            jx_expect(&c, "$.tensors", tensors, "tensors whose sizes sum to parameters = %llu (they sum to %llu)",
+                      (unsigned long long)params, (unsigned long long)next);
+    }
+    const char *corpus = jx_str(&c, root, "$", "corpus_sha256");
+    if (corpus && !is_hex64(corpus))
+        jx_expect(&c, "$.corpus_sha256", cJSON_GetObjectItemCaseSensitive(root, "corpus_sha256"),
+                  "64 lowercase hex digits");
+    else if (corpus)
+        memcpy(tv.corpus_sha256, corpus, 65);
+    int have_steps = jx_uint(&c, root, "$", "steps", 0xfffffffeu, &steps) == 0;
+    tv.steps = (uint32_t)steps;
+    const cJSON *cks = jx_arr(&c, root, "$", "checkpoint_steps");
+    if (cks) {
+        size_t n = (size_t)cJSON_GetArraySize(cks), i = 0;
+        tv.ck_steps = xcalloc(n, sizeof *tv.ck_steps);
+        for (const cJSON *s = cks->child; s; s = s->next, i++) {
+            char path[48];
+            snprintf(path, sizeof path, "$.checkpoint_steps[%zu]", i);
+            uint64_t v;
+            if (jx_item_uint(&c, s, path, have_steps ? steps : 0xffffffffu, &v) != 0)
+                continue;
+            if (tv.n_ck && v <= tv.ck_steps[tv.n_ck - 1]) {
+                jx_expect(&c, path, s, "a step after %u (ascending, no repeats)", (unsigned)tv.ck_steps[tv.n_ck - 1]);
+                continue;
+            }
+            tv.ck_steps[tv.n_ck++] = (uint32_t)v;
+        }
+    }
+    const cJSON *trace = jx_arr(&c, root, "$", "trace");
+    if (trace && have_steps) {
+        if ((uint64_t)cJSON_GetArraySize(trace) != steps + 1)
+            jx_expect(&c, "$.trace", trace, "%llu entries (one per step 0..steps)", (unsigned long long)steps + 1);
+        tv.trace = xcalloc((size_t)steps + 1, sizeof *tv.trace);
+        size_t i = 0;
+        for (const cJSON *e = trace->child; e && i <= steps; e = e->next, i++)
+            load_trace_entry(&c, e, i, &tv);
+    }
+    const cJSON *ckf = jx_arr(&c, root, "$", "checkpoints");
+    if (ckf) {
+        size_t n = (size_t)cJSON_GetArraySize(ckf), i = 0;
+        if (cks && n != (size_t)cJSON_GetArraySize(cks))
+            jx_expect(&c, "$.checkpoints", ckf, "%d entries (one per checkpoint_steps entry)", cJSON_GetArraySize(cks));
+        tv.ckpts = xcalloc(n, sizeof *tv.ckpts);
+        tv.n_ckpts = n;
+        for (const cJSON *e = ckf->child; e; e = e->next, i++) {
+            char path[48];
+            snprintf(path, sizeof path, "$.checkpoints[%zu]", i);
+            static const char *const cf[] = {"step", "file", "sha256"};
+            if (jx_fields(&c, e, path, cf, 3) != 0)
+                continue;
+            uint64_t step;
+            const char *f = jx_str(&c, e, path, "file");
+            const char *h = jx_str(&c, e, path, "sha256");
+            char p[80];
+            if (jx_uint(&c, e, path, "step", 0xffffffffu, &step) != 0 || !f || !h)
+                continue;
+            if (i < tv.n_ck && step != tv.ck_steps[i]) {
+                snprintf(p, sizeof p, "%s.step", path);
+                jx_expect(&c, p, cJSON_GetObjectItemCaseSensitive(e, "step"), "%u (checkpoint_steps[%zu])",
+                          (unsigned)tv.ck_steps[i], i);
+            }
+            if (!is_hex64(h)) {
+                snprintf(p, sizeof p, "%s.sha256", path);
+                jx_expect(&c, p, cJSON_GetObjectItemCaseSensitive(e, "sha256"), "64 lowercase hex digits");
+                continue;
+            }
+            if (f[0] == '/' || strstr(f, "..") || !*f) {
+                snprintf(p, sizeof p, "%s.file", path);
+                jx_expect(&c, p, cJSON_GetObjectItemCaseSensitive(e, "file"), "a path relative to train/");
+                continue;
+            }
+            ckpt_vec *cv = &tv.ckpts[i];
+            cv->step = (uint32_t)step;
+            cv->file = xstrdup(f);
+            memcpy(cv->sha256, h, 65);
+            if (tv.trace && step <= steps && tv.trace[step].digest[0] && strcmp(tv.trace[step].digest, h) != 0) {
+                snprintf(p, sizeof p, "%s.sha256", path);
+                jx_expect(&c, p, cJSON_GetObjectItemCaseSensitive(e, "sha256"),
+                          "the digest of trace step %llu (%s)", (unsigned long long)step, tv.trace[step].digest);
+            }
+            char *full = xasprintf("%s/train/%s", dir, f);
+            char hex[65], err[512];
+            uint64_t size;
+            if (sha256_file(full, hex, &size, err, sizeof err) != 0)
+                problems_add(pr, "%s: %s.file: %s", file, path, err);
+            else if (have_params && size != 4 * params)
+                problems_add(pr, "%s: %s.file: %s has %llu bytes, expected exactly 4*parameters = %llu", file, path,
+                             full, (unsigned long long)size, (unsigned long long)(4 * params));
+            else if (strcmp(hex, h) != 0)
+                problems_add(pr, "%s: %s.file: %s hashes to %s, expected %s", file, path, full, hex, h);
+            free(full);
+        }
+    }
+    cJSON_Delete(root);
+    (void)before;
+    vs->trains = xrealloc(vs->trains, (vs->n_trains + 1) * sizeof *vs->trains);
+    vs->trains[vs->n_trains++] = tv;
+    vs->n_files++;
+    free(file);
+}
+
+/* FORMAT.md §1-§3 */
+size_t vectors_load(const char *dir, const manifest_info *m, vector_set *vs, problems *pr)
+{
+    memset(vs, 0, sizeof *vs);
+    vs->dir = xstrdup(dir);
+    size_t before = pr->n;
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        problems_add(pr, "%s: not a directory (expected a vector set, FORMAT.md §1)", dir);
+        return pr->n - before;
+    }
+    size_t n;
+    char **names = list_json(dir, "ops", &n, pr);
+    for (size_t i = 0; i < n; i++) {
+        load_ops_file(dir, names[i], m, vs, pr);
+        free(names[i]);
+    }
+    free(names);
+    names = list_json(dir, "train", &n, pr);
+    for (size_t i = 0; i < n; i++) {
+        load_train_file(dir, names[i], m, vs, pr);
+        free(names[i]);
+    }
+    free(names);
+    if (m) {
+        if (!vs->spec_version)
+            vs->spec_version = xstrdup(m->spec_version);
+        if (!vs->vector_version)
+            vs->vector_version = xstrdup(m->vector_version);
+    }
+    if (!vs->spec_version)
+        vs->spec_version = xstrdup("?");
+    if (!vs->vector_version)
+        vs->vector_version = xstrdup("?");
+    return pr->n - before;
+}
+
+void vectors_free(vector_set *vs)
+{
+    for (size_t g = 0; g < vs->n_groups; g++) {
+        op_group *gr = &vs->groups[g];
+        for (size_t i = 0; i < gr->n_cases; i++) {
+            op_case *c = &gr->cases[i];
+            free(c->id);
+            free(c->comment);
+            for (size_t k = 0; k < c->n_flags; k++)
+                free(c->flags[k]);
+            free(c->flags);
+            for (size_t k = 0; k < 8; k++)
+                free(c->in_raw[k]);
+            for (size_t k = 0; k < 4; k++)
+                value_free(&c->out[k]);
+        }
+        free(gr->cases);
+        free(gr->group);
+        free(gr->file);
+        free(gr->spec_clause);
+    }
+    free(vs->groups);
+    for (size_t t = 0; t < vs->n_trains; t++) {
+        train_vec *tv = &vs->trains[t];
+        for (size_t i = 0; i < tv->n_tensors; i++)
+            free(tv->tensors[i].name);
+        free(tv->tensors);
+        free(tv->ck_steps);
+        free(tv->trace);
+        for (size_t i = 0; i < tv->n_ckpts; i++)
+            free(tv->ckpts[i].file);
+        free(tv->ckpts);
+        free(tv->profile);
+        free(tv->file);
+        free(tv->spec_clause);
+    }
+    free(vs->trains);
+    free(vs->dir);
+    free(vs->spec_version);
+    free(vs->vector_version);
+    memset(vs, 0, sizeof *vs);
+}
+
+int op_case_has_flag(const op_case *c, const char *flag)
+{
+    for (size_t i = 0; i < c->n_flags; i++)
+        if (strcmp(c->flags[i], flag) == 0)
+            return 1;
+    return 0;
+}
+
+const train_vec *vectors_train(const vector_set *vs, const char *profile)
+{
+    for (size_t i = 0; i < vs->n_trains; i++)
+        if (strcmp(vs->trains[i].profile, profile) == 0)
+            return &vs->trains[i];
+    return NULL;
+}
