@@ -4,10 +4,12 @@
  * receipt and JUnit, print the summary. */
 #include "levels/levels.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/contain.h"
 #include "protocol/iut_process.h"
 #include "report/junit.h"
 #include "report/receipt.h"
@@ -43,7 +45,6 @@ int run_command(const conform_args *a)
     rc.t_start = now_s();
     utc_timestamp(rc.started_utc);
     results_init(&rc.res);
-    iut_setup_signals();
     fprintf(rc.out, "isotrain-conform %s (git %s)\n", CONFORM_VERSION, conform_git_revision());
 
     /* FORMAT.md §4: no case runs on a vector set that does not verify */
@@ -112,6 +113,14 @@ int run_command(const conform_args *a)
     if (!any)
         pass = 0;
     const char *overall = pass ? "PASS" : "FAIL";
+    int sig = contain_interrupted();
+    if (sig) { /* P8: an interrupted run is never a verdict on the IUT */
+        overall = "ERROR";
+        pass = 0;
+        run_warn(&rc, "interrupted by signal %d (%s): the IUT's process tree was killed and the work directory "
+                      "removed; this run says nothing about the IUT",
+                 sig, sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "signal");
+    }
     rc.t_total = now_s() - rc.t_start;
 
     for (size_t i = 0; i < rc.n_warnings; i++)
@@ -134,6 +143,8 @@ int run_command(const conform_args *a)
     closing_line(rc.out, &rc.res);
     fflush(rc.out);
     run_ctx_free(&rc);
+    if (sig)
+        return 128 + sig;
     if (io_bad)
         return 2;
     return pass ? 0 : 1;

@@ -63,6 +63,8 @@ int mx_bad(const char *file, const char *field, const char *fmt, ...) __attribut
 const char *mx_jstr(const char *file, const cJSON *obj, const char *path, const char *key, int nullable, int *ok);
 const cJSON *mx_jobj(const char *file, const cJSON *obj, const char *path, const char *key, int *ok);
 cJSON *mx_parse_file(const char *path, size_t cap);
+/* A JSON number that must be a whole number in [0, max]; -1 after a message. */
+int mx_juint(const char *file, const char *field, const cJSON *v, uint64_t max, uint64_t *out);
 
 /* hosts_file.c: qemu/hosts.json. Returns 0, or -1 after naming the problem. */
 int mx_hosts_load(const char *file, mhost **out, size_t *n_out);
