@@ -395,3 +395,38 @@ Test(matrix, run_receipt_feeds_the_matrix, .timeout = 120)
     free(iut);
     free(vec);
 }
+
+/* A receipt is untrusted input: a step number beyond any integer type must be
+ * refused by name, never converted (UBSan: out-of-range double to int). */
+Test(matrix, out_of_range_numbers_are_refused)
+{
+    hosts();
+    good_nat();
+    good_hsw();
+    failing_x87();
+    tu_edit(dir, "r/x87.json", "\"first_differing_step\": 1", "\"first_differing_step\": 118446744073709551616");
+    tu_result r = matrix(NULL);
+    cr_assert_eq(r.code, 2, "exit %d\n%s\n%s", r.code, r.out, r.err);
+    tu_assert_has(r.err, "r/x87.json: levels.train.profiles[0].first_differing_step: expected a whole number from 0 to");
+    tu_result_free(&r);
+    failing_x87();
+    tu_edit(dir, "r/x87.json", "{\"step\": 50,", "{\"step\": 50.5,");
+    r = matrix(NULL);
+    cr_assert_eq(r.code, 2, "exit %d\n%s\n%s", r.code, r.out, r.err);
+    tu_assert_has(r.err, "checkpoints[1].step: expected a whole number from 0 to 4294967295");
+    tu_result_free(&r);
+}
+
+/* A slowdown multiplies every deadline: an unbounded one disables them. */
+Test(matrix, unbounded_slowdown_is_refused)
+{
+    hosts();
+    tu_edit(dir, "hosts.json", "\"slowdown\": 20,", "\"slowdown\": 1e308,");
+    good_nat();
+    good_hsw();
+    failing_x87();
+    tu_result r = matrix(NULL);
+    cr_assert_eq(r.code, 2, "exit %d\n%s\n%s", r.code, r.out, r.err);
+    tu_assert_has(r.err, "hosts[1].slowdown: expected a number from 1 to 1000");
+    tu_result_free(&r);
+}
