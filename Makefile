@@ -22,6 +22,7 @@ SAN_FLAGS      := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-om
 
 REF = $(MAKE) --no-print-directory -f mk/reference.mk
 
+.PHONY: suite-tmp
 .PHONY: all reference reference-O0 reference-sanitize reference-aarch64 \
         test test-unit test-sanitize test-cross test-python-minimal conformance lint-vectors bench \
         prove-math install clean deps-build deps-test deps-cross
@@ -89,7 +90,21 @@ test-python-minimal: conformance-runner
 lint-vectors: conformance-runner
 	$(CONFORM) lint vectors/v1.0.0
 
-test: test-unit test-sanitize test-cross test-conformance test-python-minimal conformance lint-vectors check-vectors prove-math check-matrix check-mutants
+# make test runs with a TMPDIR of its own and a mark in the environment of
+# every process it starts, so that at the end ci/check-leftovers.sh can show
+# that nothing it started still runs and no work directory was left behind
+# (its --self-test first shows that the check fires on a planted leftover).
+SUITE_TMP  := $(abspath $(BUILD))/suite-tmp
+SUITE_MARK := $(shell date +%s)-$(shell echo $$$$)
+test: export TMPDIR = $(SUITE_TMP)
+test: export ISOTRAIN_SUITE_RUN = $(SUITE_MARK)
+
+suite-tmp:
+	@rm -rf $(SUITE_TMP) && mkdir -p $(SUITE_TMP)
+
+test: suite-tmp test-unit test-sanitize test-cross test-conformance test-python-minimal conformance lint-vectors check-vectors prove-math check-matrix check-mutants
+	@sh ci/check-leftovers.sh --self-test
+	@sh ci/check-leftovers.sh $(SUITE_TMP) $(SUITE_MARK)
 	@echo "make test: all test groups passed"
 
 # ---- the main job ------------------------------------------------------------
