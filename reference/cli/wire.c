@@ -204,7 +204,7 @@ const char *wire_leading_id(const char *line, size_t len, size_t *id_len)
     size_t n = 0;
     while (3 + n < len && line[3 + n] != ' ') {
         unsigned char c = (unsigned char)line[3 + n];
-        if (c == '=' || is_control(c))
+        if (c == '=' || is_control(c) || n == WIRE_MAX_ID)
             return NULL;
         n++;
     }
