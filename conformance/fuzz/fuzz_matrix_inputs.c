@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
 
 #include "core/util.h"
 #include "report/matrix/matrix.h"
@@ -17,6 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static char *path;
+    static int devnull = -1, saved_stderr = -1;
     if (!path) {
         char err[256];
         char *d = make_temp_dir("fuzz-matrix", err, sizeof err);
@@ -24,13 +26,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         path = xasprintf("%s/input.json", d);
         free(d);
-        freopen("/dev/null", "w", stderr); /* the refusals are expected, and many */
+        /* FUZZ_VERBOSE=1 keeps stderr, to read the report of a saved crash input */
+        if (!getenv("FUZZ_VERBOSE")) {
+            devnull = open("/dev/null", O_WRONLY);
+            saved_stderr = dup(2);
+        }
     }
     if (size < 1 || data[0] > 1)
         return 0;
     char err[256];
     if (write_file(path, (const char *)data + 1, size - 1, err, sizeof err) != 0)
         abort();
+    /* the refusals are expected and many: silent while the readers run, so
+     * libFuzzer's own reports still reach stderr */
+    fflush(stderr);
+    if (devnull >= 0)
+        dup2(devnull, 2);
     if (data[0] == 0) {
         mreceipt r;
         if (mx_receipt_load(path, &r) == 0) {
@@ -51,5 +62,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             mx_hosts_free(hs, n);
         }
     }
+    fflush(stderr);
+    if (saved_stderr >= 0)
+        dup2(saved_stderr, 2);
     return 0;
 }

@@ -11,6 +11,20 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Hex case is free in answers (P4), so the match ignores ASCII case. */
+static int contains(const uint8_t *d, size_t n, const char *needle)
+{
+    size_t k = strlen(needle);
+    for (size_t i = 0; i + k <= n; i++) {
+        size_t j = 0;
+        while (j < k && (d[i + j] | 0x20) == (needle[j] | 0x20))
+            j++;
+        if (j == k)
+            return 1;
+    }
+    return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const op_def *op;
@@ -37,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort(); /* a response alone is never an ERROR: that is the process */
     if (r.v != V_PASS && !r.reason)
         abort();
-    if (r.v == V_PASS && (size < 19 || memcmp(data, "id=dot/1 ", 9) != 0 || !memmem(data, size, "y=3f800000", 10)))
+    if (r.v == V_PASS && (size < 19 || memcmp(data, "id=dot/1 ", 9) != 0 || !contains(data, size, "y=3f800000")))
         abort(); /* a PASS without the expected answer in it */
     ops_res_free(&r);
     return 0;
