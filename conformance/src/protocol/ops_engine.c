@@ -113,7 +113,7 @@ static int compare_output(const op_field *f, size_t k, const value *got, const v
 }
 
 /* P3 + P5 + P6: judges one response line for its request. */
-static void judge(const ops_req *q, const char *line, size_t len, ops_res *r)
+void ops_judge(const ops_req *q, const char *line, size_t len, ops_res *r)
 {
     wire_line wl;
     wire_line_init(&wl);
@@ -306,7 +306,7 @@ void ops_engine_run(const char *cmd, ops_req *reqs, size_t n, double run_timeout
                 kill_now = 1;
                 break;
             }
-            judge(&reqs[ans], line, len, &res[ans]);
+            ops_judge(&reqs[ans], line, len, &res[ans]);
             double now = now_s();
             res[ans].seconds = now - case_start;
             case_start = now;

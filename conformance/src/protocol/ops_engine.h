@@ -65,6 +65,9 @@ typedef struct {
 void ops_engine_run(const char *cmd, ops_req *reqs, size_t n, double run_timeout, ops_res *res, ops_summary *sum,
                     const ops_progress *prog);
 void ops_res_free(ops_res *r);
+/* P3, P5, P6: the verdict on one response line (without its '\n') to q;
+ * r must be zeroed or freed first. ops_engine_run calls it per response. */
+void ops_judge(const ops_req *q, const char *line, size_t len, ops_res *r);
 void ops_summary_free(ops_summary *s);
 
 /* Builds "id=ID op=OP " + caller's key=value text + "\n" into a request. */
