@@ -221,8 +221,7 @@ static int cmd_train(int argc, char **argv)
                 return EXIT_USAGE;
             }
             recipe.seed = seed;
-        }
-        else if (strcmp(a, "--checkpoint-steps") == 0) {
+        } else if (strcmp(a, "--checkpoint-steps") == 0) {
             steps_given = 1;
             all_steps = strcmp(v, "all") == 0;
             if (!all_steps && parse_steps_list(v, ck, sizeof ck / sizeof ck[0], &n_ck) != 0)
