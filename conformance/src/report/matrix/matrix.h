@@ -63,6 +63,11 @@ int mx_bad(const char *file, const char *field, const char *fmt, ...) __attribut
 const char *mx_jstr(const char *file, const cJSON *obj, const char *path, const char *key, int nullable, int *ok);
 const cJSON *mx_jobj(const char *file, const cJSON *obj, const char *path, const char *key, int *ok);
 cJSON *mx_parse_file(const char *path, size_t cap);
+/* A receipt the matrix may use (receipt_trust.c): a verified envelope's
+ * receipt, or a build-failure record; NULL, with the reason, otherwise. */
+cJSON *mx_open_receipt(const char *file);
+/* --allowed-signers and --vectors for the receipts' verification. */
+void mx_trust_config(const char *allowed_signers, const char *vectors);
 
 /* hosts_file.c: qemu/hosts.json. Returns 0, or -1 after naming the problem. */
 int mx_hosts_load(const char *file, mhost **out, size_t *n_out);
