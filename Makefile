@@ -141,3 +141,4 @@ include mk/conformance.mk
 include mk/matrix.mk
 include mk/mutants.mk
 include mk/pytorch.mk
+include mk/fuzz.mk

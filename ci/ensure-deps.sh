@@ -12,6 +12,7 @@
 #            Debian's python3-torch, never PyPI wheels (adapters/pytorch)
 #   qemu     the x86_64 user-mode emulator alone (qemu-x86_64)
 #   matrix   every cross compiler, static libc and qemu-user of qemu/hosts.json
+#   fuzz     clang with libFuzzer and the sanitizer runtimes (make fuzz)
 set -u
 
 CC=${CC:-cc}
@@ -73,6 +74,15 @@ check() {
             for emu in qemu-x86_64 qemu-aarch64 qemu-s390x qemu-i386 qemu-ppc64le qemu-arm qemu-riscv64; do
                 command -v $emu >/dev/null 2>&1 || { need qemu-user "QEMU user-mode emulators ($emu)"; break; }
             done
+            ;;
+        fuzz)
+            cl=${FUZZ_CC:-clang}
+            if ! command -v "$cl" >/dev/null 2>&1; then
+                need clang "clang ($cl), the compiler libFuzzer comes with"
+            elif ! printf '#include <stddef.h>\n#include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n){(void)d;(void)n;return 0;}\n' |
+                "$cl" -x c - -fsanitize=fuzzer,address,undefined -o /dev/null >/dev/null 2>&1; then
+                need libclang-rt-14-dev "libFuzzer and the sanitizer runtimes for $cl (-fsanitize=fuzzer,address,undefined)"
+            fi
             ;;
         *)
             echo "ensure-deps.sh: unknown group '$group'" >&2

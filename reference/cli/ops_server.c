@@ -18,6 +18,8 @@ enum { MAX_ALLOCS = 32, EXIT_IO = 4 };
 typedef struct {
     const wire_tokens *req;
     wire_buf *resp;
+    size_t id_len;            /* the answer echoes the id: P3's cap counts it */
+    uint64_t max_sweep_count; /* 2^32 (P5.1) unless a harness lowers it */
     char err[512];
     void *allocs[MAX_ALLOCS];
     size_t n_allocs;
@@ -345,14 +347,18 @@ static int op_philox(op_ctx *c)
 static int op_rng_u32(op_ctx *c)
 {
     uint64_t seed, stream, index, count;
-    /* 9 bytes per word: a larger count cannot fit in one response line */
-    const uint64_t max_count = WIRE_MAX_LINE / 9 + 1;
+    /* P5: the answer "id=<id> r=<count words>" is 9*count + len(id) + 5
+     * bytes and P3 caps it at 4 MiB; checked before anything is allocated,
+     * since count alone could ask for 16 GiB */
+    const uint64_t max_count = (WIRE_MAX_LINE - 5 - c->id_len) / 9;
     if (get_u64(c, "seed", &seed) != 0 || get_int(c, "stream", 0, UINT32_MAX, &stream) != 0 ||
-        get_u64(c, "index", &index) != 0 || get_int(c, "count", 1, UINT64_MAX, &count) != 0)
+        get_u64(c, "index", &index) != 0 || get_int(c, "count", 1, UINT32_MAX, &count) != 0)
         return -1;
     if (count > max_count)
-        return bad(c, "input 'count': %llu words would not fit in a 4 MiB response line",
-                   (unsigned long long)count);
+        return bad(c,
+                   "input 'count': %llu words would not fit in a 4 MiB response line (at most %llu with an id "
+                   "of %zu bytes: 9*count + len(id) + 5 <= 4194304)",
+                   (unsigned long long)count, (unsigned long long)max_count, c->id_len);
     if (count - 1 > UINT64_MAX - index)
         return bad(c, "words index..index+count-1 run past 2^64-1 (index %016llx, count %llu)",
                    (unsigned long long)index, (unsigned long long)count);
@@ -486,8 +492,9 @@ static int op_sweep(op_ctx *c)
     uint32_t *lo;
     size_t nlo;
     uint64_t count;
+    /* P5.1: 1..2^32 (a sweep of nothing checks nothing; 2^32 is every input) */
     if (!fn || get_u32s(c, "lo", &lo, &nlo) != 0 || want_len(c, "lo", nlo, 1, "one bit pattern") != 0 ||
-        get_int(c, "count", 0, (uint64_t)1 << 32, &count) != 0)
+        get_int(c, "count", 1, (uint64_t)1 << 32, &count) != 0)
         return -1;
     float (*f)(float) = name_is(fn, "exp") ? it_expf : name_is(fn, "log") ? it_logf : NULL;
     if (!f)
@@ -495,6 +502,9 @@ static int op_sweep(op_ctx *c)
     if ((uint64_t)lo[0] + count > (uint64_t)1 << 32)
         return bad(c, "lo %08x + count %llu runs past 2^32 (sweeps do not wrap)", (unsigned)lo[0],
                    (unsigned long long)count);
+    if (count > c->max_sweep_count)
+        return bad(c, "input 'count': %llu is above this server's limit of %llu (a fuzzing build)",
+                   (unsigned long long)count, (unsigned long long)c->max_sweep_count);
     unsigned char d[32];
     char hex[65];
     sweep_digest(f, lo[0], count, d);
@@ -550,12 +560,14 @@ static void bad_request(wire_buf *resp, FILE *diag, const char *id, size_t id_le
 
 /* Answers one line (already read) into resp. */
 static void handle(const char *line, size_t len, wire_line_status st, wire_tokens *toks, wire_buf *resp,
-                   FILE *diag)
+                   FILE *diag, uint64_t max_sweep_count)
 {
     size_t id_len = 1;
     const char *id = wire_leading_id(line, len, &id_len);
     if (!id) {
-        id = "?"; /* P3 gives no id to answer a line without one; see the report */
+        /* P3: a line without a readable id (none, malformed, or longer than
+         * WIRE_MAX_ID) is answered as id=?, which keeps every error line short */
+        id = "?";
         id_len = 1;
     }
     if (st == WIRE_LINE_TOO_LONG) {
@@ -576,6 +588,12 @@ static void handle(const char *line, size_t len, wire_line_status st, wire_token
         bad_request(resp, diag, id, id_len, "the first token must be id=<case id>");
         return;
     }
+    if (first->val_len > WIRE_MAX_ID) {
+        char why[96];
+        snprintf(why, sizeof why, "the id has %zu bytes (at most %d)", first->val_len, WIRE_MAX_ID);
+        bad_request(resp, diag, id, id_len, why);
+        return;
+    }
     if (toks->n < 2 || toks->kv[1].key_len != 2 || memcmp(toks->kv[1].key, "op", 2) != 0) {
         bad_request(resp, diag, id, id_len, "the second token must be op=<op name>");
         return;
@@ -591,6 +609,8 @@ static void handle(const char *line, size_t len, wire_line_status st, wire_token
         op_ctx c;
         c.req = toks;
         c.resp = resp;
+        c.id_len = id_len;
+        c.max_sweep_count = max_sweep_count;
         c.err[0] = '\0';
         c.n_allocs = 0;
         wire_buf_reset(resp);
@@ -616,7 +636,9 @@ static void handle(const char *line, size_t len, wire_line_status st, wire_token
             (int)op->val_len, op->val);
 }
 
-int it_ops_serve(FILE *in, FILE *out, FILE *diag)
+int it_ops_serve(FILE *in, FILE *out, FILE *diag) { return it_ops_serve_limited(in, out, diag, (uint64_t)1 << 32); }
+
+int it_ops_serve_limited(FILE *in, FILE *out, FILE *diag, uint64_t max_sweep_count)
 {
     char *line = malloc(WIRE_MAX_LINE);
     if (!line) {
@@ -638,7 +660,7 @@ int it_ops_serve(FILE *in, FILE *out, FILE *diag)
             status = EXIT_IO;
             break;
         }
-        handle(line, len, st, &toks, &resp, diag);
+        handle(line, len, st, &toks, &resp, diag, max_sweep_count);
         if (resp.failed || fwrite(resp.p, 1, resp.len, out) != resp.len || putc('\n', out) == EOF ||
             fflush(out) != 0) {
             fprintf(diag, "isotrain ops: cannot write a response\n");

@@ -113,6 +113,48 @@ static int key_is(const wire_kv *kv, const char *key)
     return kv->key_len == n && memcmp(kv->key, key, n) == 0;
 }
 
+/* Orders keys by their bytes, then by where they stand in the line (key
+ * pointers grow along the line), so equal keys end up adjacent and in line
+ * order. */
+static int kv_by_key(const void *pa, const void *pb)
+{
+    const wire_kv *a = pa, *b = pb;
+    size_t n = a->key_len < b->key_len ? a->key_len : b->key_len;
+    int c = memcmp(a->key, b->key, n);
+    if (c != 0)
+        return c;
+    if (a->key_len != b->key_len)
+        return a->key_len < b->key_len ? -1 : 1;
+    return a->key < b->key ? -1 : a->key > b->key;
+}
+
+/* P3: no key twice. A pairwise check is quadratic, and a legal 4 MiB line
+ * holds 400,000 tokens (minutes of comparisons); sorting a copy is
+ * O(n log n) whatever the keys are, where a hash table can be defeated by
+ * chosen collisions. The key reported is the first token (in line order)
+ * that repeats an earlier key, as a left-to-right reader would find it. */
+static int find_duplicate(const wire_tokens *t, char *err, size_t cap)
+{
+    if (t->n < 2)
+        return 0;
+    wire_kv *s = malloc(t->n * sizeof *s);
+    if (!s)
+        return fail(err, cap, "out of memory");
+    memcpy(s, t->kv, t->n * sizeof *s);
+    qsort(s, t->n, sizeof *s, kv_by_key);
+    const wire_kv *first_repeat = NULL;
+    for (size_t i = 1; i < t->n; i++)
+        if (s[i].key_len == s[i - 1].key_len && memcmp(s[i].key, s[i - 1].key, s[i].key_len) == 0 &&
+            (!first_repeat || s[i].key < first_repeat->key))
+            first_repeat = &s[i];
+    int rc = 0;
+    if (first_repeat)
+        rc = fail(err, cap, "key '%.*s' appears twice", (int)(first_repeat->key_len > 40 ? 40 : first_repeat->key_len),
+                  first_repeat->key);
+    free(s);
+    return rc;
+}
+
 int wire_split(const char *line, size_t len, wire_tokens *t, char *err, size_t cap)
 {
     t->n = 0;
@@ -137,12 +179,9 @@ int wire_split(const char *line, size_t len, wire_tokens *t, char *err, size_t c
         wire_kv *kv = &t->kv[t->n];
         if (split_token(line + start, end - start, index, kv, err, cap) != 0)
             return -1;
-        for (size_t i = 0; i < t->n; i++)
-            if (t->kv[i].key_len == kv->key_len && memcmp(t->kv[i].key, kv->key, kv->key_len) == 0)
-                return fail(err, cap, "key '%.*s' appears twice", (int)kv->key_len, kv->key);
         t->n++;
         if (!sp)
-            return 0;
+            return find_duplicate(t, err, cap);
         start = end + 1;
         index++;
         if (start == len)
@@ -165,7 +204,7 @@ const char *wire_leading_id(const char *line, size_t len, size_t *id_len)
     size_t n = 0;
     while (3 + n < len && line[3 + n] != ' ') {
         unsigned char c = (unsigned char)line[3 + n];
-        if (c == '=' || is_control(c))
+        if (c == '=' || is_control(c) || n == WIRE_MAX_ID)
             return NULL;
         n++;
     }

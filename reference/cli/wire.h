@@ -15,6 +15,9 @@
 /* P3: a request or response line is at most 4 MiB. The reference counts the
  * bytes before the terminating '\n'. */
 #define WIRE_MAX_LINE ((size_t)4 << 20)
+/* P3: a case id is 1 to 256 bytes, so that an error line, which echoes it,
+ * stays short whatever the request was. */
+#define WIRE_MAX_ID 256
 
 /* ---- reading lines ---------------------------------------------------------- */
 
@@ -57,7 +60,9 @@ int wire_split(const char *line, size_t len, wire_tokens *t, char *err, size_t c
 const wire_kv *wire_find(const wire_tokens *t, const char *key);
 
 /* When a line is malformed the answer still needs its id: the value of a
- * leading "id=" token if that token itself is well-formed, else NULL. */
+ * leading "id=" token if that token itself is well-formed (1 to WIRE_MAX_ID
+ * bytes, none of them a space, '=' or control character, followed by a space
+ * or the end of the line), else NULL. */
 const char *wire_leading_id(const char *line, size_t len, size_t *id_len);
 
 /* ---- values (P4) --------------------------------------------------------------- */

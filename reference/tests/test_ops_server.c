@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -245,14 +246,18 @@ Test(ops, answers_like_the_library, .init = test_make_tmpdir, .fini = test_remov
     free(err);
 }
 
-Test(ops, sweep_of_nothing_is_the_empty_digest, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
+Test(ops, a_sweep_of_nothing_is_refused_and_of_one_input_is_its_digest, .init = test_make_tmpdir,
+     .fini = test_remove_tmpdir)
 {
+    /* P5.1 (1.0.1): count is 1..2^32; 0 would answer the digest of no bytes,
+     * a result that checks nothing */
     static const char req[] = "id=0 op=sweep fn=exp lo=ffffffff count=0\n"
                               "id=1 op=sweep fn=exp lo=ffffffff count=1\n";
     char *out, *err;
     cr_assert_eq(serve(req, sizeof req - 1, &out, &err), 0);
-    /* SHA-256 of zero bytes, and of the 4 bytes 00 00 c0 7f (canonical NaN) */
-    expect_line(out, 0, "id=0 sha256=e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    /* SHA-256 of the 4 bytes 00 00 c0 7f (canonical NaN) */
+    expect_line(out, 0, "id=0 error=bad-request");
+    cr_assert(strstr(err, "input 'count': 0 is too small (at least 1)"), "%s", err);
     unsigned char d[32];
     char hex[65], want[128];
     const unsigned char nan_le[4] = {0x00, 0x00, 0xc0, 0x7f};
@@ -441,4 +446,278 @@ Test(ops, answers_each_request_before_the_next_arrives)
     cr_assert_eq(waitpid(pid, &status, 0), pid);
     cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the server did not exit 0 at end of input");
     close(from_child[0]);
+}
+
+/* ---- every integer input at its range's edges (P5, 1.0.1) -------------------- */
+
+/* A request, the start of the answer it must get, and for a refusal what
+ * stderr must say (which also proves that a refusal just inside a range is
+ * for another reason than the range). */
+typedef struct {
+    const char *line, *answer, *why;
+} edge;
+
+static const edge EDGES[] = {
+    /* linear_forward / linear_backward: in, out in 1..2^32-1 */
+    {"id=e1 op=linear_forward in=0 out=1 w=3f800000 b=00000000 x=3f800000", "id=e1 error=bad-request",
+     "input 'in': 0 is too small (at least 1)"},
+    {"id=e2 op=linear_forward in=1 out=1 w=3f800000 b=00000000 x=3f800000", "id=e2 y=3f800000", NULL},
+    {"id=e3 op=linear_forward in=4294967295 out=1 w=3f800000 b=00000000 x=3f800000", "id=e3 error=bad-request",
+     "input 'w' has 1 elements, expected 4294967295"},
+    {"id=e4 op=linear_forward in=4294967296 out=1 w=3f800000 b=00000000 x=3f800000", "id=e4 error=bad-request",
+     "input 'in': 4294967296 is too large (at most 4294967295)"},
+    {"id=e5 op=linear_backward in=1 out=0 w=3f800000 x=3f800000 dy=3f800000 dw=00000000 db=00000000",
+     "id=e5 error=bad-request", "input 'out': 0 is too small (at least 1)"},
+    {"id=e6 op=linear_backward in=1 out=4294967296 w=3f800000 x=3f800000 dy=3f800000 dw=00000000 db=00000000",
+     "id=e6 error=bad-request", "input 'out': 4294967296 is too large"},
+    {"id=e7 op=linear_backward in=1 out=1 w=3f800000 x=3f800000 dy=3f800000 dw=00000000 db=00000000",
+     "id=e7 dw=3f800000 db=3f800000 dx=3f800000", NULL},
+    /* softmax_xent_*: target in 0..n-1 */
+    {"id=e8 op=softmax_xent_forward z=3f800000,3f800000,3f800000 target=0", "id=e8 probs=", NULL},
+    {"id=e9 op=softmax_xent_forward z=3f800000,3f800000,3f800000 target=2", "id=e9 probs=", NULL},
+    {"id=e10 op=softmax_xent_forward z=3f800000,3f800000,3f800000 target=3", "id=e10 error=bad-request",
+     "input 'target': 3 is too large (at most 2)"},
+    {"id=e11 op=softmax_xent_backward probs=3f000000,3f000000 target=1 scale=3f800000", "id=e11 dz=3f000000,bf000000",
+     NULL},
+    {"id=e12 op=softmax_xent_backward probs=3f000000,3f000000 target=2 scale=3f800000", "id=e12 error=bad-request",
+     "input 'target': 2 is too large (at most 1)"},
+    /* embedding_*: dim in 1..2^32-1, token(s) in 0..rows-1 */
+    {"id=e13 op=embedding_forward dim=0 e=3f800000 token=0", "id=e13 error=bad-request",
+     "input 'dim': 0 is too small (at least 1)"},
+    {"id=e14 op=embedding_forward dim=1 e=3f800000,40000000 token=0", "id=e14 out=3f800000", NULL},
+    {"id=e15 op=embedding_forward dim=1 e=3f800000,40000000 token=1", "id=e15 out=40000000", NULL},
+    {"id=e16 op=embedding_forward dim=1 e=3f800000,40000000 token=2", "id=e16 error=bad-request",
+     "input 'token': 2 is too large (at most 1)"},
+    {"id=e17 op=embedding_forward dim=4294967296 e=3f800000 token=0", "id=e17 error=bad-request",
+     "input 'dim': 4294967296 is too large"},
+    {"id=e18 op=embedding_backward dim=1 de=00000000,00000000 tokens=0,1,0 dout=3f800000,40000000,3f800000",
+     "id=e18 de=40000000,40000000", NULL},
+    {"id=e19 op=embedding_backward dim=1 de=00000000,00000000 tokens=1,2 dout=3f800000,3f800000",
+     "id=e19 error=bad-request", "input 'tokens': element 1: 2 is too large (at most 1)"},
+    {"id=e20 op=embedding_backward dim=0 de=00000000 tokens=0 dout=3f800000", "id=e20 error=bad-request",
+     "input 'dim': 0 is too small"},
+    /* rng_u32: stream in 0..2^32-1, count in 1..2^32-1, index+count-1 <= 2^64-1 */
+    {"id=e21 op=rng_u32 seed=0000000000000000 stream=4294967295 index=0000000000000000 count=1", "id=e21 r=", NULL},
+    {"id=e22 op=rng_u32 seed=0000000000000000 stream=4294967296 index=0000000000000000 count=1",
+     "id=e22 error=bad-request", "input 'stream': 4294967296 is too large (at most 4294967295)"},
+    {"id=e23 op=rng_u32 seed=0000000000000000 stream=0 index=0000000000000000 count=0", "id=e23 error=bad-request",
+     "input 'count': 0 is too small (at least 1)"},
+    {"id=e24 op=rng_u32 seed=0000000000000000 stream=0 index=fffffffffffffffe count=2", "id=e24 r=", NULL},
+    {"id=e25 op=rng_u32 seed=0000000000000000 stream=0 index=fffffffffffffffe count=3", "id=e25 error=bad-request",
+     "past 2^64-1"},
+    {"id=e26 op=rng_u32 seed=0000000000000000 stream=0 index=0000000000000000 count=4294967296",
+     "id=e26 error=bad-request", "input 'count': 4294967296 is too large (at most 4294967295)"},
+    {"id=e27 op=rng_u32 seed=0000000000000000 stream=0 index=0000000000000000 count=4294967295",
+     "id=e27 error=bad-request", "would not fit in a 4 MiB response line"},
+    /* u32_below: n in 1..2^32-1 */
+    {"id=e28 op=u32_below r=ffffffff n=1", "id=e28 k=00000000", NULL},
+    {"id=e29 op=u32_below r=ffffffff n=4294967295", "id=e29 k=fffffffe", NULL},
+    {"id=e30 op=u32_below r=ffffffff n=4294967296", "id=e30 error=bad-request",
+     "input 'n': 4294967296 is too large (at most 4294967295)"},
+    /* mlp13k_batch: step in 1..2^32-1 */
+    {"id=e31 op=mlp13k_batch step=1", "id=e31 x=110,108,99,101,101,114,", NULL},
+    {"id=e32 op=mlp13k_batch step=4294967295", "id=e32 x=", NULL},
+    {"id=e33 op=mlp13k_batch step=4294967296", "id=e33 error=bad-request",
+     "input 'step': 4294967296 is too large (at most 4294967295)"},
+    /* sweep: count in 1..2^32 (2^32 is the vectors' whole-function sweep),
+     * lo + count <= 2^32 */
+    {"id=e34 op=sweep fn=log lo=00000000 count=4294967297", "id=e34 error=bad-request",
+     "input 'count': 4294967297 is too large (at most 4294967296)"},
+    {"id=e35 op=sweep fn=log lo=00000001 count=4294967296", "id=e35 error=bad-request", "runs past 2^32"},
+    {"id=e36 op=sweep fn=log lo=fffffffe count=2", "id=e36 sha256=", NULL},
+    /* P4: an int has no leading zeros, no sign; "0" is zero */
+    {"id=e37 op=u32_below r=ffffffff n=01", "id=e37 error=bad-request", "input 'n': '01' has a leading zero"},
+    {"id=e38 op=embedding_forward dim=1 e=3f800000 token=00", "id=e38 error=bad-request", "leading zero"},
+    {"id=e39 op=u32_below r=ffffffff n=+1", "id=e39 error=bad-request", "'+' at byte 0 is not a decimal digit"},
+    /* P4: hex digits in a request may be upper or lower case, even mixed */
+    {"id=e40 op=exp x=3F800000,3f800000", "id=e40 y=402df854,402df854", NULL},
+    {"id=e41 op=rng_u32 seed=69736F747261696e stream=0 index=0000000000000000 count=1", "id=e41 r=cdbd248c", NULL},
+    {"id=e42 op=exp x=3f80000G", "id=e42 error=bad-request", "'G' is not a hex digit"},
+    /* P3: no key twice, unknown keys included; unknown keys once are ignored */
+    {"id=e43 op=exp x=3f800000 note=a note=b", "id=e43 error=bad-request", "key 'note' appears twice"},
+    {"id=e44 op=exp x=3f800000 note=a", "id=e44 y=402df854", NULL},
+    /* P3 (1.1.0): a syntax error is bad-request even for an op nobody implements */
+    {"id=e45 op=frobnicate a=1 a=2", "id=e45 error=bad-request", "key 'a' appears twice"},
+};
+
+Test(ops, every_integer_input_is_refused_just_outside_its_range, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
+{
+    const int n = (int)(sizeof EDGES / sizeof EDGES[0]);
+    sbuf req = {0};
+    for (int i = 0; i < n; i++)
+        put(&req, "%s\n", EDGES[i].line);
+    char *out, *err;
+    int st = serve(req.p, req.len, &out, &err);
+    cr_assert_eq(st, 0, "exit %d", st);
+    cr_assert_eq(count_lines(out), n, "%d answers to %d lines", count_lines(out), n);
+    for (int i = 0; i < n; i++) {
+        char *got = line_of(out, i);
+        cr_assert(got && strncmp(got, EDGES[i].answer, strlen(EDGES[i].answer)) == 0,
+                  "'%s'\n got  %.200s\n want %s...", EDGES[i].line, got, EDGES[i].answer);
+        if (EDGES[i].why)
+            cr_assert(strstr(err, EDGES[i].why), "stderr does not say '%s' for '%s':\n%s", EDGES[i].why,
+                      EDGES[i].line, err);
+        else
+            cr_assert_null(strstr(got, "error="), "'%s' was refused: %s", EDGES[i].line, got);
+        free(got);
+    }
+    free(req.p);
+    free(out);
+    free(err);
+}
+
+Test(ops, mlp13k_loss_grad_takes_bytes_0_to_255, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
+{
+    static float params[IT_MLP13K_NPARAMS], grads[IT_MLP13K_NPARAMS];
+    it_mlp13k_recipe r = it_mlp13k_default_recipe();
+    it_mlp13k_init(&r, params);
+    const unsigned char x[2] = {0, 255}, y[2] = {255, 0};
+    float loss = it_mlp13k_loss_grad(params, x, y, 2, grads);
+    sbuf req = {0}, want = {0};
+    const char *xy[3] = {"x=0,255 y=255,0", "x=0,256 y=255,0", "x=0,255 y=255,256"};
+    for (int k = 0; k < 3; k++) {
+        put(&req, "id=g%d op=mlp13k_loss_grad", k);
+        put_f32s(&req, "params", params, IT_MLP13K_NPARAMS);
+        put(&req, " %s\n", xy[k]);
+    }
+    put(&want, "id=g0");
+    put_f32s(&want, "loss", &loss, 1);
+    put_f32s(&want, "grads", grads, IT_MLP13K_NPARAMS);
+    char *out, *err;
+    cr_assert_eq(serve(req.p, req.len, &out, &err), 0);
+    expect_line(out, 0, want.p);
+    expect_line(out, 1, "id=g1 error=bad-request");
+    expect_line(out, 2, "id=g2 error=bad-request");
+    cr_assert(strstr(err, "input 'x': element 1: 256 is too large (at most 255)"), "%s", err);
+    cr_assert(strstr(err, "input 'y': element 1: 256 is too large (at most 255)"), "%s", err);
+    free(req.p);
+    free(want.p);
+    free(out);
+    free(err);
+}
+
+/* P3/P5: the largest rng_u32 answer is exactly the 4 MiB cap, counting the
+ * echoed id; one word more is refused, never answered with a longer line. */
+Test(ops, rng_u32_answers_up_to_exactly_the_line_cap, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
+{
+    const char *ids[2] = {"r", "a-longer-case-id/rng_u32/0017"};
+    sbuf req = {0};
+    uint64_t most[2];
+    for (int k = 0; k < 2; k++) {
+        most[k] = (MAX_LINE - 5 - strlen(ids[k])) / 9; /* 9*count + len(id) + 5 <= 4 MiB */
+        put(&req, "id=%s op=rng_u32 seed=0000000000000001 stream=2 index=0000000000000003 count=%llu\n", ids[k],
+            (unsigned long long)most[k]);
+        put(&req, "id=%s op=rng_u32 seed=0000000000000001 stream=2 index=0000000000000003 count=%llu\n", ids[k],
+            (unsigned long long)most[k] + 1);
+    }
+    char *out, *err;
+    cr_assert_eq(serve(req.p, req.len, &out, &err), 0);
+    for (int k = 0; k < 2; k++) {
+        char *fit = line_of(out, 2 * k), *over = line_of(out, 2 * k + 1), want[96];
+        cr_assert(fit && over);
+        cr_assert_eq(strlen(fit), 9 * most[k] + strlen(ids[k]) + 5);
+        cr_assert_leq(strlen(fit), MAX_LINE, "a %zu-byte line", strlen(fit));
+        cr_assert_gt(strlen(fit) + 9, MAX_LINE, "count %llu is not the largest that fits",
+                     (unsigned long long)most[k]);
+        snprintf(want, sizeof want, "id=%s r=", ids[k]);
+        cr_assert(strncmp(fit, want, strlen(want)) == 0);
+        /* the last word is word index+count-1 of the stream */
+        char last[9];
+        snprintf(last, sizeof last, "%08x", (unsigned)it_rng_u32(1, 2, 3 + most[k] - 1));
+        cr_assert_str_eq(fit + strlen(fit) - 8, last);
+        snprintf(want, sizeof want, "id=%s error=bad-request", ids[k]);
+        cr_assert_str_eq(over, want);
+        free(fit);
+        free(over);
+    }
+    cr_assert(strstr(err, "would not fit in a 4 MiB response line"), "%s", err);
+    free(req.p);
+    free(out);
+    free(err);
+}
+
+/* P3 (1.1.0): an id is 1 to 256 bytes; a longer one is not echoed, so no
+ * error line can approach the cap, even for a line over 4 MiB that is all id. */
+Test(ops, ids_up_to_256_bytes_are_echoed_and_longer_ones_are_not, .init = test_make_tmpdir,
+     .fini = test_remove_tmpdir)
+{
+    char id256[257], id257[258];
+    memset(id256, 'i', 256);
+    id256[256] = '\0';
+    memset(id257, 'j', 257);
+    id257[257] = '\0';
+    sbuf req = {0};
+    put(&req, "id=%s op=exp x=3f800000\n", id256);
+    put(&req, "id=%s op=exp x=3f800000\n", id257);
+    put(&req, "id=%s op=exp x=3f8\n", id257);
+    /* over 4 MiB: once with a short id, once all id */
+    put(&req, "id=long op=exp x=3f800000 pad=");
+    for (size_t i = 0; i < MAX_LINE; i++)
+        put(&req, "p");
+    put(&req, "\nid=");
+    for (size_t i = 0; i < MAX_LINE + 10; i++)
+        put(&req, "q");
+    put(&req, "\nid=after op=exp x=00000000\n");
+    char *out, *err, want[300];
+    cr_assert_eq(serve(req.p, req.len, &out, &err), 0);
+    snprintf(want, sizeof want, "id=%s y=402df854", id256);
+    expect_line(out, 0, want);
+    expect_line(out, 1, "id=? error=bad-request");
+    expect_line(out, 2, "id=? error=bad-request");
+    expect_line(out, 3, "id=long error=bad-request");
+    expect_line(out, 4, "id=? error=bad-request");
+    expect_line(out, 5, "id=after y=3f800000");
+    cr_assert_eq(count_lines(out), 6);
+    cr_assert(strstr(err, "the id has 257 bytes (at most 256)"), "%s", err);
+    cr_assert(strstr(err, "longer than 4 MiB"), "%s", err);
+    free(req.p);
+    free(out);
+    free(err);
+}
+
+/* P3: parsing is linear in the line; the duplicate-key check used to be
+ * pairwise (about 284 s for this line). The bound is loose on purpose: it
+ * tells O(n log n) from O(n^2), not a fast machine from a slow one. */
+Test(ops, a_4_MiB_request_of_400k_distinct_keys_is_answered_in_seconds, .init = test_make_tmpdir,
+     .fini = test_remove_tmpdir)
+{
+    sbuf req = {0};
+    put(&req, "id=many op=exp x=3f800000");
+    size_t keys = 0;
+    while (req.len + 10 + 10 <= MAX_LINE) { /* room for the repeated key below */
+        uint32_t v = (uint32_t)(keys * 2654435761u) % 308915776u; /* distinct for keys < 26^6 */
+        char key[8];
+        key[0] = 'k';
+        for (int i = 6; i >= 1; i--, v /= 26)
+            key[i] = (char)('a' + v % 26);
+        key[7] = '\0';
+        put(&req, " %s=v", key);
+        keys++;
+    }
+    cr_assert_geq(keys, 300000);
+    size_t one = req.len;
+    put(&req, "\n");
+    /* the same request again with its first extra key repeated at its end
+     * (put may move req.p, so it never reads from req itself) */
+    char *first = strndup(req.p, one);
+    cr_assert(first);
+    first[5] = 'd'; /* id=many -> id=mady */
+    put(&req, "%s %.7s=w\n", first, first + 26);
+    free(first);
+    cr_assert_leq(req.len - one - 2, MAX_LINE, "the second request must fit in a line");
+    struct timespec a, b;
+    char *out, *err;
+    timespec_get(&a, TIME_UTC);
+    cr_assert_eq(serve(req.p, req.len, &out, &err), 0);
+    timespec_get(&b, TIME_UTC);
+    double s = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+    expect_line(out, 0, "id=many y=402df854");
+    expect_line(out, 1, "id=mady error=bad-request");
+    char want[64];
+    snprintf(want, sizeof want, "key '%.7s' appears twice", req.p + 26);
+    cr_assert(strstr(err, want), "stderr does not say %s:\n%.300s", want, err);
+    cr_assert_lt(s, 10.0, "two requests of %zu keys took %.1f s", keys, s);
+    free(req.p);
+    free(out);
+    free(err);
 }

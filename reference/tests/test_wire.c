@@ -3,6 +3,7 @@
  * libisotrain.a, so the CLI's wire.c is compiled in here directly. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "wire.h"
 #include "testutil.h"
@@ -74,6 +75,82 @@ Test(wire, rejects_every_malformed_line)
     cr_assert_eq(wire_split(nul, sizeof nul - 1, &t, err, sizeof err), -1);
     cr_assert(strstr(err, "control character 0x00"), "%s", err);
     wire_tokens_free(&t);
+}
+
+Test(wire, reports_the_first_key_that_repeats_an_earlier_one)
+{
+    /* in line order 'b' (token 4) repeats before 'a' (token 5) does; a check
+     * that sorts keys must still name 'b', not the alphabetically first */
+    split_fails("id=1 a=1 b=1 b=2 a=2", "key 'b' appears twice");
+    split_fails("id=1 zz=1 z=1 zz=2", "key 'zz' appears twice");
+    split_fails("id=1 op=exp x=1 y=2 x=3 x=4", "key 'x' appears twice");
+    /* keys that share a prefix are different keys */
+    wire_tokens t;
+    wire_tokens_init(&t);
+    cr_assert_eq(split("id=1 a=1 ab=2 a_=3 a0=4", &t), 0, "%s", err);
+    cr_assert_eq(t.n, 5);
+    wire_tokens_free(&t);
+}
+
+/* "k" and six letters: distinct keys, in a scrambled order so that no
+ * check gets sorted input for free. */
+static size_t many_keys_line(char *buf, size_t cap, size_t *n_keys)
+{
+    size_t len = (size_t)snprintf(buf, cap, "id=big op=exp x=3f800000");
+    size_t k = 0;
+    while (len + 11 <= cap) {
+        uint32_t v = (uint32_t)(k * 2654435761u) % 308915776u; /* 26^6: a bijection on k < 26^6 */
+        char key[8];
+        key[0] = 'k';
+        for (int i = 6; i >= 1; i--, v /= 26)
+            key[i] = (char)('a' + v % 26);
+        key[7] = '\0';
+        len += (size_t)snprintf(buf + len, cap - len, " %s=v", key);
+        k++;
+    }
+    *n_keys = k;
+    return len;
+}
+
+Test(wire, splits_a_4_MiB_line_of_distinct_keys_in_well_under_a_second_per_MiB)
+{
+    /* A pairwise duplicate check took about 284 s on such a line. The bound
+     * is loose on purpose (slow, shared or sanitized machines): it separates
+     * O(n log n) from O(n^2), not one fast machine from another. */
+    size_t cap = (size_t)4 << 20, n_keys;
+    char *line = malloc(cap);
+    cr_assert(line);
+    size_t len = many_keys_line(line, cap, &n_keys);
+    cr_assert_geq(n_keys, 300000);
+    wire_tokens t;
+    wire_tokens_init(&t);
+    struct timespec a, b;
+    timespec_get(&a, TIME_UTC);
+    cr_assert_eq(wire_split(line, len, &t, err, sizeof err), 0, "%s", err);
+    timespec_get(&b, TIME_UTC);
+    double s = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+    cr_assert_eq(t.n, n_keys + 3);
+    cr_assert_lt(s, 10.0, "%zu keys took %.1f s", n_keys, s);
+    /* the same line with its 1000th key again at the end */
+    const wire_kv *k1000 = &t.kv[3 + 999];
+    char tail[32];
+    int tn = snprintf(tail, sizeof tail, " %.*s=w", (int)k1000->key_len, k1000->key);
+    cr_assert(len + (size_t)tn <= cap + 16);
+    char *dup = malloc(len + (size_t)tn);
+    cr_assert(dup);
+    memcpy(dup, line, len);
+    memcpy(dup + len, tail, (size_t)tn);
+    char want[64];
+    snprintf(want, sizeof want, "key '%.*s' appears twice", (int)k1000->key_len, k1000->key);
+    timespec_get(&a, TIME_UTC);
+    cr_assert_eq(wire_split(dup, len + (size_t)tn, &t, err, sizeof err), -1, "the duplicate was not found");
+    timespec_get(&b, TIME_UTC);
+    s = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+    cr_assert(strstr(err, want), "message '%s' does not say \"%s\"", err, want);
+    cr_assert_lt(s, 10.0, "%zu keys took %.1f s", n_keys, s);
+    wire_tokens_free(&t);
+    free(dup);
+    free(line);
 }
 
 Test(wire, finds_the_id_of_a_malformed_line)
