@@ -230,6 +230,8 @@ Test(trust, a_binary_changed_during_the_run_is_refused)
     tu_result_free(&s);
     char *rp = at("r.json");
     tu_result r = tu_conform("run", "--iut", copy, "--vectors", tu_env("IT_VECTORS"), "--receipt", rp, NULL);
+    cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
+    tu_assert_has(r.out, "FAIL iut-binary: the IUT binary changed during the run");
     tu_result_free(&r);
     r = tu_conform("verify", rp, NULL);
     cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);

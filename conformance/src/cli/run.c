@@ -101,6 +101,20 @@ int run_command(const conform_args *a)
         if (cli_level_on(a, "train"))
             level_train_run(&rc);
         level_fresh_run(&rc);
+        /* a binary swapped while it ran: what was certified is not what the
+         * receipt would name */
+        iut_binary after;
+        iut_binary_inspect(a->iut, &after);
+        if (strcmp(after.sha256, rc.bin_before.sha256) != 0) {
+            char *why = xasprintf("the IUT binary changed during the run: %s had SHA-256 %s before, %s after",
+                                  rc.bin_before.path ? rc.bin_before.path : "?",
+                                  rc.bin_before.sha256[0] ? rc.bin_before.sha256 : "(none)",
+                                  after.sha256[0] ? after.sha256 : "(none)");
+            results_add(&rc.res, "protocol", "protocol", "iut-binary", V_FAIL, why, 1, 0);
+            fprintf(rc.out, "FAIL iut-binary: %s\n", why);
+            free(why);
+        }
+        iut_binary_free(&after);
     } else {
         if (cli_level_on(a, "ops")) {
             rc.lv_ops = L_NOT_REACHED;
