@@ -8,6 +8,7 @@
 #   cjson    cJSON (the conformance runner)
 #   cross    the aarch64 cross compiler and qemu-user (the cross-ISA check)
 #   python   a python3 interpreter (the standard-library example IUT)
+#   sign     ssh-keygen with -Y sign/verify (OpenSSH >= 8.1): signed receipts
 #   torch    PyTorch and numpy for $PYTORCH_PY (default /usr/bin/python3):
 #            Debian's python3-torch, never PyPI wheels (adapters/pytorch)
 #   qemu     the x86_64 user-mode emulator alone (qemu-x86_64)
@@ -54,6 +55,10 @@ check() {
             ;;
         python)
             command -v python3 >/dev/null 2>&1 || need python3 "a Python 3 interpreter (python3)"
+            ;;
+        sign)
+            command -v ssh-keygen >/dev/null 2>&1 && ssh-keygen -Y sign 2>&1 | grep -qi namespace ||
+                need openssh-client "ssh-keygen with -Y sign/verify (OpenSSH 8.1 or later)"
             ;;
         torch)
             py=${PYTORCH_PY:-/usr/bin/python3}

@@ -11,6 +11,8 @@
 # The host list comes from the hosts file through `isotrain-conform matrix
 # --list` (one parser of hosts.json). MATRIX_HOSTS="a b" limits the run to
 # those hosts (the table then lists the others as without receipt).
+# MATRIX_SIGN_KEY=FILE signs every receipt with that SSH key (run --sign-key;
+# `make publish-matrix` passes the project key).
 set -u
 
 if [ "${1:-}" = --one ]; then
@@ -24,6 +26,7 @@ if [ "${1:-}" = --one ]; then
     fi
     start=$(date +%s)
     "$conform" run --iut "$iut" --level all --slowdown "$slowdown" --host "$name" \
+        ${MATRIX_SIGN_KEY:+--sign-key "$MATRIX_SIGN_KEY"} \
         --receipt "$out/$name.json" --junit "$out/$name.junit.xml" > "$out/$name.log" 2>&1
     rc=$?
     echo "matrix: $name: $(tail -n 1 "$out/$name.log") (exit $rc, $(( $(date +%s) - start )) s wall)"
