@@ -20,6 +20,7 @@ typedef struct it_kernel_set {
     size_t (*expf_v)(const float *x, float *y, size_t n, int exact_fallback);
     size_t (*logf_v)(const float *x, float *y, size_t n, int exact_fallback); /* spec §3.3 */
     void (*tanhf_v)(const float *x, float *y, size_t n);                    /* spec §3.4 */
+    void (*sgd)(float *p, const float *g, size_t n, float lr); /* spec §7.1 */
     /* spec §11.6 for a batch of `batch` positions, the same bits as the
      * portable per-position loop. */
     float (*mlp13k_loss_grad)(const float *params, const unsigned char *xs, const unsigned char *ys,
@@ -37,6 +38,8 @@ extern const it_kernel_set it_kernels_neon;
 /* The set in use (chosen on first use if nothing was selected). */
 const it_kernel_set *it_kernels(void);
 
+/* The readable loops (sgd.c, mlp13k.c) of the portable set. */
+void it_sgd_update_portable(float *p, const float *g, size_t n, float lr);
 /* The readable per-position loop of spec §11.6 (mlp13k.c). */
 float it_mlp13k_loss_grad_portable(const float *params, const unsigned char *xs, const unsigned char *ys,
                                    size_t batch, float *grads);

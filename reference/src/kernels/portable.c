@@ -27,4 +27,5 @@ static void tanhf_v(const float *x, float *y, size_t n)
         y[i] = it_tanhf(x[i]);
 }
 
-const it_kernel_set it_kernels_portable = {"portable", expf_v, logf_v, tanhf_v, it_mlp13k_loss_grad_portable};
+const it_kernel_set it_kernels_portable = {"portable", expf_v, logf_v, tanhf_v, it_sgd_update_portable,
+                                            it_mlp13k_loss_grad_portable};

@@ -34,6 +34,7 @@
 typedef float vf __attribute__((vector_size(IT_VBYTES)));
 typedef double vd __attribute__((vector_size(IT_VBYTES)));
 typedef int64_t vl __attribute__((vector_size(IT_VBYTES)));
+typedef int32_t vi __attribute__((vector_size(IT_VBYTES)));
 typedef float vfh __attribute__((vector_size(IT_VBYTES / 2)));
 typedef int32_t vih __attribute__((vector_size(IT_VBYTES / 2)));
 
@@ -314,6 +315,95 @@ static void rowsum_acc(float *acc, const float *A, size_t M, size_t K)
             acc[m] = acc[m] + A[m * K + k];
 }
 
+/* ---- elementwise and per-position helpers: lanes are positions or elements */
+
+static inline vf vselect(vi m, vf a, vf b) { return (vf)((m & (vi)a) | (~m & (vi)b)); }
+
+/* Z holds n rows of P logits, position p in column p. Per column (spec
+ * §5.4): the running maximum in ascending row order (strict >, so the first
+ * of equal values stays), z[t] - m, then Z becomes the probabilities. */
+static void softmax_columns(float *Z, size_t n, size_t P, const unsigned char *t, float *mx, float *zt, float *S)
+{
+    size_t p;
+    for (p = 0; p < P; p++)
+        mx[p] = Z[p];
+    for (size_t o = 1; o < n; o++) {
+        const float *row = Z + o * P;
+        for (p = 0; p + VW <= P; p += VW) {
+            vf z = ldf(row + p), m = ldf(mx + p);
+            stf(mx + p, vselect(z > m, z, m));
+        }
+        for (; p < P; p++)
+            mx[p] = row[p] > mx[p] ? row[p] : mx[p];
+    }
+    for (p = 0; p < P; p++)
+        zt[p] = Z[(size_t)t[p] * P + p] - mx[p];
+    for (size_t o = 0; o < n; o++) {
+        float *row = Z + o * P;
+        for (p = 0; p + VW <= P; p += VW)
+            stf(row + p, ldf(row + p) - ldf(mx + p));
+        for (; p < P; p++)
+            row[p] = row[p] - mx[p];
+    }
+    expf_v(Z, Z, n * P, 1);
+    for (p = 0; p < P; p++)
+        S[p] = 0.0f;
+    for (size_t o = 0; o < n; o++) {
+        const float *row = Z + o * P;
+        for (p = 0; p + VW <= P; p += VW)
+            stf(S + p, ldf(S + p) + ldf(row + p));
+        for (; p < P; p++)
+            S[p] = S[p] + row[p];
+    }
+    for (size_t o = 0; o < n; o++) {
+        float *row = Z + o * P;
+        for (p = 0; p + VW <= P; p += VW)
+            stf(row + p, ldf(row + p) / ldf(S + p));
+        for (; p < P; p++)
+            row[p] = row[p] / S[p];
+    }
+}
+
+static void scale_all(float *x, size_t n, float s)
+{
+    size_t i = 0;
+    for (; i + VW <= n; i += VW)
+        stf(x + i, ldf(x + i) * s);
+    for (; i < n; i++)
+        x[i] = x[i] * s;
+}
+
+/* dy becomes dy * (1 - y*y), three roundings in that order (spec §5.6) */
+static void tanh_backward_all(const float *y, float *dy, size_t n)
+{
+    size_t i = 0;
+    for (; i + VW <= n; i += VW) {
+        vf yy = ldf(y + i);
+        vf square = yy * yy;
+        vf slope = 1.0f - square;
+        stf(dy + i, ldf(dy + i) * slope);
+    }
+    for (; i < n; i++) {
+        float square = y[i] * y[i];
+        float slope = 1.0f - square;
+        dy[i] = dy[i] * slope;
+    }
+}
+
+/* spec §7.1: delta = lr * g, then p - delta, per element */
+static void sgd(float *p, const float *g, size_t n, float lr)
+{
+    size_t i = 0;
+    for (; i + VW <= n; i += VW) {
+        vf delta = ldf(g + i) * lr;
+        stf(p + i, ldf(p + i) - delta);
+    }
+    for (; i < n; i++) {
+        float delta = lr * g[i];
+        p[i] = p[i] - delta;
+    }
+}
+
 /* ---- spec §11.6, positions side by side ------------------------------------
  * The portable loop (mlp13k.c) runs one position at a time. Here up to PB
  * positions are lanes: activations are stored feature-major ([feature][p]),
@@ -357,25 +447,7 @@ static float mlp13k_loss_grad(const float *params, const unsigned char *xs, cons
         mm(V, P, H, W2, H, 1, HT, P, Z, P, 0, b2);
 
         /* softmax + cross-entropy (spec §5.4), one position per lane */
-        for (size_t p = 0; p < P; p++)
-            mx[p] = Z[p];
-        for (size_t o = 1; o < V; o++)
-            for (size_t p = 0; p < P; p++)
-                mx[p] = Z[o * P + p] > mx[p] ? Z[o * P + p] : mx[p];
-        for (size_t p = 0; p < P; p++)
-            zt[p] = Z[(size_t)t[p] * P + p] - mx[p];
-        for (size_t o = 0; o < V; o++)
-            for (size_t p = 0; p < P; p++)
-                Z[o * P + p] = Z[o * P + p] - mx[p];
-        expf_v(Z, Z, V * P, 1);
-        for (size_t p = 0; p < P; p++)
-            S[p] = 0.0f;
-        for (size_t o = 0; o < V; o++)
-            for (size_t p = 0; p < P; p++)
-                S[p] = S[p] + Z[o * P + p];
-        for (size_t o = 0; o < V; o++)
-            for (size_t p = 0; p < P; p++)
-                Z[o * P + p] = Z[o * P + p] / S[p];
+        softmax_columns(Z, V, P, t, mx, zt, S);
         logf_v(S, logS, P, 1);
         for (size_t p = 0; p < P; p++)
             loss_sum = loss_sum + (logS[p] - zt[p]);
@@ -383,9 +455,7 @@ static float mlp13k_loss_grad(const float *params, const unsigned char *xs, cons
         /* backward (spec §5.5): Z becomes dz2 */
         for (size_t p = 0; p < P; p++)
             pt[p] = Z[(size_t)t[p] * P + p];
-        for (size_t o = 0; o < V; o++)
-            for (size_t p = 0; p < P; p++)
-                Z[o * P + p] = Z[o * P + p] * inv_batch;
+        scale_all(Z, V * P, inv_batch);
         for (size_t p = 0; p < P; p++)
             Z[(size_t)t[p] * P + p] = (pt[p] - 1.0f) * inv_batch;
 
@@ -395,11 +465,7 @@ static float mlp13k_loss_grad(const float *params, const unsigned char *xs, cons
         mm(H, P, V, W2, 1, H, Z, P, dHT, P, 0, NULL);
 
         /* tanh backward (spec §5.6), in place: dHT becomes dz1 */
-        for (size_t j = 0; j < H * P; j++) {
-            float square = HT[j] * HT[j];
-            float slope = 1.0f - square;
-            dHT[j] = dHT[j] * slope;
-        }
+        tanh_backward_all(HT, dHT, H * P);
 
         /* linear 1 backward, then the embedding's scatter-add (spec §5.8) */
         mm(H, D, P, dHT, P, 1, Eg, D, dW1, D, 1, NULL);
@@ -412,4 +478,4 @@ static float mlp13k_loss_grad(const float *params, const unsigned char *xs, cons
     return loss_sum * inv_batch;
 }
 
-const it_kernel_set IT_K_SET = {IT_K_NAME, expf_v, logf_v, tanhf_v, mlp13k_loss_grad};
+const it_kernel_set IT_K_SET = {IT_K_NAME, expf_v, logf_v, tanhf_v, sgd, mlp13k_loss_grad};
