@@ -23,7 +23,8 @@ SAN_FLAGS      := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-om
 REF = $(MAKE) --no-print-directory -f mk/reference.mk
 
 .PHONY: all reference reference-O0 reference-sanitize reference-aarch64 \
-        test test-unit test-sanitize test-cross test-python-minimal conformance lint-vectors bench \
+        test test-unit test-sanitize test-cross test-python-minimal conformance conformance-kernels \
+        check-no-fma lint-vectors bench \
         prove-math install clean deps-build deps-test deps-cross
 
 all: reference
@@ -89,7 +90,8 @@ test-python-minimal: conformance-runner
 lint-vectors: conformance-runner
 	$(CONFORM) lint vectors/v1.0.0
 
-test: test-unit test-sanitize test-cross test-conformance test-python-minimal conformance lint-vectors check-vectors prove-math check-matrix check-mutants
+test: test-unit test-sanitize test-cross test-conformance test-python-minimal conformance conformance-kernels \
+      check-no-fma lint-vectors check-vectors prove-math check-matrix check-mutants
 	@echo "make test: all test groups passed"
 
 # ---- the main job ------------------------------------------------------------
@@ -100,6 +102,11 @@ test: test-unit test-sanitize test-cross test-conformance test-python-minimal co
 conformance: reference conformance-runner
 	$(CONFORM) run --iut $(NATIVE)/isotrain --level all \
 	    --receipt $(BUILD)/conformance/receipt.json --junit $(BUILD)/conformance/junit.xml
+
+# Every kernel set this CPU runs (reference/src/kernels/), certified one by one
+# with ISOTRAIN_KERNELS forced: receipts in build/conformance/kernels-<set>.json.
+conformance-kernels: reference conformance-runner
+	sh ci/conformance-kernels.sh $(CONFORM) $(NATIVE)/isotrain $(BUILD)/conformance
 
 # ---- exp/log proof over all 2^32 inputs (spec §3.2, §3.3) ---------------------
 

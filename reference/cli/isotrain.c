@@ -281,8 +281,8 @@ static int choose_kernels(const char *name, const char *source)
         fprintf(stderr, "isotrain: %s: unknown kernel set '%s' (known: auto %s)\n", source, name,
                 it_kernels_known());
     else if (rc == -2)
-        fprintf(stderr, "isotrain: %s: kernel set '%s' is not available on this CPU (isotrain info lists "
-                        "kernels_available)\n", source, name);
+        fprintf(stderr, "isotrain: %s: kernel set '%s' is not available in this %s build on this CPU (isotrain "
+                        "info lists kernels_available)\n", source, name, it_host_isa());
     return rc == 0 ? 0 : -1;
 }
 

@@ -94,6 +94,12 @@ int it_kernels_select(const char *name)
             active = SETS[i];
             return 0;
         }
+    /* a set of another instruction set: known, but not in this build */
+    const char *known = it_kernels_known();
+    size_t len = strlen(name);
+    for (const char *k = strstr(known, name); k; k = strstr(k + 1, name))
+        if ((k == known || k[-1] == ' ') && (k[len] == ' ' || k[len] == '\0'))
+            return -2;
     return -1;
 }
 
