@@ -108,6 +108,21 @@ conformance: reference conformance-runner
 conformance-kernels: reference conformance-runner
 	sh ci/conformance-kernels.sh $(CONFORM) $(NATIVE)/isotrain $(BUILD)/conformance
 
+# spec §2.1: no fused multiply-add in the library or any kernel object, for
+# every ISA of the matrix (ci/check-no-fma.sh disassembles them); the
+# negative control builds the FMA mutants (fma-haswell, fma-aarch64 of
+# spec/mutants/mutants.tsv, and the runner's fma-linear) and requires the gate
+# to catch each.
+FMA_GATE := $(BUILD)/fma-gate
+check-no-fma: reference cross
+	@$(REF) OUT=$(FMA_GATE)/fma-haswell CC=$(CC) OPT=-O2 EXTRA_CFLAGS="-march=haswell -ffp-contract=fast" \
+	    $(FMA_GATE)/fma-haswell/libisotrain.a > /dev/null
+	@$(REF) OUT=$(FMA_GATE)/fma-aarch64 CC=$(AARCH64_CC) OPT=-O2 EXTRA_CFLAGS=-ffp-contract=fast \
+	    $(FMA_GATE)/fma-aarch64/libisotrain.a > /dev/null
+	@$(MAKE) --no-print-directory conformance-mutants > /dev/null
+	sh ci/check-no-fma.sh check $(NATIVE) $(addprefix $(BUILD)/cross/,$(CROSS_BUILDS))
+	sh ci/check-no-fma.sh expect-fma $(FMA_GATE)/fma-haswell $(FMA_GATE)/fma-aarch64 $(MUT_FMA)
+
 # ---- exp/log proof over all 2^32 inputs (spec §3.2, §3.3) ---------------------
 
 $(TOOLS)/prove_math: reference/tools/prove_math.c reference/src/cr_exp.c reference/src/cr_log.c \
