@@ -130,8 +130,12 @@ $(TOOLS)/prove_math: reference/tools/prove_math.c $(NATIVE)/libisotrain.a | deps
 	$(CC) $(WARN_CFLAGS) -O2 $(NUMERIC_CFLAGS) -pthread -Ireference/src -Ireference/include \
 	    reference/tools/prove_math.c $(NATIVE)/libisotrain.a -lmpfr -lgmp -lm -o $@
 
-prove-math: $(TOOLS)/prove_math
+# Every kernel set's exp and log on all 2^32 inputs (one MPFR-backed decision
+# per input, every set compared with it), then the negative control of the
+# SIMD sets' exact fallback (ci/prove-math-fallback.sh).
+prove-math: $(TOOLS)/prove_math reference
 	$(TOOLS)/prove_math all
+	sh ci/prove-math-fallback.sh $(TOOLS)/prove_math $(NATIVE)/isotrain
 
 # ---- benchmark ---------------------------------------------------------------
 
