@@ -143,8 +143,12 @@ $(TOOLS)/bench: reference/tools/bench.c $(NATIVE)/libisotrain.a
 	@mkdir -p $(TOOLS)
 	$(CC) $(WARN_CFLAGS) -O2 $(NUMERIC_CFLAGS) -Ireference/include $< $(NATIVE)/libisotrain.a -o $@
 
+# One core: every kernel set this CPU runs, then (if python3-torch imports)
+# the same model in PyTorch on one thread and the ratio to the best set.
 bench: reference $(TOOLS)/bench
-	$(TOOLS)/bench
+	$(TOOLS)/bench | tee $(TOOLS)/bench.txt
+	@$(PYTORCH_PY) reference/tools/bench_torch.py \
+	    --ours $$(awk '/kernels=.*steps\/s/ { if ($$2 > r) r = $$2 } END { print r + 0 }' $(TOOLS)/bench.txt)
 
 # ---- install -----------------------------------------------------------------
 

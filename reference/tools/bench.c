@@ -63,8 +63,16 @@ int main(int argc, char **argv)
     int same = 1;
     if (!t)
         return 1;
-    printf("mlp13k, one core, median of %d runs of %ld steps (SHA-256 of the parameters after the last step):\n",
-           runs, steps);
+    /* other processes on the machine change every figure: say how busy it was */
+    char load[64] = "?";
+    FILE *la = fopen("/proc/loadavg", "r");
+    if (la) {
+        if (!fgets(load, sizeof load, la))
+            strcpy(load, "?");
+        load[strcspn(load, "\n")] = '\0';
+        fclose(la);
+    }
+    printf("mlp13k, one core, median of %d runs of %ld steps (load average at start: %s):\n", runs, steps, load);
     for (size_t k = 0; k < nsets && k < 16; k++) {
         it_kernels_select(sets[k]);
         for (int i = 0; i < runs; i++) {
