@@ -37,8 +37,8 @@ Test(iut, hello_prints_the_p2_line, .init = test_make_tmpdir, .fini = test_remov
 {
     char out[512], err[512], want[256];
     cr_assert_eq(run("hello", out, sizeof out, err, sizeof err), 0, "%s", err);
-    snprintf(want, sizeof want, "protocol=1 name=isotrain-reference version=%s spec=%s isa=%s\n", IT_VERSION,
-             IT_SPEC_VERSION, it_host_isa());
+    snprintf(want, sizeof want, "protocol=1 name=isotrain-reference version=%s spec=%s isa=%s kernels=%s\n",
+             IT_VERSION, IT_SPEC_VERSION, it_host_isa(), it_kernels_name());
     cr_assert_str_eq(out, want);
     cr_assert_eq(run("hello extra", NULL, 0, err, sizeof err), 2, "hello takes no arguments");
 }
@@ -102,4 +102,28 @@ Test(iut, a_failed_run_names_its_failure_and_step, .init = test_make_tmpdir, .fi
     int st = run(args, NULL, 0, err, sizeof err);
     cr_assert_eq(st, 3, "exit %d: %s", st, err);
     cr_assert(strstr(err, "failure=fpenv-flush step=0\n"), "stderr:\n%s", err);
+}
+
+/* A kernel set that is unknown, or of another instruction set, is refused
+ * (exit 2) by the flag and by the environment: never a silent fallback. */
+Test(iut, a_kernel_set_that_cannot_run_is_refused, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
+{
+    char out[512], err[512];
+    cr_assert_eq(run("--kernels no-such-set hello", out, sizeof out, err, sizeof err), 2);
+    cr_assert(strstr(err, "unknown kernel set 'no-such-set'"), "%s", err);
+#if defined(__x86_64__)
+    const char *other = "neon";
+#else
+    const char *other = "avx2";
+#endif
+    char args[128];
+    snprintf(args, sizeof args, "--kernels %s hello", other);
+    cr_assert_eq(run(args, out, sizeof out, err, sizeof err), 2);
+    cr_assert(strstr(err, "not available"), "%s", err);
+    cr_assert_eq(run("--kernels portable hello", out, sizeof out, err, sizeof err), 0, "%s", err);
+    cr_assert(strstr(out, " kernels=portable\n"), "%s", out);
+    setenv("ISOTRAIN_KERNELS", "no-such-set", 1);
+    int rc = run("hello", out, sizeof out, err, sizeof err);
+    unsetenv("ISOTRAIN_KERNELS");
+    cr_assert_eq(rc, 2, "%s", err);
 }
