@@ -334,8 +334,11 @@ static inline vf vselect(vi m, vf a, vf b) { return (vf)((m & (vi)a) | (~m & (vi
 
 /* Z holds n rows of P logits, position p in column p. Per column (spec
  * §5.4): the running maximum in ascending row order (strict >, so the first
- * of equal values stays), z[t] - m, then Z becomes the probabilities. */
-static void softmax_columns(float *Z, size_t n, size_t P, const unsigned char *t, float *mx, float *zt, float *S)
+ * of equal values stays), z[t] - m, the denominators S, the target's
+ * probability pt = e[t] / S; then Z becomes (e / S) * scale, the gradient of
+ * spec §5.5 for every k but the target (whose entry the caller sets). */
+static void softmax_columns(float *Z, size_t n, size_t P, const unsigned char *t, float *mx, float *zt, float *S,
+                            float *pt, float scale)
 {
     size_t p;
     for (p = 0; p < P; p++)
@@ -368,22 +371,19 @@ static void softmax_columns(float *Z, size_t n, size_t P, const unsigned char *t
         for (; p < P; p++)
             S[p] = S[p] + row[p];
     }
+    for (p = 0; p < P; p++)
+        pt[p] = Z[(size_t)t[p] * P + p] / S[p];
     for (size_t o = 0; o < n; o++) {
         float *row = Z + o * P;
-        for (p = 0; p + VW <= P; p += VW)
-            stf(row + p, ldf(row + p) / ldf(S + p));
-        for (; p < P; p++)
-            row[p] = row[p] / S[p];
+        for (p = 0; p + VW <= P; p += VW) {
+            vf prob = ldf(row + p) / ldf(S + p);
+            stf(row + p, prob * scale);
+        }
+        for (; p < P; p++) {
+            float prob = row[p] / S[p];
+            row[p] = prob * scale;
+        }
     }
-}
-
-static void scale_all(float *x, size_t n, float s)
-{
-    size_t i = 0;
-    for (; i + VW <= n; i += VW)
-        stf(x + i, ldf(x + i) * s);
-    for (; i < n; i++)
-        x[i] = x[i] * s;
 }
 
 /* dy becomes dy * (1 - y*y), three roundings in that order (spec §5.6) */
@@ -460,15 +460,12 @@ static float mlp13k_loss_grad(const float *params, const unsigned char *xs, cons
         mm(V, P, H, W2, H, 1, HT, P, Z, P, 0, b2);
 
         /* softmax + cross-entropy (spec §5.4), one position per lane */
-        softmax_columns(Z, V, P, t, mx, zt, S);
+        softmax_columns(Z, V, P, t, mx, zt, S, pt, inv_batch);
         logf_v(S, logS, P, 1);
         for (size_t p = 0; p < P; p++)
             loss_sum = loss_sum + (logS[p] - zt[p]);
 
         /* backward (spec §5.5): Z becomes dz2 */
-        for (size_t p = 0; p < P; p++)
-            pt[p] = Z[(size_t)t[p] * P + p];
-        scale_all(Z, V * P, inv_batch);
         for (size_t p = 0; p < P; p++)
             Z[(size_t)t[p] * P + p] = (pt[p] - 1.0f) * inv_batch;
 
