@@ -24,7 +24,7 @@ REF = $(MAKE) --no-print-directory -f mk/reference.mk
 
 .PHONY: suite-tmp
 .PHONY: all reference reference-O0 reference-sanitize reference-aarch64 \
-        test test-unit test-sanitize test-cross test-python-minimal conformance lint-vectors bench \
+        test test-unit test-sanitize test-cross test-python-minimal check-export conformance lint-vectors bench \
         prove-math install clean deps-build deps-test deps-cross
 
 all: reference
@@ -48,8 +48,8 @@ reference-aarch64: deps-cross
 # ---- tests -----------------------------------------------------------------
 
 TEST_SRCS := $(wildcard reference/tests/*.c)
-# The CLI's protocol encoder/decoder is tested as a unit too.
-TEST_CLI_SRCS := reference/cli/wire.c reference/cli/wire.h
+# The CLI's protocol encoder/decoder and export writers are tested as units too.
+TEST_CLI_SRCS := reference/cli/wire.c reference/cli/wire.h reference/cli/export.c reference/cli/export.h
 
 # $(call test_binary,OUT,EXTRA_FLAGS): Criterion suite linked against OUT's library.
 define test_binary
@@ -85,6 +85,14 @@ test-python-minimal: conformance-runner
 	@sh ci/ensure-deps.sh python
 	sh ci/check-python-minimal.sh $(CONFORM)
 
+# `isotrain export` read back by numpy and zipfile (safetensors by its
+# layout), byte for byte against the checkpoint, natively and from a
+# big-endian host (the s390x build under QEMU must write the same bytes).
+check-export: reference cross-s390x
+	@sh ci/ensure-deps.sh numpy
+	/usr/bin/python3 ci/check-export.py $(NATIVE)/isotrain $(BUILD)/check-export \
+	    "qemu-s390x -cpu qemu $(BUILD)/cross/s390x/isotrain"
+
 # The vector set must be well-formed (lint) and exactly what the reference
 # generates today (check-vectors; spec §12).
 lint-vectors: conformance-runner
@@ -102,7 +110,7 @@ test: export ISOTRAIN_SUITE_RUN = $(SUITE_MARK)
 suite-tmp:
 	@rm -rf $(SUITE_TMP) && mkdir -p $(SUITE_TMP)
 
-test: suite-tmp test-unit test-sanitize test-cross test-conformance test-python-minimal conformance lint-vectors check-vectors prove-math check-matrix check-mutants
+test: suite-tmp test-unit test-sanitize test-cross test-conformance test-python-minimal check-export conformance lint-vectors check-vectors prove-math check-matrix check-mutants
 	@sh ci/check-leftovers.sh --self-test
 	@sh ci/check-leftovers.sh $(SUITE_TMP) $(SUITE_MARK)
 	@echo "make test: all test groups passed"

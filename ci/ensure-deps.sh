@@ -10,6 +10,7 @@
 #   python   a python3 interpreter (the standard-library example IUT)
 #   torch    PyTorch and numpy for $PYTORCH_PY (default /usr/bin/python3):
 #            Debian's python3-torch, never PyPI wheels (adapters/pytorch)
+#   numpy    numpy for /usr/bin/python3 (reading `isotrain export` files back)
 #   qemu     the x86_64 user-mode emulator alone (qemu-x86_64)
 #   matrix   every cross compiler, static libc and qemu-user of qemu/hosts.json
 #   fuzz     clang with libFuzzer and the sanitizer runtimes (make fuzz)
@@ -59,6 +60,10 @@ check() {
             py=${PYTORCH_PY:-/usr/bin/python3}
             "$py" -c 'import torch, numpy' >/dev/null 2>&1 ||
                 need python3-torch "PyTorch and numpy for $py (Debian's packages are for /usr/bin/python3)"
+            ;;
+        numpy)
+            /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 ||
+                need python3-numpy "numpy for /usr/bin/python3"
             ;;
         qemu)
             command -v qemu-x86_64 >/dev/null 2>&1 || need qemu-user "QEMU user-mode emulator (qemu-x86_64)"

@@ -33,7 +33,8 @@ pytorch-deps-qemu:
 	@PYTORCH_PY=$(PYTORCH_PY) sh ci/ensure-deps.sh torch qemu
 
 test-pytorch: pytorch-deps conformance-runner
-	$(PYTORCH_PY) adapters/pytorch/tests/test_adapter.py --conform $(PYTORCH_CONFORM) --python $(PYTORCH_PY)
+	$(PYTORCH_PY) adapters/pytorch/tests/test_adapter.py --conform $(PYTORCH_CONFORM) --python $(PYTORCH_PY) \
+	    --isotrain $(BUILD)/native/isotrain
 
 pytorch-matrix: pytorch-deps-qemu conformance-runner
 	@mkdir -p $(PYTORCH_MATRIX_OUT)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export.h"
 #include "fpenv_force.h"
 #include "isotrain.h"
 #include "ops_server.h"
@@ -25,6 +26,7 @@ static void usage(FILE *out)
           "  isotrain info [--force-ftz]\n"
           "  isotrain hello\n"
           "  isotrain ops\n"
+          "  isotrain export --profile mlp13k --format npy|npz|safetensors --out PATH CHECKPOINT\n"
           "  isotrain --version | --help\n"
           "\n"
           "train   runs the profile and writes the trace (default: stdout) and raw\n"
@@ -35,7 +37,9 @@ static void usage(FILE *out)
           "info    prints version, ISA, CPU features and the FTZ/DAZ probe; with\n"
           "        --force-ftz it first turns flushing on, to show the probe firing.\n"
           "hello   prints the one line of spec/iut-protocol.md P2.\n"
-          "ops     answers op requests on stdin, one line each (iut-protocol P3-P6).\n",
+          "ops     answers op requests on stdin, one line each (iut-protocol P3-P6).\n"
+          "export  writes a checkpoint's tensors, named and shaped as the profile says,\n"
+          "        as numpy .npy files (one per tensor), one .npz, or one safetensors file.\n",
           out);
 }
 
@@ -286,7 +290,9 @@ int main(int argc, char **argv)
         return cmd_hello(argc - 2, argv + 2);
     if (strcmp(argv[1], "ops") == 0)
         return cmd_ops(argc - 2, argv + 2);
+    if (strcmp(argv[1], "export") == 0)
+        return it_export_main(argc - 2, argv + 2);
     /* iut-protocol P1: the runner reads 64 as "verb not implemented" */
-    fprintf(stderr, "isotrain: unsupported verb '%s' (known: hello ops train info)\n", argv[1]);
+    fprintf(stderr, "isotrain: unsupported verb '%s' (known: hello ops train info export)\n", argv[1]);
     return EXIT_UNSUPPORTED_VERB;
 }
