@@ -25,7 +25,7 @@ REF = $(MAKE) --no-print-directory -f mk/reference.mk
 .PHONY: suite-tmp
 .PHONY: all reference reference-O0 reference-sanitize reference-aarch64 \
         test test-unit test-sanitize test-cross test-python-minimal check-export conformance lint-vectors bench \
-        prove-math install clean deps-build deps-test deps-cross
+        prove-math install uninstall test-install clean deps-build deps-test deps-cross
 
 all: reference
 
@@ -110,7 +110,7 @@ test: export ISOTRAIN_SUITE_RUN = $(SUITE_MARK)
 suite-tmp:
 	@rm -rf $(SUITE_TMP) && mkdir -p $(SUITE_TMP)
 
-test: suite-tmp test-unit test-sanitize test-cross test-conformance test-python-minimal check-export conformance lint-vectors check-vectors prove-math check-matrix check-mutants
+test: suite-tmp test-unit test-sanitize test-cross test-conformance test-python-minimal check-export test-install conformance lint-vectors check-vectors prove-math check-matrix check-mutants
 	@sh ci/check-leftovers.sh --self-test
 	@sh ci/check-leftovers.sh $(SUITE_TMP) $(SUITE_MARK)
 	@echo "make test: all test groups passed"
@@ -147,13 +147,53 @@ bench: reference $(TOOLS)/bench
 
 # ---- install -----------------------------------------------------------------
 
-install: reference
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
-	    $(DESTDIR)$(PREFIX)/share/doc/isotrain
-	install -m 755 $(NATIVE)/isotrain $(DESTDIR)$(PREFIX)/bin/isotrain
-	install -m 644 $(NATIVE)/libisotrain.a $(DESTDIR)$(PREFIX)/lib/libisotrain.a
-	install -m 644 reference/include/isotrain.h $(DESTDIR)$(PREFIX)/include/isotrain.h
-	install -m 644 spec/*.md $(DESTDIR)$(PREFIX)/share/doc/isotrain/
+# Everything an installed runner needs to certify a trainer from any
+# directory: the two commands, the library with its header and a pkg-config
+# file, and the published vector sets (the runner's fallback default, baked
+# in as $(PREFIX)/share/isotrain by mk/conformance.mk).
+IT_LIB_VERSION = $(shell sed -n 's/^\#define IT_VERSION "\([^"]*\)".*/\1/p' reference/include/isotrain.h)
+VECTOR_SETS    = $(patsubst vectors/%/MANIFEST.json,%,$(wildcard vectors/v*/MANIFEST.json))
+I_BIN   = $(DESTDIR)$(PREFIX)/bin
+I_LIB   = $(DESTDIR)$(PREFIX)/lib
+I_INC   = $(DESTDIR)$(PREFIX)/include
+I_SHARE = $(DESTDIR)$(PREFIX)/share/isotrain
+I_DOC   = $(DESTDIR)$(PREFIX)/share/doc/isotrain
+
+install: reference conformance-runner
+	install -d $(I_BIN) $(I_LIB)/pkgconfig $(I_INC) $(I_DOC) $(I_SHARE)/vectors
+	install -m 755 $(NATIVE)/isotrain $(I_BIN)/isotrain
+	install -m 755 $(CONFORM) $(I_BIN)/isotrain-conform
+	install -m 644 $(NATIVE)/libisotrain.a $(I_LIB)/libisotrain.a
+	install -m 644 reference/include/isotrain.h $(I_INC)/isotrain.h
+	printf '%s\n' 'prefix=$(PREFIX)' 'exec_prefix=$${prefix}' 'libdir=$${exec_prefix}/lib' \
+	    'includedir=$${prefix}/include' '' 'Name: isotrain' \
+	    'Description: isotrain reference trainer (spec-exact binary32 training, libc only)' \
+	    'Version: $(IT_LIB_VERSION)' 'Libs: -L$${libdir} -lisotrain' 'Cflags: -I$${includedir}' \
+	    > $(I_LIB)/pkgconfig/isotrain.pc
+	chmod 644 $(I_LIB)/pkgconfig/isotrain.pc
+	install -m 644 spec/*.md $(I_DOC)/
+	for v in $(VECTOR_SETS); do \
+	    rm -rf $(I_SHARE)/vectors/$$v && cp -R vectors/$$v $(I_SHARE)/vectors/$$v && \
+	    chmod -R u=rwX,go=rX $(I_SHARE)/vectors/$$v || exit 1; \
+	done
+	install -m 644 vectors/FORMAT.md $(I_SHARE)/vectors/FORMAT.md
+
+# Removes exactly what install put there, then the directories it made if
+# they are empty (never a directory that holds something else).
+uninstall:
+	rm -f $(I_BIN)/isotrain $(I_BIN)/isotrain-conform $(I_LIB)/libisotrain.a \
+	    $(I_LIB)/pkgconfig/isotrain.pc $(I_INC)/isotrain.h $(I_SHARE)/vectors/FORMAT.md
+	rm -f $(addprefix $(I_DOC)/,$(notdir $(wildcard spec/*.md)))
+	for v in $(VECTOR_SETS); do rm -rf $(I_SHARE)/vectors/$$v; done
+	-rmdir $(I_SHARE)/vectors $(I_SHARE) $(I_DOC) 2>/dev/null
+
+# make install into a scratch prefix (a build of its own, so the baked-in
+# data directory is that prefix), then: the installed runner certifies the
+# installed CLI from another directory with the installed vectors, a
+# program builds against libisotrain through pkg-config, and uninstall
+# leaves no file behind.
+test-install: deps-build
+	sh ci/check-install.sh "$(MAKE)" $(abspath $(BUILD))/install-test
 
 clean:
 	rm -rf $(BUILD)

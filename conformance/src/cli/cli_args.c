@@ -1,5 +1,6 @@
 /* cli_args.c — the command line of isotrain-conform (see cli_usage). */
 #include "core/options.h"
+#include "core/version.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -35,7 +36,8 @@ void cli_usage(FILE *out)
           "         (pass / expected-fail); --against DIR also compares verdicts and digests\n"
           "         with published receipts (exit 0 all as expected, 1 not, 2 bad input).\n"
           "\n"
-          "Defaults: --vectors vectors/v1.0.0, --level all, --timeout-case 60 (sweep: 5x),\n"
+          "Defaults: --vectors vectors/v1.0.0 when the current directory has it, else the\n"
+          "installed set (--version names it), --level all, --timeout-case 60 (sweep: 5x),\n"
           "--timeout-run 600, --slowdown 1 (multiplies both time-outs).\n",
           out);
 }
@@ -69,7 +71,7 @@ static int count(const char *flag, const char *v, long lo, long *out, char *err,
 int cli_parse(int argc, char **argv, conform_args *a, char *err, size_t cap)
 {
     memset(a, 0, sizeof *a);
-    a->vectors = "vectors/v1.0.0";
+    a->vectors = conform_default_vectors();
     a->level = "all";
     a->timeout_case = 60;
     a->timeout_run = 600;

@@ -25,7 +25,8 @@ int main(int argc, char **argv)
         cli_usage(stdout);
         return 0;
     case CMD_VERSION:
-        printf("isotrain-conform %s (git %s)\n", CONFORM_VERSION, conform_git_revision());
+        printf("isotrain-conform %s (git %s)\ndefault vectors: %s\n", CONFORM_VERSION, conform_git_revision(),
+               conform_default_vectors());
         return 0;
     case CMD_RUN:
         return run_command(&a);
