@@ -12,7 +12,8 @@
 #            Debian's python3-torch, never PyPI wheels (adapters/pytorch)
 #   numpy    numpy for /usr/bin/python3 (reading `isotrain export` files back)
 #   qemu     the x86_64 user-mode emulator alone (qemu-x86_64)
-#   matrix   every cross compiler, static libc and qemu-user of qemu/hosts.json
+#   matrix   every cross compiler, static libc and qemu-user of qemu/hosts.json,
+#            MinGW-w64 and Wine (the Windows host)
 #   fuzz     clang with libFuzzer and the sanitizer runtimes (make fuzz)
 set -u
 
@@ -79,6 +80,10 @@ check() {
             for emu in qemu-x86_64 qemu-aarch64 qemu-s390x qemu-i386 qemu-ppc64le qemu-arm qemu-riscv64; do
                 command -v $emu >/dev/null 2>&1 || { need qemu-user "QEMU user-mode emulators ($emu)"; break; }
             done
+            # the Windows host: MinGW-w64 cross compiler, Wine (64-bit loader and the `wine` command)
+            command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || need gcc-mingw-w64-x86-64 "MinGW-w64 cross compiler (x86_64-w64-mingw32-gcc)"
+            [ -x /usr/lib/wine/wine64 ] || need wine64 "Wine's 64-bit loader (/usr/lib/wine/wine64)"
+            command -v wine >/dev/null 2>&1 || need wine "the wine command"
             ;;
         fuzz)
             cl=${FUZZ_CC:-clang}

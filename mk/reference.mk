@@ -17,7 +17,10 @@ ALL_CFLAGS = $(WARN_CFLAGS) $(OPT) $(NUMERIC_CFLAGS) $(EXTRA_CFLAGS) \
 LIB_SRCS := $(wildcard reference/src/*.c)
 LIB_OBJS := $(patsubst reference/src/%.c,$(OUT)/obj/%.o,$(LIB_SRCS)) $(OUT)/obj/corpus_mlp13k.o
 
-all: $(OUT)/libisotrain.a $(OUT)/isotrain
+# EXE=.exe for Windows builds (MinGW's gcc appends it to -o names anyway)
+EXE ?=
+
+all: $(OUT)/libisotrain.a $(OUT)/isotrain$(EXE)
 
 $(OUT)/obj/%.o: reference/src/%.c reference/include/isotrain.h $(wildcard reference/src/*.h) | $(OUT)/obj
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
@@ -36,7 +39,7 @@ $(OUT)/libisotrain.a: $(LIB_OBJS)
 CLI_SRCS := $(wildcard reference/cli/*.c)
 CLI_HDRS := $(wildcard reference/cli/*.h)
 
-$(OUT)/isotrain: $(CLI_SRCS) $(CLI_HDRS) $(OUT)/libisotrain.a
+$(OUT)/isotrain$(EXE): $(CLI_SRCS) $(CLI_HDRS) $(OUT)/libisotrain.a
 	$(CC) $(ALL_CFLAGS) -DIT_BUILD_FLAGS='"$(CC) $(OPT) $(NUMERIC_CFLAGS) $(EXTRA_CFLAGS) $(EXTRA_LDFLAGS)"' \
 	    $(CLI_SRCS) $(OUT)/libisotrain.a $(EXTRA_LDFLAGS) -o $@
 

@@ -430,3 +430,56 @@ Test(matrix, unbounded_slowdown_is_refused)
     tu_assert_has(r.err, "hosts[1].slowdown: expected a number from 1 to 1000");
     tu_result_free(&r);
 }
+
+/* A Wine host: no -cpu (Wine emulates the OS, not the CPU), and the OS the
+ * IUT reports from inside must be the hosts file's. A qemu-* host without
+ * -cpu is refused (QEMU's default CPU is 'max'). */
+static void wine_receipt(const char *os)
+{
+    char *text = xasprintf(
+        "{\"schema\": \"isotrain-receipt-v1\", \"matrix_host\": \"win\",\n"
+        " \"iut\": {\"command\": \"wine isotrain.exe\", \"self_report\": {\"command\": \"info\", \"status\": \"ok\",\n"
+        "   \"values\": {\"isa\": \"x86_64\", \"os\": \"%s\", \"endianness\": \"little\", \"cpu_model\": \"Some CPU\",\n"
+        "   \"cpu_features\": \"sse sse2\"}}},\n"
+        " \"emulator\": {\"name\": \"wine\", \"cpu\": null, \"source\": \"the IUT command\"}, \"emulator_warnings\": [],\n"
+        " \"levels\": {\"ops\": {\"verdict\": \"PASS\"}, \"train\": {\"verdict\": \"PASS\", \"profiles\": [\n"
+        "   {\"profile\": \"mlp13k\", \"problem\": null, \"checkpoints\": [\n"
+        "     {\"step\": 0, \"reached\": true, \"loss\": null, \"sha256\": \"" D0 "\", \"matches_vectors\": true}]}]}},\n"
+        " \"verdict\": \"PASS\", \"timings\": {\"total\": 3}}\n",
+        os);
+    put("r/win.json", text);
+    free(text);
+}
+
+Test(matrix, wine_host_has_no_cpu_and_its_os_is_checked)
+{
+    put("hosts.json",
+        "{\"hosts\": [{\"name\": \"win\", \"emulator\": \"wine\", \"cpu\": null, \"os\": \"windows\", \"isa\": \"x86_64\",\n"
+        " \"endianness\": \"little\", \"stands_for\": \"x\", \"build\": \"win64\", \"expected\": \"pass\",\n"
+        " \"required_features\": [\"sse2\"], \"absent_features\": []}]}");
+    char *h = path("hosts.json"), *a = path("r/win.json");
+    tu_result r = tu_conform("matrix", "--hosts", h, "--list", NULL);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    tu_assert_has(r.out, "\twine build/cross/win64/isotrain.exe\n");
+    tu_result_free(&r);
+    wine_receipt("windows");
+    r = tu_conform("matrix", "--hosts", h, a, NULL);
+    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "wine (host CPU)");
+    tu_result_free(&r);
+    wine_receipt("linux");
+    r = tu_conform("matrix", "--hosts", h, a, NULL);
+    cr_assert_eq(r.code, 1, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "info reports os=linux, the hosts file says windows");
+    tu_result_free(&r);
+
+    put("hosts.json",
+        "{\"hosts\": [{\"name\": \"q\", \"emulator\": \"qemu-x86_64\", \"cpu\": null, \"isa\": \"x86_64\",\n"
+        " \"endianness\": \"little\", \"stands_for\": \"x\", \"build\": \"x86_64\", \"expected\": \"pass\",\n"
+        " \"required_features\": [], \"absent_features\": []}]}");
+    r = tu_conform("matrix", "--hosts", h, "--list", NULL);
+    cr_assert_eq(r.code, 2, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.err, "cpu is given exactly when the emulator is qemu-*");
+    tu_result_free(&r);
+    free(h), free(a);
+}

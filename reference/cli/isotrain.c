@@ -6,6 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef _WIN32
+#include <fcntl.h>
+#include <io.h>
+#endif
+
 #include "export.h"
 #include "fpenv_force.h"
 #include "isotrain.h"
@@ -100,12 +105,15 @@ static int cmd_info(int argc, char **argv)
     printf("isotrain_version=%s\n", IT_VERSION);
     printf("spec_version=%s\n", IT_SPEC_VERSION);
     printf("isa=%s\n", it_host_isa());
+    printf("os=%s\n", it_host_os());
     printf("endianness=%s\n", it_host_endianness());
     printf("cpu_model=%s\n", model);
     /* QEMU user mode emulates CPUID but passes the host's /proc/cpuinfo
      * through, so a model read from the file may be the host's */
 #if defined(__x86_64__) || defined(__i386__)
     printf("cpu_model_source=cpuid\n");
+#elif defined(__APPLE__)
+    printf("cpu_model_source=sysctl\n");
 #else
     printf("cpu_model_source=/proc/cpuinfo\n");
 #endif
@@ -215,7 +223,7 @@ static int cmd_train(int argc, char **argv)
         return EXIT_USAGE;
     }
     FILE *trace = stdout;
-    if (strcmp(trace_path, "-") != 0 && !(trace = fopen(trace_path, "w"))) {
+    if (strcmp(trace_path, "-") != 0 && !(trace = fopen(trace_path, "wb"))) {
         fprintf(stderr, "isotrain train: cannot create trace %s: %s\n", trace_path, strerror(errno));
         free(all);
         return EXIT_IO;
@@ -265,6 +273,12 @@ static int cmd_ops(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+#ifdef _WIN32
+    /* The protocol, traces and checkpoints are bytes with \n line ends
+     * (spec §9.2, iut-protocol P3); Windows' text mode would write \r\n. */
+    if (_setmode(_fileno(stdout), _O_BINARY) == -1 || _setmode(_fileno(stdin), _O_BINARY) == -1)
+        return EXIT_IO;
+#endif
 #ifdef IT_MUTANT_FTZ
     /* MUTANT ONLY (spec/mutants.md): flush-to-zero on before anything, for every verb: breaks spec §2.2. */
     if (it_fpenv_force_flush() != 0)

@@ -15,8 +15,10 @@ static void list_hosts(const mhost *hs, size_t n)
         const mhost *h = &hs[i];
         printf("%s\t%s\t%s\t%g\t", h->name, h->build, h->expected, h->slowdown);
         if (h->emulator)
-            printf("%s -cpu %s ", h->emulator, h->cpu);
-        printf("build/cross/%s/isotrain\n", h->build);
+            printf("%s ", h->emulator);
+        if (h->cpu)
+            printf("-cpu %s ", h->cpu);
+        printf("build/cross/%s/isotrain%s\n", h->build, h->os && !strcmp(h->os, "windows") ? ".exe" : "");
     }
 }
 

@@ -92,6 +92,8 @@ static void check_host(const mhost *h, const mreceipt *r, sbuf *out)
     else {
         if (r->info_isa && strcmp(r->info_isa, h->isa) != 0)
             add(out, "info reports isa=%s, the hosts file says %s", r->info_isa, h->isa);
+        if (h->os && (!r->info_os || strcmp(r->info_os, h->os) != 0))
+            add(out, "info reports os=%s, the hosts file says %s", r->info_os ? r->info_os : "(nothing)", h->os);
         if (r->info_end && strcmp(r->info_end, h->endianness) != 0)
             add(out, "info reports endianness=%s, the hosts file says %s", r->info_end, h->endianness);
         for (size_t i = 0; i < h->n_req; i++) {

@@ -15,6 +15,7 @@ enum { MAX_CK = 64, RECEIPT_CAP = 64 << 20, HOSTS_CAP = 1 << 20 };
 
 typedef struct {
     char *name, *emulator, *cpu, *isa, *endianness, *stands_for, *build, *expected;
+    char *os; /* NULL: not stated (any); "windows": the build's binary is isotrain.exe */
     double slowdown;
     char **req, **abs;
     size_t n_req, n_abs;
@@ -30,7 +31,7 @@ typedef struct {
     int first_diff; /* first differing step, -1 none */
     char *train_problem;
     char *emu_name, *emu_cpu;
-    char *info_status, *info_isa, *info_end, *info_model, *info_features;
+    char *info_status, *info_isa, *info_end, *info_model, *info_features, *info_os;
     char **warn;
     size_t n_warn;
     size_t n_ck;

@@ -15,7 +15,7 @@
 void mx_receipt_free(mreceipt *r)
 {
     free(r->path), free(r->host), free(r->build_log), free(r->verdict), free(r->lv_ops), free(r->lv_train);
-    free(r->train_problem), free(r->emu_name), free(r->emu_cpu), free(r->info_status), free(r->info_isa);
+    free(r->train_problem), free(r->emu_name), free(r->emu_cpu), free(r->info_status), free(r->info_isa), free(r->info_os);
     free(r->info_end), free(r->info_model), free(r->info_features);
     mx_free_strv(r->warn, r->n_warn);
     memset(r, 0, sizeof *r);
@@ -166,6 +166,9 @@ int mx_receipt_load(const char *file, mreceipt *r)
             quiet = 0;
             if ((v = mx_jstr(file, vals, "", "cpu_features", 1, &quiet)) != NULL)
                 r->info_features = xstrdup(v);
+            quiet = 0;
+            if ((v = mx_jstr(file, vals, "", "os", 1, &quiet)) != NULL)
+                r->info_os = xstrdup(v);
         }
     }
     const cJSON *emu = cJSON_GetObjectItemCaseSensitive(j, "emulator");
