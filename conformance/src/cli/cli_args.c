@@ -15,7 +15,7 @@ void cli_usage(FILE *out)
           "        [--timeout-case S] [--timeout-run S] [--slowdown F] [--steps N]\n"
           "        [--emulator NAME --emulator-cpu MODEL] [--host NAME] [--filter GROUP]...\n"
           "        [--keep-work] [--verbose]\n"
-          "  isotrain-conform compare TRACE_A TRACE_B\n"
+          "  isotrain-conform compare TRACE_A TRACE_B [--checkpoints-a DIR --checkpoints-b DIR]\n"
           "  isotrain-conform repeat --runs N --iut 'CMD' --profile P [--steps S]\n"
           "        [--timeout-run S] [--slowdown F] [--keep-work]\n"
           "  isotrain-conform lint DIR\n"
@@ -27,7 +27,8 @@ void cli_usage(FILE *out)
           "         (every op vector bit-exact) and the train level (every step's loss bits\n"
           "         and parameter digest); on a mismatch it says where. Exit 0 only if every\n"
           "         required check ran and passed, 1 otherwise, 2 on bad usage or vectors.\n"
-          "compare  the first differing step of two traces and the loss gap from there\n"
+          "compare  the first differing step of two traces and the loss gap from there; with\n"
+          "         both runs' checkpoint directories, the first differing tensor and element\n"
           "         (exit 0 identical, 1 different, 2 bad input).\n"
           "repeat   trains N times and checks the runs are bit-identical step by step.\n"
           "lint     checks a vector set (manifest and every file) and lists every problem.\n"
@@ -188,6 +189,10 @@ int cli_parse(int argc, char **argv, conform_args *a, char *err, size_t cap)
             a->markdown = val;
         else if (!strcmp(flag, "--against"))
             a->against = val;
+        else if (!strcmp(flag, "--checkpoints-a"))
+            a->ckpt_a = val;
+        else if (!strcmp(flag, "--checkpoints-b"))
+            a->ckpt_b = val;
         else if (!strcmp(flag, "--filter")) {
             size_t l = strlen(val);
             if (split_used + l + 1 > sizeof split_buf) {
@@ -242,6 +247,10 @@ int cli_parse(int argc, char **argv, conform_args *a, char *err, size_t cap)
     case CMD_COMPARE:
         if (a->n_pos != 2) {
             snprintf(err, cap, "compare needs two trace files");
+            return -1;
+        }
+        if (!a->ckpt_a != !a->ckpt_b) {
+            snprintf(err, cap, "compare: --checkpoints-a and --checkpoints-b go together");
             return -1;
         }
         break;

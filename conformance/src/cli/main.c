@@ -31,7 +31,7 @@ int main(int argc, char **argv)
     case CMD_RUN:
         return run_command(&a);
     case CMD_COMPARE:
-        return compare_command(a.pos[0], a.pos[1]);
+        return compare_command(a.pos[0], a.pos[1], a.ckpt_a, a.ckpt_b);
     case CMD_REPEAT:
         return repeat_command(&a);
     case CMD_LINT:

@@ -29,6 +29,7 @@ typedef struct {
     double timeout_case, timeout_run, slowdown;
     long steps; /* run: train only steps 0..N; repeat: steps per run; -1: default */
     long runs;  /* repeat */
+    const char *ckpt_a, *ckpt_b; /* compare --checkpoints-a/-b DIR: step-NNNNNN.bin of each trace */
     const char *pos[2]; /* compare TRACE_A TRACE_B, lint DIR */
     size_t n_pos;
 } conform_args;
