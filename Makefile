@@ -25,7 +25,7 @@ REF = $(MAKE) --no-print-directory -f mk/reference.mk
 .PHONY: suite-tmp
 .PHONY: all reference reference-O0 reference-sanitize reference-aarch64 \
         test test-unit test-sanitize test-cross test-python-minimal check-export conformance lint-vectors bench \
-        prove-math install uninstall test-install clean deps-build deps-test deps-cross
+        prove-math install uninstall test-install check-workflow clean deps-build deps-test deps-cross
 
 all: reference
 
@@ -110,10 +110,22 @@ test: export ISOTRAIN_SUITE_RUN = $(SUITE_MARK)
 suite-tmp:
 	@rm -rf $(SUITE_TMP) && mkdir -p $(SUITE_TMP)
 
-test: suite-tmp test-unit test-sanitize test-cross test-conformance test-python-minimal check-export test-install conformance lint-vectors check-vectors prove-math check-matrix check-mutants
+# TEST_MATRIX= leaves the host matrix out (the GitHub workflow runs it as
+# one job per host and gathers the receipts; ci/github/isotrain.yml).
+TEST_MATRIX ?= check-matrix
+test: suite-tmp test-unit test-sanitize test-cross test-conformance test-python-minimal check-export test-install check-workflow conformance lint-vectors check-vectors prove-math $(TEST_MATRIX) check-mutants
 	@sh ci/check-leftovers.sh --self-test
 	@sh ci/check-leftovers.sh $(SUITE_TMP) $(SUITE_MARK)
 	@echo "make test: all test groups passed"
+
+# The GitHub workflow (ci/github/isotrain.yml) parses as YAML and has the
+# fleet's shape: a job per emulated host from the hosts file, the real
+# runners, and a gather job that needs both and runs `matrix`; its
+# --self-test first shows the check rejecting broken copies.
+check-workflow:
+	@sh ci/ensure-deps.sh yaml
+	/usr/bin/python3 ci/check-workflow.py --self-test ci/github/isotrain.yml
+	/usr/bin/python3 ci/check-workflow.py ci/github/isotrain.yml
 
 # ---- the main job ------------------------------------------------------------
 
