@@ -483,3 +483,56 @@ Test(matrix, wine_host_has_no_cpu_and_its_os_is_checked)
     tu_result_free(&r);
     free(h), free(a);
 }
+
+/* Receipts from machines the hosts file does not list (someone's own
+ * computers): each is a row of its own, expected to pass, described by its
+ * receipt; they fold into one table with the listed hosts, or alone without
+ * --hosts. A receipt without matrix_host is named by its file. A failing
+ * machine fails the table; a build-failure record for an unlisted host is
+ * bad input. */
+Test(matrix, receipts_from_machines_not_in_the_hosts_file)
+{
+    hosts();
+    good_nat();
+    good_hsw();
+    failing_x87();
+    receipt("r/alice.json", "alice-laptop", 1, -1, D50, NULL, NULL, "aarch64", "hwcap=0x8fb", NULL);
+    receipt("r/bob.json", "bob-desktop", 1, -1, D50, NULL, NULL, "x86_64", "sse sse2", NULL);
+    char *h = path("hosts.json"), *n = path("r/nat.json"), *w = path("r/hsw.json"), *x = path("r/x87.json"),
+         *al = path("r/alice.json"), *bo = path("r/bob.json"), *md = path("M.md");
+    tu_result r = tu_conform("matrix", "--hosts", h, "--markdown", md, n, w, x, al, bo, NULL);
+    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "alice-laptop");
+    tu_assert_has(r.out, "machine: aarch64");
+    tu_assert_has(r.out, "5 of 5 hosts as expected (4 passed");
+    tu_result_free(&r);
+    char *m = tu_read(md);
+    tu_assert_has(m, "a machine not in the hosts file, described by its receipt");
+    free(m);
+
+    /* without a hosts file: the machines alone; one named by its file */
+    char *sed = xasprintf("sed -i 's/\"matrix_host\": \"bob-desktop\"/\"matrix_host\": null/' '%s'", bo);
+    tu_result s = tu_sh(sed);
+    tu_result_free(&s);
+    free(sed);
+    r = tu_conform("matrix", al, bo, NULL);
+    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "bob ");
+    tu_assert_has(r.out, "2 of 2 hosts as expected (2 passed");
+    tu_result_free(&r);
+
+    /* a machine that does not agree fails the table */
+    receipt("r/carol.json", "carol", 0, 50, DX, NULL, NULL, "x86_64", "sse sse2", NULL);
+    char *ca = path("r/carol.json");
+    r = tu_conform("matrix", al, bo, ca, NULL);
+    cr_assert_eq(r.code, 1, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "carol: FAIL: verdict FAIL");
+    tu_result_free(&r);
+
+    /* two receipts for one machine: bad input */
+    r = tu_conform("matrix", al, al, NULL);
+    cr_assert_eq(r.code, 2, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.err, "already has a receipt");
+    tu_result_free(&r);
+    free(h), free(n), free(w), free(x), free(al), free(bo), free(md), free(ca);
+}

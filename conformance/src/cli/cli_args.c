@@ -19,7 +19,7 @@ void cli_usage(FILE *out)
           "  isotrain-conform repeat --runs N --iut 'CMD' --profile P [--steps S]\n"
           "        [--timeout-run S] [--slowdown F] [--keep-work]\n"
           "  isotrain-conform lint DIR\n"
-          "  isotrain-conform matrix --hosts FILE [--markdown FILE] [--against DIR] RECEIPT...\n"
+          "  isotrain-conform matrix [--hosts FILE] [--markdown FILE] [--against DIR] RECEIPT...\n"
           "  isotrain-conform matrix --hosts FILE --list\n"
           "  isotrain-conform --version | --help\n"
           "\n"
@@ -34,7 +34,9 @@ void cli_usage(FILE *out)
           "lint     checks a vector set (manifest and every file) and lists every problem.\n"
           "matrix   the host matrix: one receipt per host of the hosts file, a table of the\n"
           "         checkpoint digests per host, each host's verdict against its expected one\n"
-          "         (pass / expected-fail); --against DIR also compares verdicts and digests\n"
+          "         (pass / expected-fail); a receipt whose host the file does not list (or any\n"
+          "         receipt, without --hosts) is a machine of its own, described by its receipt\n"
+          "         and expected to pass; --against DIR also compares verdicts and digests\n"
           "         with published receipts (exit 0 all as expected, 1 not, 2 bad input).\n"
           "\n"
           "Defaults: --vectors vectors/v1.0.0 when the current directory has it, else the\n"
@@ -261,8 +263,8 @@ int cli_parse(int argc, char **argv, conform_args *a, char *err, size_t cap)
         }
         break;
     case CMD_MATRIX:
-        if (!a->hosts) {
-            snprintf(err, cap, "matrix needs --hosts FILE (e.g. qemu/hosts.json)");
+        if (!a->hosts && (a->list || a->against || !a->n_receipts)) {
+            snprintf(err, cap, "matrix needs --hosts FILE (e.g. qemu/hosts.json), or receipts alone (machines described by their receipts)");
             return -1;
         }
         if (!a->n_receipts && !a->against && !a->list) {

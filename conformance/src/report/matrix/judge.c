@@ -162,7 +162,8 @@ void mx_judge(mrow *w)
             add(&w->why, "so the negative control never ran");
         return;
     }
-    check_host(h, r, &w->host_bad);
+    if (!h->machine) /* a machine from its receipt claims nothing to check */
+        check_host(h, r, &w->host_bad);
     int ok = mx_passed(r);
     if (!h->xfail) {
         w->st = ok ? ST_PASS : ST_FAIL;
