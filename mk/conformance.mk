@@ -28,6 +28,11 @@ CONF_THDRS := $(wildcard conformance/tests/*.h)
 CONF_CFLAGS = -std=c11 -Wall -Wextra -Werror $(NUMERIC_CFLAGS) -D_POSIX_C_SOURCE=200809L \
               -Ireference/include -Iconformance/src
 CONF_LIBS   := -lcjson -lm
+# macOS hides BSD and Darwin declarations (DT_REG, ...) under
+# _POSIX_C_SOURCE unless asked for them
+ifeq ($(shell uname -s),Darwin)
+CONF_CFLAGS += -D_DARWIN_C_SOURCE
+endif
 
 # The suite's revision, for --version and receipts: the full commit id (an
 # abbreviation or a tag name could later name another commit), "-dirty"
