@@ -60,6 +60,15 @@ for build in $(printf '%s\n' "$list" | cut -f2 | sort -u); do
         tail -n 5 "$out/build-$build.log" | sed 's/^/    /'
     fi
 done
+# Wine creates its prefix (a Windows directory tree, ~10 s) on first use and
+# says so on stderr: done once here, so no host's time-outs or recorded
+# warnings include it. WINEPREFIX defaults to one under the build directory.
+export WINEPREFIX="${WINEPREFIX:-$(pwd)/build/wine-prefix}" WINEDEBUG="${WINEDEBUG:--all}"
+printf '%s\n' "$list" | cut -f5 | grep '^wine ' | sort -u | while read -r iut; do
+    if [ ! -e "$out/build-$(printf '%s\n' "$iut" | sed 's|.*build/cross/\([^/]*\)/.*|\1|').failed" ]; then
+        sh -c "$iut hello" > /dev/null 2>&1 || echo "matrix: priming Wine ($iut hello) failed"
+    fi
+done
 built=$(date +%s)
 
 # one line per host, run JOBS at a time; the negative controls first (their
