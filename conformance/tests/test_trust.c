@@ -370,3 +370,11 @@ Test(trust, the_same_seed_gives_the_same_receipt)
     free(a);
     free(b);
 }
+
+Test(trust, the_published_seed_is_not_a_fresh_seed)
+{
+    tu_result r = tu_conform("run", "--iut", tu_env("IT_REF_CLI"), "--seed", "7598539542230034798", NULL);
+    cr_assert_eq(r.code, 2, "%s%s", r.out, r.err);
+    tu_assert_has(r.err, "--seed 7598539542230034798 is the mlp13k profile's own, published seed");
+    tu_result_free(&r);
+}

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "isotrain.h"
+
 void cli_usage(FILE *out)
 {
     fputs("usage:\n"
@@ -207,6 +209,11 @@ int cli_parse(int argc, char **argv, conform_args *a, char *err, size_t cap)
             unsigned long long v = strtoull(val, &end, 10);
             if (errno || end == val || *end || val[0] < '0' || val[0] > '9') {
                 snprintf(err, cap, "--seed expects a decimal integer 0..18446744073709551615, got '%s'", val);
+                return -1;
+            }
+            /* P7: a fresh run's seed is never a published one */
+            if ((uint64_t)v == it_mlp13k_default_recipe().seed) {
+                snprintf(err, cap, "--seed %s is the mlp13k profile's own, published seed; fresh cases need another", val);
                 return -1;
             }
             a->seed = v;
