@@ -148,7 +148,12 @@ int hello_run(run_ctx *rc)
         rc->hello_problem = problem;
     } else {
         fprintf(rc->out, "hello: %s\n", rc->hello_line);
-        if (strcmp(rc->iut_spec, rc->vs.spec_version) != 0)
+        /* spec minor versions are additive (no published bit moves): an IUT
+         * of a later minor version is what the vectors expect */
+        unsigned im = 0, in = 0, vm = 0, vn = 0;
+        int same_major_newer = sscanf(rc->iut_spec, "%u.%u", &im, &in) == 2 &&
+                               sscanf(rc->vs.spec_version, "%u.%u", &vm, &vn) == 2 && im == vm && in >= vn;
+        if (strcmp(rc->iut_spec, rc->vs.spec_version) != 0 && !same_major_newer)
             run_warn(rc, "the IUT implements spec %s, the vectors are for spec %s", rc->iut_spec, rc->vs.spec_version);
     }
     run_info(rc);
