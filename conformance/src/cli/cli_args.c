@@ -28,8 +28,10 @@ void cli_usage(FILE *out)
           "\n"
           "run      certifies the IUT against a vector set: manifest, hello, the ops level\n"
           "         (every op vector bit-exact) and the train level (every step's loss bits\n"
-          "         and parameter digest); on a mismatch it says where. Exit 0 only if every\n"
-          "         required check ran and passed, 1 otherwise, 2 on bad usage or vectors.\n"
+          "         and parameter digest), plus fresh cases drawn from a run seed; on a\n"
+          "         mismatch it says where. Exit 0 PASS (a full certification), 1 FAIL,\n"
+          "         3 PARTIAL (a narrower run), 4 UNOFFICIAL (an unpinned vector set),\n"
+          "         2 on bad usage, refused vectors or an unwritable receipt.\n"
           "compare  the first differing step of two traces and the loss gap from there\n"
           "         (exit 0 identical, 1 different, 2 bad input).\n"
           "repeat   trains N times and checks the runs are bit-identical step by step.\n"
@@ -44,7 +46,7 @@ void cli_usage(FILE *out)
           "\n"
           "Defaults: --vectors vectors/v1.0.0, --level all, --timeout-case 60 (sweep: 5x),\n"
           "--timeout-run 600, --slowdown 1 (multiplies both time-outs), --seed: drawn from\n"
-          "/dev/urandom. run exits 0 PASS, 1 FAIL, 3 PARTIAL, 4 UNOFFICIAL, 2 bad usage.\n",
+          "/dev/urandom.\n",
           out);
 }
 
