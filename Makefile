@@ -22,8 +22,10 @@ SAN_FLAGS      := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-om
 
 REF = $(MAKE) --no-print-directory -f mk/reference.mk
 
+.PHONY: suite-tmp
 .PHONY: all reference reference-O0 reference-sanitize reference-aarch64 \
-        test test-unit test-sanitize test-cross test-python-minimal conformance lint-vectors bench \
+        test test-unit test-sanitize test-cross test-python-minimal conformance conformance-kernels \
+        check-no-fma lint-vectors bench \
         prove-math install clean deps-build deps-test deps-cross
 
 all: reference
@@ -89,7 +91,22 @@ test-python-minimal: conformance-runner
 lint-vectors: conformance-runner
 	$(CONFORM) lint vectors/v1.0.0
 
-test: test-unit test-sanitize test-cross test-conformance test-python-minimal conformance lint-vectors check-vectors prove-math check-matrix check-mutants
+# make test runs with a TMPDIR of its own and a mark in the environment of
+# every process it starts, so that at the end ci/check-leftovers.sh can show
+# that nothing it started still runs and no work directory was left behind
+# (its --self-test first shows that the check fires on a planted leftover).
+SUITE_TMP  := $(abspath $(BUILD))/suite-tmp
+SUITE_MARK := $(shell date +%s)-$(shell echo $$$$)
+test: export TMPDIR = $(SUITE_TMP)
+test: export ISOTRAIN_SUITE_RUN = $(SUITE_MARK)
+
+suite-tmp:
+	@rm -rf $(SUITE_TMP) && mkdir -p $(SUITE_TMP)
+
+test: suite-tmp test-unit test-sanitize test-cross test-conformance test-python-minimal conformance conformance-kernels \
+      check-no-fma lint-vectors check-vectors prove-math check-matrix check-mutants
+	@sh ci/check-leftovers.sh --self-test
+	@sh ci/check-leftovers.sh $(SUITE_TMP) $(SUITE_MARK)
 	@echo "make test: all test groups passed"
 
 # ---- the main job ------------------------------------------------------------
@@ -101,17 +118,39 @@ conformance: reference conformance-runner
 	$(CONFORM) run --iut $(NATIVE)/isotrain --level all \
 	    --receipt $(BUILD)/conformance/receipt.json --junit $(BUILD)/conformance/junit.xml
 
+# Every kernel set this CPU runs (reference/src/kernels/), certified one by one
+# with ISOTRAIN_KERNELS forced: receipts in build/conformance/kernels-<set>.json.
+conformance-kernels: reference conformance-runner
+	sh ci/conformance-kernels.sh $(CONFORM) $(NATIVE)/isotrain $(BUILD)/conformance
+
+# spec §2.1: no fused multiply-add in the library or any kernel object, for
+# every ISA of the matrix (ci/check-no-fma.sh disassembles them); the
+# negative control builds the FMA mutants (fma-haswell, fma-aarch64 of
+# spec/mutants/mutants.tsv, and the runner's fma-linear) and requires the gate
+# to catch each.
+FMA_GATE := $(BUILD)/fma-gate
+check-no-fma: reference cross
+	@$(REF) OUT=$(FMA_GATE)/fma-haswell CC=$(CC) OPT=-O2 EXTRA_CFLAGS="-march=haswell -ffp-contract=fast" \
+	    $(FMA_GATE)/fma-haswell/libisotrain.a > /dev/null
+	@$(REF) OUT=$(FMA_GATE)/fma-aarch64 CC=$(AARCH64_CC) OPT=-O2 EXTRA_CFLAGS=-ffp-contract=fast \
+	    $(FMA_GATE)/fma-aarch64/libisotrain.a > /dev/null
+	@$(MAKE) --no-print-directory conformance-mutants > /dev/null
+	sh ci/check-no-fma.sh check $(NATIVE) $(addprefix $(BUILD)/cross/,$(CROSS_BUILDS))
+	sh ci/check-no-fma.sh expect-fma $(FMA_GATE)/fma-haswell $(FMA_GATE)/fma-aarch64 $(MUT_FMA)
+
 # ---- exp/log proof over all 2^32 inputs (spec §3.2, §3.3) ---------------------
 
-$(TOOLS)/prove_math: reference/tools/prove_math.c reference/src/cr_exp.c reference/src/cr_log.c \
-                     $(wildcard reference/src/*.h) | deps-test
+$(TOOLS)/prove_math: reference/tools/prove_math.c $(NATIVE)/libisotrain.a | deps-test
 	@mkdir -p $(TOOLS)
 	$(CC) $(WARN_CFLAGS) -O2 $(NUMERIC_CFLAGS) -pthread -Ireference/src -Ireference/include \
-	    reference/tools/prove_math.c reference/src/cr_exp.c reference/src/cr_log.c \
-	    -lmpfr -lgmp -lm -o $@
+	    reference/tools/prove_math.c $(NATIVE)/libisotrain.a -lmpfr -lgmp -lm -o $@
 
-prove-math: $(TOOLS)/prove_math
+# Every kernel set's exp and log on all 2^32 inputs (one MPFR-backed decision
+# per input, every set compared with it), then the negative control of the
+# SIMD sets' exact fallback (ci/prove-math-fallback.sh).
+prove-math: $(TOOLS)/prove_math reference
 	$(TOOLS)/prove_math all
+	sh ci/prove-math-fallback.sh $(TOOLS)/prove_math $(NATIVE)/isotrain
 
 # ---- benchmark ---------------------------------------------------------------
 
@@ -119,8 +158,12 @@ $(TOOLS)/bench: reference/tools/bench.c $(NATIVE)/libisotrain.a
 	@mkdir -p $(TOOLS)
 	$(CC) $(WARN_CFLAGS) -O2 $(NUMERIC_CFLAGS) -Ireference/include $< $(NATIVE)/libisotrain.a -o $@
 
+# One core: every kernel set this CPU runs, then (if python3-torch imports)
+# the same model in PyTorch on one thread and the ratio to the best set.
 bench: reference $(TOOLS)/bench
-	$(TOOLS)/bench
+	$(TOOLS)/bench | tee $(TOOLS)/bench.txt
+	@$(PYTORCH_PY) reference/tools/bench_torch.py \
+	    --ours $$(awk '/kernels=.*steps\/s/ { if ($$2 > r) r = $$2 } END { print r + 0 }' $(TOOLS)/bench.txt)
 
 # ---- install -----------------------------------------------------------------
 

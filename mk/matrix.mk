@@ -14,7 +14,9 @@
 #                        make matrix and compares it with them: same per-host
 #                        verdicts, first differing steps and checkpoint
 #                        digests (timings, dates, host CPU details are not
-#                        compared). Part of `make test`.
+#                        compared). Part of `make test`. Both then
+#                        check that every host ran the kernel set hosts.json
+#                        names for it (ci/check-matrix-kernels.sh).
 #   make publish-matrix SIGN_KEY=FILE
 #                        from a clean git tree only: runs the matrix with
 #                        every receipt signed by FILE (the project's private
@@ -44,6 +46,7 @@ matrix-run: conformance-runner deps-matrix
 
 matrix: matrix-run
 	$(CONFORM) matrix --hosts $(HOSTS_FILE) --markdown $(MATRIX_DIR)/MATRIX.md $(MATRIX_RECEIPTS)
+	sh ci/check-matrix-kernels.sh $(HOSTS_FILE) $(MATRIX_DIR)
 
 # The published receipts first: signed by an allowed signer and verifying
 # (every verdict recomputed); then this machine's run against them.
@@ -53,6 +56,7 @@ check-matrix-published: conformance-runner deps-sign
 check-matrix: check-matrix-published matrix-run
 	$(CONFORM) matrix --hosts $(HOSTS_FILE) --markdown $(MATRIX_DIR)/MATRIX.md \
 	    --against $(MATRIX_PUB) $(MATRIX_RECEIPTS)
+	sh ci/check-matrix-kernels.sh $(HOSTS_FILE) $(MATRIX_DIR)
 
 # Receipts are published from a clean revision (the receipts name it) and
 # signed there; the signature is checked before anything is copied.

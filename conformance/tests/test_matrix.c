@@ -422,3 +422,53 @@ Test(matrix, run_receipt_feeds_the_matrix, .timeout = 120)
     free(rec);
     free(iut);
 }
+
+/* A receipt is untrusted input: a step number beyond any integer type must be
+ * refused by name, never converted (UBSan: out-of-range double to int). */
+static void huge_first_diff(cJSON *r)
+{
+    cJSON *p = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "levels"), "train"),
+                                                      "profiles"), 0);
+    cJSON_ReplaceItemInObject(p, "first_differing_step", cJSON_CreateNumber(118446744073709551616.0));
+}
+
+static void fractional_step(cJSON *r)
+{
+    cJSON *p = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "levels"), "train"),
+                                                      "profiles"), 0);
+    cJSON *ck = cJSON_GetArrayItem(cJSON_GetObjectItem(p, "checkpoints"), 1);
+    cJSON_ReplaceItemInObject(ck, "step", cJSON_CreateNumber(50.5));
+}
+
+Test(matrix, out_of_range_numbers_are_refused)
+{
+    hosts();
+    good_nat();
+    good_hsw();
+    receipt_edited("r/x87.json", "x87", 0, 1, "qemu-i386", "Conroe", "i386", "sse sse2 sse3", NULL, huge_first_diff);
+    tu_result r = matrix(NULL);
+    cr_assert_eq(r.code, 2, "exit %d\n%s\n%s", r.code, r.out, r.err);
+    tu_assert_has(r.err, "r/x87.json");
+    tu_assert_has(r.err, "first_differing_step");
+    tu_result_free(&r);
+    receipt_edited("r/x87.json", "x87", 0, 1, "qemu-i386", "Conroe", "i386", "sse sse2 sse3", NULL, fractional_step);
+    r = matrix(NULL);
+    cr_assert_eq(r.code, 2, "exit %d\n%s\n%s", r.code, r.out, r.err);
+    tu_assert_has(r.err, "r/x87.json");
+    tu_assert_has(r.err, "step");
+    tu_result_free(&r);
+}
+
+/* A slowdown multiplies every deadline: an unbounded one disables them. */
+Test(matrix, unbounded_slowdown_is_refused)
+{
+    hosts();
+    tu_edit(dir, "hosts.json", "\"slowdown\": 20,", "\"slowdown\": 1e308,");
+    good_nat();
+    good_hsw();
+    failing_x87();
+    tu_result r = matrix(NULL);
+    cr_assert_eq(r.code, 2, "exit %d\n%s\n%s", r.code, r.out, r.err);
+    tu_assert_has(r.err, "hosts[1].slowdown: expected a number from 1 to 1000");
+    tu_result_free(&r);
+}

@@ -4,13 +4,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "protocol/contain.h"
 #include "protocol/iut_process.h"
 #include "testutil.h"
 #include "core/util.h"
 
 Test(process, p1_passes_verb_and_args_unquoted)
 {
-    iut_setup_signals();
+    contain_init();
     iut_result r;
     char err[256];
     const char *args[] = {"a b", "$HOME", "'q'"};
@@ -22,7 +23,7 @@ Test(process, p1_passes_verb_and_args_unquoted)
 
 Test(process, timeout_kills_the_group)
 {
-    iut_setup_signals();
+    contain_init();
     iut_result r;
     char err[256];
     double t0 = now_s();
@@ -37,7 +38,7 @@ Test(process, timeout_kills_the_group)
 
 Test(process, leftover_children_do_not_block)
 {
-    iut_setup_signals();
+    contain_init();
     iut_result r;
     char err[256];
     double t0 = now_s();
@@ -50,7 +51,7 @@ Test(process, leftover_children_do_not_block)
 
 Test(process, signal_and_status)
 {
-    iut_setup_signals();
+    contain_init();
     iut_result r;
     char err[256];
     cr_assert_eq(iut_run("kill -SEGV $$; :", "x", NULL, 0, NULL, 10, 1, 4096, NULL, NULL, &r, err, sizeof err), 0);
@@ -65,7 +66,7 @@ Test(process, signal_and_status)
 
 Test(process, stderr_tail_is_the_last_4_KiB)
 {
-    iut_setup_signals();
+    contain_init();
     iut_result r;
     char err[256];
     cr_assert_eq(iut_run("head -c 10000 /dev/zero | tr '\\0' a >&2; echo END >&2; :", "x", NULL, 0, NULL, 10, 1, 4096,
@@ -78,7 +79,7 @@ Test(process, stderr_tail_is_the_last_4_KiB)
 
 Test(process, stdout_cap_kills)
 {
-    iut_setup_signals();
+    contain_init();
     iut_result r;
     char err[256];
     cr_assert_eq(iut_run("yes; :", "x", NULL, 0, NULL, 10, 1, 1000, NULL, NULL, &r, err, sizeof err), 0);
@@ -90,7 +91,7 @@ Test(process, stdout_cap_kills)
 
 Test(process, lines_and_pipelining)
 {
-    iut_setup_signals();
+    contain_init();
     iut_proc p;
     char err[256];
     cr_assert_eq(iut_spawn(&p, "cat", "-", NULL, 0, 1, NULL, err, sizeof err), 0);

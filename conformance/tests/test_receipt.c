@@ -142,6 +142,17 @@ Test(receipt, xml_escape)
     sbuf_free(&b);
 }
 
+/* XML 1.0 forbids U+FFFE and U+FFFF even as character references, and a
+ * byte that is not UTF-8 makes the whole document ill-formed. */
+Test(receipt, xml_escape_forbidden_code_points)
+{
+    sbuf b;
+    sbuf_init(&b);
+    xml_escape(&b, "x\xef\xbf\xbey\xef\xbf\xbfz\xff\xed\xa0\x80\xc3\xa9\xf0\x9f\x98\x80");
+    cr_assert_str_eq(b.p, "x\\u{FFFE}y\\u{FFFF}z\\xff\\xed\\xa0\\x80\xc3\xa9\xf0\x9f\x98\x80");
+    sbuf_free(&b);
+}
+
 Test(receipt, emulator_prefix_and_binary)
 {
     iut_binary b;

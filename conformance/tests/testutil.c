@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "isotrain.h"
+#include "protocol/contain.h"
 #include "protocol/iut_process.h"
 #include "vectorset/manifest.h"
 #include "core/util.h"
@@ -37,7 +38,7 @@ void tu_rmtree(const char *dir)
 
 static tu_result run_cmd(const char *cmd, const char *verb, const char **args, size_t n)
 {
-    iut_setup_signals();
+    contain_init();
     iut_result r;
     char err[256];
     cr_assert(iut_run(cmd, verb, args, n, NULL, 120.0, 1, 64u << 20, NULL, NULL, &r, err, sizeof err) == 0, "%s", err);

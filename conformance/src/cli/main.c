@@ -8,9 +8,11 @@
 #include "core/options.h"
 #include "cli/commands.h"
 #include "core/version.h"
+#include "protocol/contain.h"
 
 int main(int argc, char **argv)
 {
+    contain_init(); /* before any IUT runs: subreaper, signals (contain.h) */
     conform_args a;
     char err[512];
     if (cli_parse(argc, argv, &a, err, sizeof err) != 0) {

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "isotrain.h"
+#include "protocol/contain.h"
 #include "protocol/iut_process.h"
 #include "protocol/train_exec.h"
 #include "core/util.h"
@@ -23,12 +24,14 @@ static char *run_problem(const train_exec *x)
     if (!x->trace_exists)
         return xstrdup("no trace file was written");
     if (!x->trace_ok)
-        return xasprintf("garbage in the trace: %s", x->trace_err);
+        return xasprintf("%s: %s", x->trace_read ? "garbage in the trace" : "the trace cannot be read", x->trace_err);
     if (x->tr.n != (size_t)x->steps + 1)
         return xasprintf("the trace ends at step %zu of %u", x->tr.n ? x->tr.n - 1 : 0, (unsigned)x->steps);
     for (uint32_t s = 0; s <= x->steps; s++)
         if (!x->ck[s].present)
             return xasprintf("checkpoint step-%06u.bin is missing", (unsigned)s);
+        else if (x->ck[s].problem)
+            return xasprintf("checkpoint %s", x->ck[s].problem);
     return NULL;
 }
 
@@ -36,7 +39,6 @@ static char *run_problem(const train_exec *x)
  * runner's own hashes. */
 int repeat_command(const conform_args *a)
 {
-    iut_setup_signals();
     long steps = a->steps;
     if (steps < 0) {
         if (strcmp(a->profile, "mlp13k") != 0) {
@@ -46,6 +48,8 @@ int repeat_command(const conform_args *a)
         steps = IT_MLP13K_STEPS;
     }
     size_t runs = (size_t)a->runs;
+    /* any model: a checkpoint is capped where the IUT's file size limit is */
+    uint64_t ck_cap = IUT_FILE_SIZE_LIMIT;
     train_exec *x = xcalloc(runs, sizeof *x);
     double timeout = a->timeout_run * a->slowdown;
     printf("repeat: %zu runs of '%s' train --profile %s --steps %ld --checkpoint-steps all\n", runs, a->iut, a->profile,
@@ -53,7 +57,7 @@ int repeat_command(const conform_args *a)
     int bad = 0;
     for (size_t r = 0; r < runs; r++) {
         char err[512];
-        if (train_exec_run(a->iut, a->profile, (uint32_t)steps, UINT64_MAX, timeout, &x[r], err, sizeof err) != 0) {
+        if (train_exec_run(a->iut, a->profile, (uint32_t)steps, ck_cap, timeout, &x[r], err, sizeof err) != 0) {
             fprintf(stderr, "isotrain-conform repeat: %s\n", err);
             for (size_t k = 0; k < r; k++)
                 train_exec_free(&x[k], 0);

@@ -4,10 +4,12 @@
  * receipt and JUnit, print the summary. */
 #include "levels/levels.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/contain.h"
 #include "protocol/iut_process.h"
 #include "report/junit.h"
 #include "report/receipt.h"
@@ -51,7 +53,6 @@ int run_command(const conform_args *a)
     rc.t_start = now_s();
     utc_timestamp(rc.started_utc);
     results_init(&rc.res);
-    iut_setup_signals();
     fprintf(rc.out, "isotrain-conform %s (git %s)\n", CONFORM_VERSION, conform_git_revision());
 
     /* FORMAT.md §4: no case runs on a vector set that does not verify */
@@ -141,6 +142,14 @@ int run_command(const conform_args *a)
             reached = ln[i];
     }
     run_scope_verdict(&rc, hello_ok);
+    int sig = contain_interrupted();
+    if (sig) { /* P8: an interrupted run is never a verdict on the IUT */
+        rc.verdict.word = "ERROR";
+        rc.verdict.exit_code = 128 + sig;
+        run_warn(&rc, "interrupted by signal %d (%s): the IUT's process tree was killed and the work directory "
+                      "removed; this run says nothing about the IUT",
+                 sig, sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "signal");
+    }
     const char *overall = rc.verdict.word;
     rc.t_total = now_s() - rc.t_start;
 
@@ -170,7 +179,7 @@ int run_command(const conform_args *a)
     fflush(rc.out);
     int code = rc.verdict.exit_code;
     run_ctx_free(&rc);
-    if (io_bad)
+    if (io_bad && !sig)
         return 2;
     return code;
 }

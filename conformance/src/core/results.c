@@ -24,6 +24,7 @@ const char *level_verdict_name(level_verdict v)
     case L_PASS: return "PASS";
     case L_FAIL: return "FAIL";
     case L_NOT_REACHED: return "NOT REACHED";
+    case L_ERROR: return "ERROR";
     }
     return "?";
 }

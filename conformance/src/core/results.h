@@ -39,7 +39,9 @@ typedef struct {
 /* Counts the cases of one level (NULL: all). */
 tally results_tally(const results *r, const char *level);
 
-typedef enum { L_NOT_RUN, L_PASS, L_FAIL, L_NOT_REACHED } level_verdict;
+/* L_ERROR: the cases were judged, but the IUT's process misbehaved around
+ * them (P3: output after the last response, a non-zero exit, no exit). */
+typedef enum { L_NOT_RUN, L_PASS, L_FAIL, L_NOT_REACHED, L_ERROR } level_verdict;
 const char *level_verdict_name(level_verdict v);
 
 /* A level's verdict from its cases: FAIL if any failed or errored, NOT

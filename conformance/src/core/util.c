@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,51 +138,152 @@ char *sbuf_take(sbuf *b)
     return p;
 }
 
-int read_file(const char *path, size_t max, char **data, size_t *len, char *err, size_t cap)
+/* Every file the runner reads goes through here, so no file can hang it or
+ * make it read without end: opened non-blocking (a FIFO cannot block the
+ * open), required to be a regular file by fstat on the descriptor that is
+ * then read (no check-then-open race), and read to at most max + 1 bytes (a
+ * "regular" file such as /proc/self/pagemap that reports size 0 but reads
+ * without end is stopped at the cap). With RF_NOFOLLOW a symbolic link as
+ * the last component is refused: files an IUT writes are never followed. */
+static int open_regular(int dirfd, const char *path, int flags, char *err, size_t cap)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, cap, "%s: cannot open: %s", path, strerror(errno));
+    int of = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | ((flags & RF_NOFOLLOW) ? O_NOFOLLOW : 0);
+    int fd = openat(dirfd, path, of);
+    if (fd < 0) {
+        if (errno == ELOOP && (flags & RF_NOFOLLOW))
+            snprintf(err, cap, "%s: is a symbolic link (files from the IUT are not followed)", path);
+        else
+            snprintf(err, cap, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
-    sbuf b;
-    sbuf_init(&b);
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        snprintf(err, cap, "%s: cannot stat: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, cap, "%s: is %s, not a regular file", path, file_kind(st.st_mode));
+        close(fd);
+        return -1;
+    }
+    /* regular files never block; reads are plain from here on */
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}
+
+const char *file_kind(unsigned mode)
+{
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISFIFO(mode))
+        return "a FIFO";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    if (S_ISLNK(mode))
+        return "a symbolic link";
+    return S_ISREG(mode) ? "a regular file" : "not a regular file";
+}
+
+/* Reads fd to EOF or to max + 1 bytes, feeding each chunk to sink. */
+static int read_capped(int fd, const char *path, size_t max, void (*sink)(void *, const void *, size_t), void *ctx,
+                       size_t *total, char *err, size_t cap)
+{
     char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (b.len + n > max) {
-            snprintf(err, cap, "%s: larger than %zu bytes", path, max);
-            fclose(f);
-            sbuf_free(&b);
+    *total = 0;
+    if (max >= SIZE_MAX - 1) /* max + 1 must not wrap */
+        max = SIZE_MAX - 2;
+    for (;;) {
+        size_t want = max + 1 - *total;
+        if (want > sizeof chunk)
+            want = sizeof chunk;
+        ssize_t n = read(fd, chunk, want);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            snprintf(err, cap, "%s: read error: %s", path, strerror(errno));
             return -1;
         }
-        sbuf_add(&b, chunk, n);
+        if (n == 0)
+            return 0;
+        *total += (size_t)n;
+        if (*total > max) {
+            snprintf(err, cap, "%s: larger than the %zu-byte cap", path, max);
+            return -1;
+        }
+        sink(ctx, chunk, (size_t)n);
     }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        snprintf(err, cap, "%s: read error", path);
+}
+
+static void sink_sbuf(void *ctx, const void *d, size_t n)
+{
+    sbuf_add(ctx, d, n);
+}
+
+int read_file_at(int dirfd, const char *path, size_t max, int flags, char **data, size_t *len, char *err, size_t cap)
+{
+    int fd = open_regular(dirfd, path, flags, err, cap);
+    if (fd < 0)
+        return -1;
+    sbuf b;
+    sbuf_init(&b);
+    size_t total;
+    int r = read_capped(fd, path, max, sink_sbuf, &b, &total, err, cap);
+    close(fd);
+    if (r != 0) {
         sbuf_free(&b);
         return -1;
     }
+    if (!b.p)
+        sbuf_add(&b, "", 0);
     *len = b.len;
     *data = sbuf_take(&b);
     return 0;
 }
 
+int read_file(const char *path, size_t max, char **data, size_t *len, char *err, size_t cap)
+{
+    return read_file_at(AT_FDCWD, path, max, RF_FOLLOW, data, len, err, cap);
+}
+
+/* Reports are written to a temporary file beside the target and renamed
+ * over it, so a reader sees the old file or the whole new one, never a
+ * torn one, and nothing written before the rename is visible. */
 int write_file(const char *path, const char *data, size_t len, char *err, size_t cap)
 {
     make_parent_dirs(path);
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        snprintf(err, cap, "%s: cannot create: %s", path, strerror(errno));
+    char *tmp = xasprintf("%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        snprintf(err, cap, "%s: cannot create a temporary file beside it: %s", path, strerror(errno));
+        free(tmp);
         return -1;
     }
-    size_t w = fwrite(data, 1, len, f);
-    if (fclose(f) != 0 || w != len) {
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = write(fd, data + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        done += (size_t)n;
+    }
+    int bad = done != len || fchmod(fd, 0644) != 0;
+    if (close(fd) != 0)
+        bad = 1;
+    if (bad || rename(tmp, path) != 0) {
         snprintf(err, cap, "%s: cannot write: %s", path, strerror(errno));
+        unlink(tmp);
+        free(tmp);
         return -1;
     }
+    free(tmp);
     return 0;
 }
 
@@ -202,34 +304,35 @@ int make_parent_dirs(const char *path)
     return 0;
 }
 
-int sha256_file(const char *path, char hex[65], uint64_t *size, char *err, size_t cap)
+static void sink_sha(void *ctx, const void *d, size_t n)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, cap, "%s: cannot open: %s", path, strerror(errno));
+    it_sha256_update(ctx, d, n);
+}
+
+int sha256_file_at(int dirfd, const char *path, uint64_t max, int flags, char hex[65], uint64_t *size, char *err,
+                   size_t cap)
+{
+    int fd = open_regular(dirfd, path, flags, err, cap);
+    if (fd < 0)
         return -1;
-    }
     it_sha256_ctx c;
     it_sha256_init(&c);
-    unsigned char chunk[65536];
-    size_t n;
-    uint64_t total = 0;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        it_sha256_update(&c, chunk, n);
-        total += n;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        snprintf(err, cap, "%s: read error", path);
+    size_t total;
+    int r = read_capped(fd, path, (size_t)max, sink_sha, &c, &total, err, cap);
+    close(fd);
+    if (r != 0)
         return -1;
-    }
     unsigned char d[32];
     it_sha256_final(&c, d);
     it_hex(d, 32, hex);
     if (size)
         *size = total;
     return 0;
+}
+
+int sha256_file(const char *path, char hex[65], uint64_t *size, char *err, size_t cap)
+{
+    return sha256_file_at(AT_FDCWD, path, SHA256_FILE_MAX, RF_FOLLOW, hex, size, err, cap);
 }
 
 double now_s(void)

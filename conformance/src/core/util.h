@@ -32,16 +32,28 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Reads a whole file of at most max bytes. Returns 0, or -1 with a message
- * in err (naming the file) when it cannot be opened, read, or is larger. */
+/* Reading files safely (util.c says why each step): non-blocking open, a
+ * regular file by fstat, at most max bytes (max + 1 read means "too large"),
+ * and with RF_NOFOLLOW no symbolic link as the last component. Every
+ * failure is -1 with a message naming the file and what it is instead. */
+enum { RF_FOLLOW = 0, RF_NOFOLLOW = 1 };
+/* The runner's own inputs (vectors, receipts, hosts file): links followed. */
 int read_file(const char *path, size_t max, char **data, size_t *len, char *err, size_t cap);
-/* Writes data to path atomically enough for reports (truncate + write). */
+/* dirfd: a directory descriptor or AT_FDCWD; flags: RF_*. */
+int read_file_at(int dirfd, const char *path, size_t max, int flags, char **data, size_t *len, char *err, size_t cap);
+/* "a FIFO", "a directory", ... for a st_mode. */
+const char *file_kind(unsigned mode);
+/* Writes data to path atomically: a temporary file beside it, then rename. */
 int write_file(const char *path, const char *data, size_t len, char *err, size_t cap);
 /* mkdir -p for the directory part of path. */
 int make_parent_dirs(const char *path);
 
-/* SHA-256 of a file's bytes (lowercase hex) and its size. 0 or -1 + err. */
+/* SHA-256 of a file's bytes (lowercase hex) and its size, read as above
+ * (sha256_file: links followed, at most SHA256_FILE_MAX bytes). 0 or -1 + err. */
+#define SHA256_FILE_MAX ((uint64_t)4 << 30)
 int sha256_file(const char *path, char hex[65], uint64_t *size, char *err, size_t cap);
+int sha256_file_at(int dirfd, const char *path, uint64_t max, int flags, char hex[65], uint64_t *size, char *err,
+                   size_t cap);
 
 /* Seconds on the monotonic clock. */
 double now_s(void);

@@ -48,7 +48,7 @@ static void fresh_ops(run_ctx *rc)
     fflush(rc->out);
     ops_summary sum;
     ops_progress prog = {rc->out, 60.0, "fresh ops"};
-    ops_engine_run(a->iut, reqs, l.n, res, &sum, &prog);
+    ops_engine_run(a->iut, reqs, l.n, rc_timeout_run(rc), res, &sum, &prog);
     size_t start = 0;
     while (start < l.n) {
         /* one summary line per group: ids are fresh/<group>/<k> */

@@ -86,11 +86,10 @@ static void train_profile(run_ctx *rc, const train_vec *tv, train_report *rep)
     if (!x.trace_exists) {
         if (!unsupported)
             add(&run_problem, "no trace file was written (P7)");
-    } else if (x.trace_size > TRACE_CAP) {
-        add(&run_problem, "the trace has %llu bytes, over the 1 MiB cap (P8)", (unsigned long long)x.trace_size);
     } else {
         if (!x.trace_ok)
-            add(&run_problem, "garbage in the trace: %s", x.trace_err);
+            add(&run_problem, "%s: %s", x.trace_read ? "garbage in the trace" : "the trace cannot be read (P8)",
+                x.trace_err);
         if (tr->profile && (strcmp(tr->profile, tv->profile) != 0 || tr->steps != n))
             add(&run_problem, "the trace header says profile=%s steps=%u, expected profile=%s steps=%u", tr->profile,
                 (unsigned)tr->steps, tv->profile, (unsigned)n);
@@ -159,6 +158,9 @@ static void train_profile(run_ctx *rc, const train_vec *tv, train_report *rep)
         if (!ck->present) {
             add(&why, "checkpoint step-%06u.bin is missing (P7: --checkpoint-steps all)", (unsigned)s);
             params_bad = 1;
+        } else if (ck->problem) {
+            add(&why, "checkpoint %s (P8: a regular file of exactly 4*P bytes)", ck->problem);
+            params_bad = 1;
         } else if (ck->size != 4 * tv->parameters) {
             add(&why, "checkpoint step-%06u.bin has %llu bytes, expected exactly 4*P = %llu (%s)", (unsigned)s,
                 (unsigned long long)ck->size, (unsigned long long)(4 * tv->parameters),
@@ -203,19 +205,19 @@ static void train_profile(run_ctx *rc, const train_vec *tv, train_report *rep)
         if (s > n || s >= tr->n)
             continue;
         const ckpt_file *ck = &x.ck[s];
-        int same = ck->present && ck->size == 4 * tv->parameters && !strcmp(ck->sha256, tv->trace[s].digest);
+        int same = ck->present && !ck->problem && ck->size == 4 * tv->parameters && !strcmp(ck->sha256, tv->trace[s].digest);
         cs->reached = 1;
         cs->has_loss = s > 0;
         cs->loss = s > 0 ? tr->s[s].loss : 0;
-        cs->present = ck->present && ck->size == 4 * tv->parameters;
-        if (ck->present)
+        cs->present = ck->present && !ck->problem && ck->size == 4 * tv->parameters;
+        if (ck->present && !ck->problem)
             snprintf(cs->sha256, sizeof cs->sha256, "%s", ck->sha256);
         cs->same = same;
         char loss[24] = "(init)    ";
         if (s > 0)
             snprintf(loss, sizeof loss, "0x%08x", (unsigned)tr->s[s].loss);
         fprintf(rc->out, "    step %3u  loss %s  sha256 %s  %s\n", (unsigned)s, loss,
-                ck->present ? ck->sha256 : "(no checkpoint)", same ? "= vectors" : "!= vectors");
+                cs->sha256[0] ? cs->sha256 : ck->present ? "(unusable checkpoint)" : "(no checkpoint)", same ? "= vectors" : "!= vectors");
     }
     /* every step for the receipt (verify checks each verdict against the vectors) */
     rep->n_steps_seen = (size_t)n + 1;
@@ -231,7 +233,7 @@ static void train_profile(run_ctx *rc, const train_vec *tv, train_report *rep)
     }
     rep->first_bad_step = first_bad;
     if (first_bad >= 0)
-        localize_train(rc, tv, x.ckdir, x.trace_exists ? tr : NULL, (uint32_t)first_bad, rep);
+        localize_train(rc, tv, x.ck_fd, x.trace_exists ? tr : NULL, (uint32_t)first_bad, rep);
     else if (first_loss_bad >= 0)
         localize_loss_only(tv, tr, (uint32_t)first_loss_bad, rep);
     if (rep->loc_text.len) {

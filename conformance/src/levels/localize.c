@@ -61,14 +61,14 @@ static int is_mlp13k(const train_vec *tv)
 }
 
 /* Reads the IUT's checkpoint of a step (exactly 4*P bytes, spec §8.1). */
-static int load_ckpt(const char *ckdir, uint32_t step, float *params)
+static int load_ckpt(int ck_fd, uint32_t step, float *params)
 {
-    char *file = xasprintf("%s/step-%06u.bin", ckdir, (unsigned)step);
+    char file[32];
+    snprintf(file, sizeof file, "step-%06u.bin", (unsigned)step);
     char *data;
     size_t len;
     char err[256];
-    int ok = read_file(file, 4 * P + 1, &data, &len, err, sizeof err) == 0;
-    free(file);
+    int ok = ck_fd >= 0 && read_file_at(ck_fd, file, 4 * P, RF_NOFOLLOW, &data, &len, err, sizeof err) == 0;
     if (!ok)
         return -1;
     if (len != 4 * P) {
@@ -323,7 +323,7 @@ static void op_replay(run_ctx *rc, const it_mlp13k_recipe *r, const float *befor
     for (size_t i = 0; i < rp.n; i++)
         rp.reqs[i].timeout = rc_timeout_case(rc);
     ops_progress prog = {rc->out, 60.0, "op replay"};
-    ops_engine_run(rc->a->iut, rp.reqs, rp.n, res, &sum, &prog);
+    ops_engine_run(rc->a->iut, rp.reqs, rp.n, rc_timeout_run(rc), res, &sum, &prog);
     double secs = now_s() - t0;
     cJSON_AddNumberToObject(j, "op_replay_calls", (double)rp.n);
     cJSON_AddNumberToObject(j, "op_replay_seconds", secs);
@@ -445,7 +445,7 @@ static void init_replay(run_ctx *rc, const float *ref, train_report *rep, cJSON 
     ops_res res[5];
     ops_summary sum;
     ops_progress prog = {rc->out, 60.0, "op replay"};
-    ops_engine_run(rc->a->iut, rp.reqs, rp.n, res, &sum, &prog);
+    ops_engine_run(rc->a->iut, rp.reqs, rp.n, rc_timeout_run(rc), res, &sum, &prog);
     int found = 0, unanswered = 0;
     for (size_t i = 0; i < rp.n; i++)
         unanswered += res[i].v == V_SKIP || res[i].v == V_ERROR ||
@@ -473,7 +473,7 @@ static void init_replay(run_ctx *rc, const float *ref, train_report *rep, cJSON 
 /* Design brief, "When something differs, say where": step, tensor and
  * element (spec §11.2 tensors, §8.1 bytes), ULP distances, then the op
  * replay of spec §11.6 through P5. */
-void localize_train(run_ctx *rc, const train_vec *tv, const char *ckdir, const trace_doc *tr, uint32_t first_bad,
+void localize_train(run_ctx *rc, const train_vec *tv, int ck_fd, const trace_doc *tr, uint32_t first_bad,
                     train_report *rep)
 {
     sbuf *t = &rep->loc_text;
@@ -516,7 +516,7 @@ void localize_train(run_ctx *rc, const train_vec *tv, const char *ckdir, const t
         return;
     }
     /* tensor and element */
-    if (load_ckpt(ckdir, T, iut) != 0) {
+    if (load_ckpt(ck_fd, T, iut) != 0) {
         line(t, "first differing tensor: unknown: the IUT's checkpoint of step %u is missing or not exactly %d bytes",
              (unsigned)T, 4 * P);
     } else {
@@ -593,7 +593,7 @@ void localize_train(run_ctx *rc, const train_vec *tv, const char *ckdir, const t
         return;
     }
     static float iut_prev[P];
-    if (load_ckpt(ckdir, T - 1, iut_prev) == 0 && memcmp(iut_prev, before, sizeof before) == 0)
+    if (load_ckpt(ck_fd, T - 1, iut_prev) == 0 && memcmp(iut_prev, before, sizeof before) == 0)
         line(t, "replaying step %u from the last matching state (step %u, identical in the IUT and the reference):",
              (unsigned)T, (unsigned)T - 1);
     else

@@ -9,9 +9,9 @@
 #include "vectorset/vectors_load.h"
 
 /* Called by the train level when step first_bad's checkpoint differs from
- * the vectors. ckdir holds the IUT's checkpoints, tr its parsed trace (may be
+ * the vectors. ck_fd is the directory of the IUT's checkpoints (train_exec), tr its parsed trace (may be
  * NULL). Fills rep->loc_text and rep->loc_json. */
-void localize_train(run_ctx *rc, const train_vec *tv, const char *ckdir, const trace_doc *tr, uint32_t first_bad,
+void localize_train(run_ctx *rc, const train_vec *tv, int ck_fd, const trace_doc *tr, uint32_t first_bad,
                     train_report *rep);
 
 /* When only losses differ: fills rep with where the loss departs. */

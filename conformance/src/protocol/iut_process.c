@@ -13,14 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* A runaway writer cannot fill the disk: no IUT file may exceed this
- * (checkpoints are 52 KiB, traces at most 1 MiB by P8). */
-#define IUT_FILE_SIZE_LIMIT ((rlim_t)256 << 20)
+#include "protocol/contain.h"
 
-void iut_setup_signals(void)
-{
-    signal(SIGPIPE, SIG_IGN);
-}
 
 static void set_flags(int fd, int nonblock)
 {
@@ -48,6 +42,10 @@ int iut_spawn(iut_proc *p, const char *cmd, const char *verb, const char *const 
     memset(p, 0, sizeof *p);
     p->in_fd = p->out_fd = p->err_fd = -1;
     sbuf_init(&p->out);
+    if (contain_interrupted()) {
+        snprintf(err, cap, "the runner was interrupted (signal %d)", contain_interrupted());
+        return -1;
+    }
     int in[2] = {-1, -1}, out[2] = {-1, -1}, er[2] = {-1, -1};
     if ((with_stdin && pipe(in) != 0) || pipe(out) != 0 || pipe(er) != 0) {
         snprintf(err, cap, "cannot create pipes: %s", strerror(errno));
@@ -87,7 +85,7 @@ int iut_spawn(iut_proc *p, const char *cmd, const char *verb, const char *const 
     if (pid == 0) {
         setpgid(0, 0);
         signal(SIGPIPE, SIG_DFL);
-        struct rlimit rl = {IUT_FILE_SIZE_LIMIT, IUT_FILE_SIZE_LIMIT};
+        struct rlimit rl = {(rlim_t)IUT_FILE_SIZE_LIMIT, (rlim_t)IUT_FILE_SIZE_LIMIT};
         setrlimit(RLIMIT_FSIZE, &rl);
         int devnull = with_stdin ? -1 : open("/dev/null", O_RDONLY);
         dup2(with_stdin ? in[0] : devnull, 0);
@@ -254,6 +252,8 @@ int iut_pump(iut_proc *p, const char *wdata, size_t wlen, size_t *wdone, double 
         ev |= IUT_EV_EXITED;
     if (now_s() >= deadline)
         ev |= IUT_EV_DEADLINE;
+    if (contain_interrupted()) /* every wait ends as if its deadline had passed */
+        ev |= IUT_EV_DEADLINE | IUT_EV_INTERRUPTED;
     return ev;
 }
 
@@ -347,6 +347,8 @@ int iut_wait(iut_proc *p, double deadline)
     return killed ? -1 : 0;
 }
 
+/* The end of every verb: the IUT and everything it started are gone before
+ * the runner reads its files or writes a report. */
 void iut_release(iut_proc *p)
 {
     if (p->pid > 0 && !p->reaped)
@@ -355,6 +357,7 @@ void iut_release(iut_proc *p)
     close_fd(&p->out_fd);
     close_fd(&p->err_fd);
     sbuf_free(&p->out);
+    contain_kill_descendants();
 }
 
 static const char *signal_name(int s)
@@ -506,7 +509,10 @@ int iut_run(const char *cmd, const char *verb, const char *const *args, size_t n
             break;
         }
         if (ev & IUT_EV_DEADLINE) {
-            r->timed_out = 1;
+            if (ev & IUT_EV_INTERRUPTED)
+                r->killed_reason = xasprintf("the runner was interrupted (signal %d)", contain_interrupted());
+            else
+                r->timed_out = 1;
             iut_kill(&p);
             break;
         }

@@ -7,11 +7,17 @@
 #define CONFORM_IUT_PROCESS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "core/util.h"
 
 enum { IUT_STDERR_TAIL = 4096 };
+
+/* A runaway writer cannot fill the disk: no file an IUT writes may exceed
+ * this (RLIMIT_FSIZE; checkpoints of mlp13k are 52 KiB, traces at most 1 MiB
+ * by P8). It is also the read cap for checkpoints of unknown size (repeat). */
+#define IUT_FILE_SIZE_LIMIT ((uint64_t)256 << 20)
 
 typedef struct {
     pid_t pid; /* the shell; also the process group of everything it starts */
@@ -42,7 +48,8 @@ enum {
     IUT_EV_WROTE = 4,      /* some pending input was written */
     IUT_EV_WRITE_ERR = 8,  /* stdin is closed on the IUT's side (EPIPE) */
     IUT_EV_DEADLINE = 16,  /* the deadline passed */
-    IUT_EV_EXITED = 32     /* the shell exited (not yet reaped) */
+    IUT_EV_EXITED = 32,    /* the shell exited (not yet reaped) */
+    IUT_EV_INTERRUPTED = 64 /* the runner got SIGTERM/SIGINT/SIGHUP (with IUT_EV_DEADLINE) */
 };
 
 /* One round of I/O: waits (at most until deadline, and at most slice
@@ -64,7 +71,8 @@ void iut_kill(iut_proc *p);
  * Then kills leftover processes of its group and reaps it. Returns 0 if it
  * exited by itself, -1 if it had to be killed. */
 int iut_wait(iut_proc *p, double deadline);
-/* Closes descriptors and frees buffers (kills and reaps first if needed). */
+/* Closes descriptors and frees buffers (kills and reaps first if needed),
+ * then kills every process the IUT started (contain.h). */
 void iut_release(iut_proc *p);
 
 /* "exit status 3", "killed by signal 11 (SIGSEGV)", ... */
@@ -101,8 +109,5 @@ int iut_run(const char *cmd, const char *verb, const char *const *args, size_t n
             double timeout, int keep_head, size_t out_cap, iut_monitor mon, void *ctx, iut_result *r, char *err,
             size_t cap);
 void iut_result_free(iut_result *r);
-
-/* Ignore SIGPIPE in the runner (a closed IUT stdin must be an EPIPE). */
-void iut_setup_signals(void);
 
 #endif

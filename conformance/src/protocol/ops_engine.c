@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/contain.h"
 #include "protocol/iut_process.h"
 #include "core/ulp.h"
 #include "core/util.h"
@@ -37,7 +38,8 @@ void ops_summary_free(ops_summary *s)
 {
     free(s->stderr_tail);
     free(s->problem);
-    s->stderr_tail = s->problem = NULL;
+    free(s->end_problem);
+    s->stderr_tail = s->problem = s->end_problem = NULL;
 }
 
 static void set(ops_res *r, verdict v, char *reason)
@@ -111,7 +113,7 @@ static int compare_output(const op_field *f, size_t k, const value *got, const v
 }
 
 /* P3 + P5 + P6: judges one response line for its request. */
-static void judge(const ops_req *q, const char *line, size_t len, ops_res *r)
+void ops_judge(const ops_req *q, const char *line, size_t len, ops_res *r)
 {
     wire_line wl;
     wire_line_init(&wl);
@@ -198,8 +200,42 @@ static void judge(const ops_req *q, const char *line, size_t len, ops_res *r)
     wire_line_free(&wl);
 }
 
-/* P3, P8: the whole exchange. */
-void ops_engine_run(const char *cmd, ops_req *reqs, size_t n, ops_res *res, ops_summary *sum,
+/* P3: after its last response the process prints nothing more and exits 0
+ * at end of input, within the deadline. Returns the problem, or NULL. */
+static char *check_end(iut_proc *p, double deadline)
+{
+    unsigned long long before = p->out_total - iut_pending(p);
+    int killed = iut_wait(p, deadline) != 0;
+    /* the first bytes after the last response, as far as they are still buffered */
+    char first[81] = "";
+    size_t nfirst = iut_pending(p) < 80 ? iut_pending(p) : 80;
+    if (nfirst)
+        memcpy(first, p->out.p + p->out.len - iut_pending(p), nfirst);
+    unsigned long long extra = p->out_total - before;
+    char st[128];
+    iut_status_text(p, st, sizeof st);
+    if (contain_interrupted())
+        return xasprintf("the runner was interrupted (signal %d) before the ops process exited", contain_interrupted());
+    if (killed)
+        return xasprintf("the ops process did not exit after its last response and the end of input (P3); killed at the deadline");
+    if (extra) {
+        char *ex = sanitized(first, nfirst, 80);
+        char *m = xasprintf("the ops process printed %llu byte%s after its last response (P3: one line per request, "
+                            "nothing more): \"%s\"",
+                            extra, extra == 1 ? "" : "s", ex);
+        free(ex);
+        return m;
+    }
+    if (!iut_exited_ok(p))
+        return xasprintf("the ops process answered every request, then ended with %s (P3: it exits 0 at end of input)", st);
+    return NULL;
+}
+
+/* P3, P8: the whole exchange. Deadlines are absolute: case i must be
+ * answered within its timeout of the moment the answer to case i-1 arrived
+ * (the process start for the first), and the whole session within
+ * run_timeout of the start; reading or writing in between extends nothing. */
+void ops_engine_run(const char *cmd, ops_req *reqs, size_t n, double run_timeout, ops_res *res, ops_summary *sum,
                     const ops_progress *prog)
 {
     memset(sum, 0, sizeof *sum);
@@ -217,8 +253,14 @@ void ops_engine_run(const char *cmd, ops_req *reqs, size_t n, ops_res *res, ops_
         return;
     }
     sum->started = 1;
+    if (run_timeout <= 0) {
+        run_timeout = 0;
+        for (size_t i = 0; i < n; i++)
+            run_timeout += reqs[i].timeout;
+    }
+    double session_deadline = p.started + run_timeout;
     size_t wi = 0, wdone = 0, ans = 0;
-    double last_event = now_s();
+    double case_start = p.started;
     int stdin_closed = 0, write_failed = 0;
     char *problem = NULL;   /* set when the remaining cases become ERROR */
     int kill_now = 0;
@@ -235,10 +277,10 @@ void ops_engine_run(const char *cmd, ops_req *reqs, size_t n, ops_res *res, ops_
         }
         const char *wdata = wi < n && !write_failed ? reqs[wi].line : NULL;
         size_t wlen = wdata ? reqs[wi].line_len : 0;
-        double deadline = last_event + reqs[ans].timeout;
+        double deadline = case_start + reqs[ans].timeout;
+        if (deadline > session_deadline)
+            deadline = session_deadline;
         int ev = iut_pump(&p, wdata, wlen, &wdone, deadline, 0.25);
-        if (ev & IUT_EV_WROTE)
-            last_event = now_s();
         if (wdata && wdone == wlen) {
             wi++;
             wdone = 0;
@@ -258,16 +300,16 @@ void ops_engine_run(const char *cmd, ops_req *reqs, size_t n, ops_res *res, ops_
             if (got < 0) {
                 set(&res[ans], V_FAIL,
                     xasprintf("response line longer than the 4 MiB cap (P3, P8); the IUT was killed"));
-                res[ans].seconds = now_s() - last_event;
+                res[ans].seconds = now_s() - case_start;
                 problem = xasprintf("not answered: the IUT was killed after an over-long response to %s", reqs[ans].id);
                 ans++;
                 kill_now = 1;
                 break;
             }
-            judge(&reqs[ans], line, len, &res[ans]);
+            ops_judge(&reqs[ans], line, len, &res[ans]);
             double now = now_s();
-            res[ans].seconds = now - last_event;
-            last_event = now;
+            res[ans].seconds = now - case_start;
+            case_start = now;
             ans++;
             if (ans == n)
                 break;
@@ -275,10 +317,18 @@ void ops_engine_run(const char *cmd, ops_req *reqs, size_t n, ops_res *res, ops_
         if (problem || ans == n)
             break;
         if (ev & IUT_EV_DEADLINE) {
-            set(&res[ans], V_ERROR, xasprintf("no response within %.1f s (time-out, P8); the IUT was killed",
-                                              reqs[ans].timeout));
-            res[ans].seconds = reqs[ans].timeout;
-            problem = xasprintf("not answered: the IUT was killed after the time-out on %s", reqs[ans].id);
+            if (ev & IUT_EV_INTERRUPTED)
+                set(&res[ans], V_ERROR, xasprintf("not answered: the runner was interrupted (signal %d); the IUT was killed",
+                                                  contain_interrupted()));
+            else if (now_s() >= session_deadline)
+                set(&res[ans], V_ERROR, xasprintf("not answered within the session's %.1f s (time-out, P8); the IUT was killed",
+                                                  run_timeout));
+            else
+                set(&res[ans], V_ERROR, xasprintf("no response within %.1f s (time-out, P8); the IUT was killed",
+                                                  reqs[ans].timeout));
+            res[ans].seconds = now_s() - case_start;
+            problem = xasprintf("not answered: the IUT was killed after the %s on %s",
+                                (ev & IUT_EV_INTERRUPTED) ? "interruption" : "time-out", reqs[ans].id);
             ans++;
             kill_now = 1;
             break;
@@ -313,8 +363,12 @@ void ops_engine_run(const char *cmd, ops_req *reqs, size_t n, ops_res *res, ops_
         set(&res[i], sum->verb_unsupported ? V_SKIP : V_ERROR, xstrdup(problem ? problem : "not answered"));
     if (!stdin_closed)
         iut_close_stdin(&p);
-    if (!p.reaped)
-        iut_wait(&p, now_s() + 5.0); /* P3: at end of input it exits 0 */
+    if (!problem && !p.reaped) {
+        /* every request answered: the end must be clean too (P3) */
+        double end = now_s() + (n ? reqs[n - 1].timeout : 60.0);
+        sum->end_problem = check_end(&p, end < session_deadline ? end : session_deadline);
+    } else if (!p.reaped)
+        iut_wait(&p, now_s() + 5.0);
     iut_status_text(&p, sum->status, sizeof sum->status);
     if (kill_now)
         snprintf(sum->status, sizeof sum->status, "killed by the runner");

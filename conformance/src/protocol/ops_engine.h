@@ -41,6 +41,9 @@ typedef struct {
     char status[160];     /* how the process ended */
     char *stderr_tail;
     char *problem;        /* time-out, closed stdout, cap: why cases are ERROR */
+    char *end_problem;    /* every case answered, but the process did not end
+                           * cleanly: output after the last response, a
+                           * non-zero exit, no exit by the deadline (P3) */
     double seconds;
     size_t answered;
 } ops_summary;
@@ -57,10 +60,14 @@ typedef struct {
 
 /* Runs reqs[0..n) through `CMD ops` and fills res[0..n). Never fails: every
  * request gets a verdict (ERROR when the process could not answer it).
- * prog may be NULL. */
-void ops_engine_run(const char *cmd, ops_req *reqs, size_t n, ops_res *res, ops_summary *sum,
+ * run_timeout bounds the whole session (<= 0: the sum of the cases'
+ * timeouts); prog may be NULL. */
+void ops_engine_run(const char *cmd, ops_req *reqs, size_t n, double run_timeout, ops_res *res, ops_summary *sum,
                     const ops_progress *prog);
 void ops_res_free(ops_res *r);
+/* P3, P5, P6: the verdict on one response line (without its '\n') to q;
+ * r must be zeroed or freed first. ops_engine_run calls it per response. */
+void ops_judge(const ops_req *q, const char *line, size_t len, ops_res *r);
 void ops_summary_free(ops_summary *s);
 
 /* Builds "id=ID op=OP " + caller's key=value text + "\n" into a request. */

@@ -2,12 +2,16 @@
 #include "protocol/train_exec.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/util.h"
+#include "protocol/contain.h"
 
 typedef struct {
     const char *trace_path, *ckdir;
@@ -15,12 +19,13 @@ typedef struct {
 } watch_ctx;
 
 /* P8: the trace is capped at 1 MiB, every checkpoint at exactly 4*P bytes;
- * a run that writes past a cap is killed. */
+ * a run that writes past a cap is killed. lstat: a link is never followed
+ * (its target's size is not the IUT's output). */
 static char *watch(void *ctx)
 {
     watch_ctx *w = ctx;
     struct stat st;
-    if (stat(w->trace_path, &st) == 0 && (uint64_t)st.st_size > TRACE_CAP)
+    if (lstat(w->trace_path, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > TRACE_CAP)
         return xasprintf("the trace exceeds the 1 MiB cap (P8)");
     DIR *d = opendir(w->ckdir);
     if (!d)
@@ -30,11 +35,10 @@ static char *watch(void *ctx)
     while (!why && (e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.')
             continue;
-        char *f = xasprintf("%s/%s", w->ckdir, e->d_name);
-        if (stat(f, &st) == 0 && (uint64_t)st.st_size > w->ck_size)
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+            (uint64_t)st.st_size > w->ck_size)
             why = xasprintf("checkpoint %s exceeds the cap of exactly 4*P = %llu bytes (P8)", e->d_name,
                             (unsigned long long)w->ck_size);
-        free(f);
     }
     closedir(d);
     return why;
@@ -55,6 +59,56 @@ static char *find_failure(const char *err)
     return xstrndup(found, n > 200 ? 200 : n);
 }
 
+/* Names in error messages are the IUT's ("trace.txt", "step-000007.bin"),
+ * not the runner's temporary paths. */
+static void read_outputs(train_exec *x, uint64_t ck_size)
+{
+    x->ck = xcalloc((size_t)x->steps + 1, sizeof *x->ck);
+    x->ck_fd = -1;
+    int wd = open(x->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (wd < 0) {
+        snprintf(x->trace_err, sizeof x->trace_err, "the work directory cannot be opened: %s", strerror(errno));
+        return;
+    }
+    struct stat st;
+    if (fstatat(wd, "trace.txt", &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        x->trace_exists = 1;
+        char *text;
+        size_t len;
+        if (read_file_at(wd, "trace.txt", TRACE_CAP, RF_NOFOLLOW, &text, &len, x->trace_err, sizeof x->trace_err) ==
+            0) {
+            x->trace_read = 1;
+            x->trace_ok = trace_parse(text, len, "trace.txt", &x->tr, x->trace_err, sizeof x->trace_err) == 0;
+            free(text);
+        }
+    }
+    x->ck_fd = openat(wd, "checkpoints", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int ck_errno = errno;
+    close(wd);
+    for (uint32_t s = 0; s <= x->steps; s++) {
+        char name[32];
+        snprintf(name, sizeof name, "step-%06u.bin", (unsigned)s);
+        ckpt_file *c = &x->ck[s];
+        if (x->ck_fd < 0) {
+            if (ck_errno != ENOENT) {
+                c->present = 1;
+                c->problem = xasprintf("the checkpoint directory is not a directory the runner made (%s)",
+                                       ck_errno == ENOTDIR || ck_errno == ELOOP ? "replaced by a link or a file"
+                                                                                 : strerror(ck_errno));
+            }
+            continue;
+        }
+        if (fstatat(x->ck_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            continue;
+        c->present = 1;
+        char e[256];
+        if (sha256_file_at(x->ck_fd, name, ck_size, RF_NOFOLLOW, c->sha256, &c->size, e, sizeof e) != 0) {
+            c->sha256[0] = '\0';
+            c->problem = xstrdup(e);
+        }
+    }
+}
+
 int train_exec_run(const char *cmd, const char *profile, uint32_t steps, uint64_t ck_size, double timeout,
                    train_exec *x, char *err, size_t cap)
 {
@@ -65,6 +119,7 @@ int train_exec_run_seed(const char *cmd, const char *profile, uint32_t steps, co
                         double timeout, train_exec *x, char *err, size_t cap)
 {
     memset(x, 0, sizeof *x);
+    x->ck_fd = -1;
     x->steps = steps;
     x->dir = make_temp_dir("isotrain-conform", err, cap);
     if (!x->dir)
@@ -85,41 +140,24 @@ int train_exec_run_seed(const char *cmd, const char *profile, uint32_t steps, co
         x->r.out = xstrdup("");
     }
     x->failure = find_failure(x->r.err_tail ? x->r.err_tail : "");
-    struct stat st;
-    if (stat(x->trace_path, &st) == 0) {
-        x->trace_exists = 1;
-        x->trace_size = (uint64_t)st.st_size;
-        if (x->trace_size <= TRACE_CAP) {
-            char e[512];
-            x->trace_ok = trace_parse_file(x->trace_path, TRACE_CAP, &x->tr, e, sizeof e) == 0;
-            if (!x->trace_ok) {
-                /* name the file as the IUT knows it, not by our temp path */
-                const char *colon = strstr(e, "trace.txt:");
-                snprintf(x->trace_err, sizeof x->trace_err, "%s", colon ? colon : e);
-            }
-        }
-    }
-    x->ck = xcalloc((size_t)steps + 1, sizeof *x->ck);
-    for (uint32_t s = 0; s <= steps; s++) {
-        char *f = xasprintf("%s/step-%06u.bin", x->ckdir, (unsigned)s);
-        char e[256];
-        if (stat(f, &st) == 0 && S_ISREG(st.st_mode) && sha256_file(f, x->ck[s].sha256, &x->ck[s].size, e, sizeof e) == 0)
-            x->ck[s].present = 1;
-        free(f);
-    }
+    read_outputs(x, ck_size);
     return 0;
 }
 
 void train_exec_free(train_exec *x, int keep)
 {
-    if (x->dir && !keep)
+    if (x->dir && (!keep || contain_interrupted())) /* an interrupted run leaves nothing behind */
         remove_tree(x->dir);
     free(x->dir);
     free(x->trace_path);
     free(x->ckdir);
     iut_result_free(&x->r);
     trace_free(&x->tr);
+    for (uint32_t s = 0; x->ck && s <= x->steps; s++)
+        free(x->ck[s].problem);
     free(x->ck);
+    if (x->ck_fd >= 0)
+        close(x->ck_fd);
     free(x->failure);
     memset(x, 0, sizeof *x);
 }

@@ -11,27 +11,33 @@
 #include "protocol/trace.h"
 
 typedef struct {
-    int present;
+    int present;     /* a directory entry of that name exists */
     uint64_t size;
-    char sha256[65];
+    char sha256[65]; /* "" unless the file was read */
+    char *problem;   /* why it was not read: a link, a FIFO, over the cap ... */
 } ckpt_file;
 
 typedef struct {
     char *dir, *trace_path, *ckdir;
+    int ck_fd;             /* the checkpoint directory as opened after the run
+                            * (never through a link), -1 if it could not be */
     uint32_t steps;
     int started;
     iut_result r;
-    int trace_exists;
-    uint64_t trace_size;
-    int trace_ok;          /* parsed without error (it may still be short) */
-    char trace_err[512];   /* the parse error, naming the line */
+    int trace_exists;      /* a directory entry trace.txt exists */
+    int trace_read;        /* a regular file within the cap, read */
+    int trace_ok;          /* read and parsed without error (it may still be short) */
+    char trace_err[512];   /* why not: not a regular file, over the cap, or the
+                            * parse error naming the line */
     trace_doc tr;
     ckpt_file *ck;         /* steps + 1 entries */
     char *failure;         /* "failure=<name> step=<t>" from stderr (P7) */
 } train_exec;
 
 /* Runs `CMD train --profile P --steps N --trace T --checkpoint-dir D
- * --checkpoint-steps all`. Returns 0, or -1 (with err) if no temporary
+ * --checkpoint-steps all`. Every file is read after the IUT's process tree
+ * is gone, relative to directory descriptors, never through a link, and
+ * capped (P8): the trace at 1 MiB, each checkpoint at ck_size bytes. Returns 0, or -1 (with err) if no temporary
  * directory could be made; a failed IUT is described in x, not an error. */
 int train_exec_run(const char *cmd, const char *profile, uint32_t steps, uint64_t ck_size, double timeout,
                    train_exec *x, char *err, size_t cap);

@@ -482,12 +482,16 @@ static void load_train_file(const char *dir, const char *name, const manifest_in
     }
     const cJSON *trace = jx_arr(&c, root, "$", "trace");
     if (trace && have_steps) {
+        /* the table is sized by the entries the file really has, never by
+         * the steps it claims (a claim of 2^32 steps must not allocate) */
         if ((uint64_t)cJSON_GetArraySize(trace) != steps + 1)
             jx_expect(&c, "$.trace", trace, "%llu entries (one per step 0..steps)", (unsigned long long)steps + 1);
-        tv.trace = xcalloc((size_t)steps + 1, sizeof *tv.trace);
-        size_t i = 0;
-        for (const cJSON *e = trace->child; e && i <= steps; e = e->next, i++)
-            load_trace_entry(&c, e, i, &tv);
+        else {
+            tv.trace = xcalloc((size_t)steps + 1, sizeof *tv.trace);
+            size_t i = 0;
+            for (const cJSON *e = trace->child; e && i <= steps; e = e->next, i++)
+                load_trace_entry(&c, e, i, &tv);
+        }
     }
     const cJSON *ckf = jx_arr(&c, root, "$", "checkpoints");
     if (ckf) {

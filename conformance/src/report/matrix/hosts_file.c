@@ -89,9 +89,9 @@ int mx_hosts_load(const char *file, mhost **out, size_t *n_out)
             break;
         const cJSON *sd = cJSON_GetObjectItemCaseSensitive(e, "slowdown");
         h->slowdown = 1;
-        if (sd && (!cJSON_IsNumber(sd) || !(sd->valuedouble >= 1))) {
-            ok = 0;
-            mx_bad(file, NULL, "%s.slowdown: expected a number >= 1", path);
+        if (sd && (!cJSON_IsNumber(sd) || !(sd->valuedouble >= 1) || !(sd->valuedouble <= 1000))) {
+            ok = 0; /* it multiplies every deadline: unbounded, nothing would ever time out */
+            mx_bad(file, NULL, "%s.slowdown: expected a number from 1 to 1000", path);
             break;
         } else if (sd)
             h->slowdown = sd->valuedouble;

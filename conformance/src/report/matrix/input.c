@@ -1,5 +1,6 @@
 /* input.c — reading the matrix's JSON inputs (see matrix.h). */
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -88,4 +89,16 @@ cJSON *mx_parse_file(const char *path, size_t cap)
     }
     free(data);
     return j;
+}
+
+/* A whole number in [0, max] (max < 2^53) from a JSON number, checked
+ * before it is converted: an out-of-range double converted to an integer is
+ * undefined behaviour, and a receipt is untrusted input. */
+int mx_juint(const char *file, const char *field, const cJSON *v, uint64_t max, uint64_t *out)
+{
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0 ||
+        v->valuedouble > (double)max || v->valuedouble != floor(v->valuedouble))
+        return mx_bad(file, field, "expected a whole number from 0 to %llu", (unsigned long long)max);
+    *out = (uint64_t)v->valuedouble;
+    return 0;
 }

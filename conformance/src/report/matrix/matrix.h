@@ -63,6 +63,8 @@ int mx_bad(const char *file, const char *field, const char *fmt, ...) __attribut
 const char *mx_jstr(const char *file, const cJSON *obj, const char *path, const char *key, int nullable, int *ok);
 const cJSON *mx_jobj(const char *file, const cJSON *obj, const char *path, const char *key, int *ok);
 cJSON *mx_parse_file(const char *path, size_t cap);
+/* A JSON number that must be a whole number in [0, max]; -1 after a message. */
+int mx_juint(const char *file, const char *field, const cJSON *v, uint64_t max, uint64_t *out);
 /* A receipt the matrix may use (receipt_trust.c): a verified envelope's
  * receipt, or a build-failure record; NULL, with the reason, otherwise. */
 cJSON *mx_open_receipt(const char *file);

@@ -1,5 +1,6 @@
 /* receipt_read.c — the receipts the matrix folds into one table. */
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -88,13 +89,14 @@ int mx_receipt_load(const char *file, mreceipt *r)
             goto out;
         }
         const cJSON *fd = cJSON_GetObjectItemCaseSensitive(p, "first_differing_step");
-        if (fd && (!cJSON_IsNumber(fd) || fd->valuedouble < 0)) {
-            ok = 0;
-            mx_bad(file, "levels.train.profiles[0].first_differing_step", "expected a step number");
-            goto out;
+        uint64_t fdv;
+        if (fd && !cJSON_IsNull(fd)) {
+            if (mx_juint(file, "levels.train.profiles[0].first_differing_step", fd, INT32_MAX, &fdv) != 0) {
+                ok = 0;
+                goto out;
+            }
+            r->first_diff = (int)fdv;
         }
-        if (fd)
-            r->first_diff = (int)fd->valuedouble;
         const char *prob = mx_jstr(file, p, "levels.train.profiles[0]", "problem", 1, &ok);
         r->train_problem = mx_dup(prob);
         const cJSON *cks = cJSON_GetObjectItemCaseSensitive(p, "checkpoints");
@@ -110,9 +112,16 @@ int mx_receipt_load(const char *file, mreceipt *r)
             char field[96];
             snprintf(field, sizeof field, "levels.train.profiles[0].checkpoints[%zu]", k);
             const cJSON *st = cJSON_GetObjectItemCaseSensitive(c, "step");
-            if (!cJSON_IsObject(c) || !cJSON_IsNumber(st) || st->valuedouble < 0 || st->valuedouble > 4e9) {
+            uint64_t stv;
+            if (!cJSON_IsObject(c) || !st) {
                 ok = 0;
                 mx_bad(file, field, "expected an object with a step number");
+                break;
+            }
+            char sfield[112];
+            snprintf(sfield, sizeof sfield, "%s.step", field);
+            if (mx_juint(file, sfield, st, UINT32_MAX, &stv) != 0) {
+                ok = 0;
                 break;
             }
             if (k == MAX_CK) {
@@ -129,7 +138,7 @@ int mx_receipt_load(const char *file, mreceipt *r)
                 break;
             }
             const cJSON *same = cJSON_GetObjectItemCaseSensitive(c, "matches_vectors");
-            r->ck_step[k] = (uint32_t)st->valuedouble;
+            r->ck_step[k] = (uint32_t)stv;
             snprintf(r->ck_sha[k], sizeof r->ck_sha[k], "%s", sha ? sha : "");
             r->ck_same[k] = cJSON_IsTrue(same);
             r->n_ck = k + 1;
@@ -179,7 +188,7 @@ int mx_receipt_load(const char *file, mreceipt *r)
     }
     const cJSON *tm = cJSON_GetObjectItemCaseSensitive(j, "timings");
     const cJSON *tot = tm ? cJSON_GetObjectItemCaseSensitive(tm, "total") : NULL;
-    r->seconds = cJSON_IsNumber(tot) ? tot->valuedouble : -1;
+    r->seconds = cJSON_IsNumber(tot) && isfinite(tot->valuedouble) && tot->valuedouble >= 0 ? tot->valuedouble : -1;
 out:
     cJSON_Delete(j);
     return ok ? 0 : -1;
