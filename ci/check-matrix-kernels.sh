@@ -7,7 +7,7 @@ set -u
 hosts=${1:?usage: ci/check-matrix-kernels.sh HOSTS_FILE MATRIX_DIR}
 dir=${2:?matrix directory}
 python3 - "$hosts" "$dir" <<'PY'
-import json, os, re, sys
+import base64, json, os, re, sys
 hosts, d = sys.argv[1], sys.argv[2]
 fail = 0
 for h in json.load(open(hosts))["hosts"]:
@@ -17,6 +17,10 @@ for h in json.load(open(hosts))["hosts"]:
         print("matrix-kernels: %-20s no receipt" % h["name"])
         continue
     r = json.load(open(path))
+    # a runner receipt is a DSSE envelope: the receipt is the in-toto
+    # Statement's predicate.isotrainReceipt (conformance/README.md)
+    if isinstance(r, dict) and "payloadType" in r:
+        r = json.loads(base64.b64decode(r["payload"]))["predicate"]["isotrainReceipt"]
     def find(o):
         if isinstance(o, dict):
             if isinstance(o.get("hello"), str):
