@@ -69,6 +69,7 @@ publish-matrix: conformance-runner deps-sign
 # A separate make so the receipt list is the one the run just wrote.
 publish-matrix-copy:
 	$(CONFORM) verify --allowed-signers $(ALLOWED_SIGNERS) $(MATRIX_RECEIPTS)
+	sh ci/check-matrix-kernels.sh $(HOSTS_FILE) $(MATRIX_DIR)
 	@mkdir -p $(MATRIX_PUB)
 	rm -f $(MATRIX_PUB)/*.json $(MATRIX_PUB)/MATRIX.md
 	cp $(MATRIX_RECEIPTS) $(MATRIX_PUB)/

@@ -47,6 +47,7 @@ Test(receipt, records_what_the_brief_lists)
     cr_assert_str_eq(get(j, "schema")->valuestring, "isotrain-receipt-v1");
     cr_assert_str_eq(get(j, "suite.version")->valuestring, "1.0.0");
     cr_assert(strlen(get(j, "suite.git_revision")->valuestring) > 0);
+    cr_assert_str_eq(get(j, "suite.reference_kernels")->valuestring, "portable");
     /* bound to the manifest digest */
     char *man = xasprintf("%s/MANIFEST.json", dir);
     char *mt = tu_read(man);

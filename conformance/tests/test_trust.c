@@ -11,6 +11,8 @@
 #include "testutil.h"
 #include "core/util.h"
 #include "trust/dsse.h"
+#include "vectorset/manifest.h"
+#include "vectorset/vectors_load.h"
 
 static char *dir;
 
@@ -344,6 +346,8 @@ Test(trust, the_same_seed_gives_the_same_receipt)
                              "--receipt", a, NULL);
     cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
     tu_assert_has(r.out, "run seed: 99 (fresh cases; --seed 99 reproduces them)");
+    /* spec 1.1.0 is additive over the vectors' 1.0.0: nothing to warn about */
+    tu_assert_lacks(r.out, "warning: the IUT implements spec");
     tu_result_free(&r);
     r = tu_conform("run", "--iut", tu_env("IT_REF_CLI"), "--vectors", tu_env("IT_VECTORS"), "--seed", "99",
                    "--receipt", b, NULL);
@@ -369,4 +373,41 @@ Test(trust, the_same_seed_gives_the_same_receipt)
     free(cmd);
     free(a);
     free(b);
+}
+
+Test(trust, the_published_seed_is_not_a_fresh_seed)
+{
+    tu_result r = tu_conform("run", "--iut", tu_env("IT_REF_CLI"), "--seed", "7598539542230034798", NULL);
+    cr_assert_eq(r.code, 2, "%s%s", r.out, r.err);
+    tu_assert_has(r.err, "--seed 7598539542230034798 is the mlp13k profile's own, published seed");
+    tu_result_free(&r);
+}
+
+/* Provenance, between check and use: a file swapped after the manifest
+ * check is not what the loader parses (it parses the bytes it hashed). */
+Test(trust, the_loader_parses_the_bytes_the_manifest_check_hashed)
+{
+    tu_fixture(dir, 3);
+    problems pr;
+    problems_init(&pr);
+    manifest_info m;
+    cr_assert_eq(manifest_verify(dir, &m, &pr), 0, "%s", pr.n ? pr.items[0] : "");
+    tu_edit(dir, "ops/exp.json", "\"y\":\t\"3f800000\"", "\"y\":\t\"3f800001\"");
+    vector_set vs, disk;
+    cr_assert_eq(vectors_load(dir, &m, &vs, &pr), 0, "%s", pr.n ? pr.items[0] : "");
+    cr_assert_eq(vectors_load(dir, NULL, &disk, &pr), 0, "%s", pr.n ? pr.items[0] : "");
+    const op_group *e = NULL, *e_disk = NULL;
+    for (size_t g = 0; g < vs.n_groups; g++)
+        if (!strcmp(vs.groups[g].group, "exp")) {
+            e = &vs.groups[g];
+            e_disk = &disk.groups[g];
+        }
+    cr_assert(e && e_disk);
+    /* the control: read from disk now, the swapped value shows */
+    cr_assert_eq(e_disk->cases[0].out[0].v[0], 0x3f800001u);
+    cr_assert_eq(e->cases[0].out[0].v[0], 0x3f800000u, "the loader read the file again after the check");
+    vectors_free(&vs);
+    vectors_free(&disk);
+    manifest_free(&m);
+    problems_free(&pr);
 }

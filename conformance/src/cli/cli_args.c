@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "isotrain.h"
+
 void cli_usage(FILE *out)
 {
     fputs("usage:\n"
@@ -27,8 +29,10 @@ void cli_usage(FILE *out)
           "\n"
           "run      certifies the IUT against a vector set: manifest, hello, the ops level\n"
           "         (every op vector bit-exact) and the train level (every step's loss bits\n"
-          "         and parameter digest); on a mismatch it says where. Exit 0 only if every\n"
-          "         required check ran and passed, 1 otherwise, 2 on bad usage or vectors.\n"
+          "         and parameter digest), plus fresh cases drawn from a run seed; on a\n"
+          "         mismatch it says where. Exit 0 PASS (a full certification), 1 FAIL,\n"
+          "         3 PARTIAL (a narrower run), 4 UNOFFICIAL (an unpinned vector set),\n"
+          "         2 on bad usage, refused vectors or an unwritable receipt.\n"
           "compare  the first differing step of two traces and the loss gap from there; with\n"
           "         both runs' checkpoint directories, the first differing tensor and element\n"
           "         (exit 0 identical, 1 different, 2 bad input).\n"
@@ -47,7 +51,7 @@ void cli_usage(FILE *out)
           "Defaults: --vectors vectors/v1.0.0 when the current directory has it, else the\n"
           "installed set (--version names it), --level all, --timeout-case 60 (sweep: 5x),\n"
           "--timeout-run 600, --slowdown 1 (multiplies both time-outs), --seed: drawn from\n"
-          "/dev/urandom. run exits 0 PASS, 1 FAIL, 3 PARTIAL, 4 UNOFFICIAL, 2 bad usage.\n",
+          "/dev/urandom.\n",
           out);
 }
 
@@ -212,6 +216,11 @@ int cli_parse(int argc, char **argv, conform_args *a, char *err, size_t cap)
             unsigned long long v = strtoull(val, &end, 10);
             if (errno || end == val || *end || val[0] < '0' || val[0] > '9') {
                 snprintf(err, cap, "--seed expects a decimal integer 0..18446744073709551615, got '%s'", val);
+                return -1;
+            }
+            /* P7: a fresh run's seed is never a published one */
+            if ((uint64_t)v == it_mlp13k_default_recipe().seed) {
+                snprintf(err, cap, "--seed %s is the mlp13k profile's own, published seed; fresh cases need another", val);
                 return -1;
             }
             a->seed = v;

@@ -1,6 +1,6 @@
 /* main.c — isotrain-conform: the conformance runner of isotrain. Commands,
  * one file each: run (run.c), compare (compare.c), repeat (repeat.c),
- * matrix (cmd_matrix.c), lint (lint.c). */
+ * matrix (cmd_matrix.c), lint (lint.c), verify (verify.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,10 +9,18 @@
 #include "cli/commands.h"
 #include "core/version.h"
 #include "protocol/contain.h"
+#include "isotrain.h"
 
 int main(int argc, char **argv)
 {
     contain_init(); /* before any IUT runs: subreaper, signals (contain.h) */
+    /* The runner's own expectations (fresh cases, localization, verify) come
+     * from the portable definition, never from a SIMD kernel set an IUT
+     * built from the same library might share. */
+    if (it_kernels_select("portable") != 0) {
+        fprintf(stderr, "isotrain-conform: the linked reference has no portable kernel set\n");
+        return 2;
+    }
     conform_args a;
     char err[512];
     if (cli_parse(argc, argv, &a, err, sizeof err) != 0) {

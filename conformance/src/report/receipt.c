@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "isotrain.h"
 #include "report/hostinfo.h"
 #include "core/version.h"
 #include "trust/dsse.h"
@@ -64,6 +65,8 @@ int receipt_write(const run_ctx *rc, const char *path, const char *overall, cons
     cJSON_AddStringToObject(suite, "name", "isotrain-conform");
     cJSON_AddStringToObject(suite, "version", CONFORM_VERSION);
     add_str(suite, "git_revision", conform_git_revision());
+    /* the kernel set of the runner's linked reference (cli/main.c: portable) */
+    add_str(suite, "reference_kernels", it_kernels_name());
     cJSON_AddStringToObject(root, "started", rc->started_utc);
     /* the host-matrix host this run certifies (--host NAME, qemu/hosts.json) */
     add_str(root, "matrix_host", a->host);
