@@ -24,7 +24,8 @@ REF = $(MAKE) --no-print-directory -f mk/reference.mk
 
 .PHONY: suite-tmp
 .PHONY: all reference reference-O0 reference-sanitize reference-aarch64 \
-        test test-unit test-sanitize test-cross test-python-minimal conformance lint-vectors bench \
+        test test-unit test-sanitize test-cross test-python-minimal conformance conformance-kernels \
+        check-no-fma lint-vectors bench \
         prove-math install clean deps-build deps-test deps-cross
 
 all: reference
@@ -102,7 +103,8 @@ test: export ISOTRAIN_SUITE_RUN = $(SUITE_MARK)
 suite-tmp:
 	@rm -rf $(SUITE_TMP) && mkdir -p $(SUITE_TMP)
 
-test: suite-tmp test-unit test-sanitize test-cross test-conformance test-python-minimal conformance lint-vectors check-vectors prove-math check-matrix check-mutants
+test: suite-tmp test-unit test-sanitize test-cross test-conformance test-python-minimal conformance conformance-kernels \
+      check-no-fma lint-vectors check-vectors prove-math check-matrix check-mutants
 	@sh ci/check-leftovers.sh --self-test
 	@sh ci/check-leftovers.sh $(SUITE_TMP) $(SUITE_MARK)
 	@echo "make test: all test groups passed"
@@ -115,6 +117,26 @@ test: suite-tmp test-unit test-sanitize test-cross test-conformance test-python-
 conformance: reference conformance-runner
 	$(CONFORM) run --iut $(NATIVE)/isotrain --level all \
 	    --receipt $(BUILD)/conformance/receipt.json --junit $(BUILD)/conformance/junit.xml
+
+# Every kernel set this CPU runs (reference/src/kernels/), certified one by one
+# with ISOTRAIN_KERNELS forced: receipts in build/conformance/kernels-<set>.json.
+conformance-kernels: reference conformance-runner
+	sh ci/conformance-kernels.sh $(CONFORM) $(NATIVE)/isotrain $(BUILD)/conformance
+
+# spec §2.1: no fused multiply-add in the library or any kernel object, for
+# every ISA of the matrix (ci/check-no-fma.sh disassembles them); the
+# negative control builds the FMA mutants (fma-haswell, fma-aarch64 of
+# spec/mutants/mutants.tsv, and the runner's fma-linear) and requires the gate
+# to catch each.
+FMA_GATE := $(BUILD)/fma-gate
+check-no-fma: reference cross
+	@$(REF) OUT=$(FMA_GATE)/fma-haswell CC=$(CC) OPT=-O2 EXTRA_CFLAGS="-march=haswell -ffp-contract=fast" \
+	    $(FMA_GATE)/fma-haswell/libisotrain.a > /dev/null
+	@$(REF) OUT=$(FMA_GATE)/fma-aarch64 CC=$(AARCH64_CC) OPT=-O2 EXTRA_CFLAGS=-ffp-contract=fast \
+	    $(FMA_GATE)/fma-aarch64/libisotrain.a > /dev/null
+	@$(MAKE) --no-print-directory conformance-mutants > /dev/null
+	sh ci/check-no-fma.sh check $(NATIVE) $(addprefix $(BUILD)/cross/,$(CROSS_BUILDS))
+	sh ci/check-no-fma.sh expect-fma $(FMA_GATE)/fma-haswell $(FMA_GATE)/fma-aarch64 $(MUT_FMA)
 
 # ---- exp/log proof over all 2^32 inputs (spec §3.2, §3.3) ---------------------
 

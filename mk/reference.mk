@@ -15,12 +15,35 @@ ALL_CFLAGS = $(WARN_CFLAGS) $(OPT) $(NUMERIC_CFLAGS) $(EXTRA_CFLAGS) \
              -Ireference/include -Ireference/src
 
 LIB_SRCS := $(wildcard reference/src/*.c)
-LIB_OBJS := $(patsubst reference/src/%.c,$(OUT)/obj/%.o,$(LIB_SRCS)) $(OUT)/obj/corpus_mlp13k.o
+KERNEL_SRCS := $(wildcard reference/src/kernels/*.c)
+LIB_OBJS := $(patsubst reference/src/%.c,$(OUT)/obj/%.o,$(LIB_SRCS)) \
+            $(patsubst reference/src/kernels/%.c,$(OUT)/obj/kernels/%.o,$(KERNEL_SRCS)) \
+            $(OUT)/obj/corpus_mlp13k.o
+
+# The kernel sets (reference/src/kernels/): each x86_64 file with its own
+# instruction set's flag and never an FMA one (ci/check-no-fma.sh checks the
+# objects); on any other target the x86 files compile to nothing.
+TARGET := $(shell $(CC) -dumpmachine)
+# GCC 12's -O2 vectorizes only loops whose trip count it knows; the kernel
+# loops run over a batch size known at run time. Order is fixed by the
+# source, so -O3 changes speed only (never bits: still no contraction).
+KERNEL_OPT := $(if $(filter -O2,$(OPT)),-O3)
+ifneq ($(filter x86_64-%,$(TARGET)),)
+KERNEL_FLAGS_x86_sse2   := -msse2
+KERNEL_FLAGS_x86_avx    := -mavx
+KERNEL_FLAGS_x86_avx2   := -mavx2
+KERNEL_FLAGS_x86_avx512 := -mavx512f
+endif
 
 all: $(OUT)/libisotrain.a $(OUT)/isotrain
 
-$(OUT)/obj/%.o: reference/src/%.c reference/include/isotrain.h $(wildcard reference/src/*.h) | $(OUT)/obj
+$(OUT)/obj/%.o: reference/src/%.c reference/include/isotrain.h $(wildcard reference/src/*.h) \
+                 reference/src/kernels/kernels.h | $(OUT)/obj
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(OUT)/obj/kernels/%.o: reference/src/kernels/%.c reference/src/kernels/kernels.h reference/src/kernels/simd_body.h \
+                        reference/include/isotrain.h | $(OUT)/obj/kernels
+	$(CC) $(ALL_CFLAGS) $(KERNEL_OPT) $(KERNEL_FLAGS_$*) -c $< -o $@
 
 $(OUT)/gen/corpus_mlp13k.c: spec/corpus/mlp13k.txt reference/tools/bin2c.sh | $(OUT)/gen
 	sh reference/tools/bin2c.sh it_mlp13k_corpus $< > $@.tmp && mv $@.tmp $@
@@ -40,7 +63,7 @@ $(OUT)/isotrain: $(CLI_SRCS) $(CLI_HDRS) $(OUT)/libisotrain.a
 	$(CC) $(ALL_CFLAGS) -DIT_BUILD_FLAGS='"$(CC) $(OPT) $(NUMERIC_CFLAGS) $(EXTRA_CFLAGS) $(EXTRA_LDFLAGS)"' \
 	    $(CLI_SRCS) $(OUT)/libisotrain.a $(EXTRA_LDFLAGS) -o $@
 
-$(OUT)/obj $(OUT)/gen:
+$(OUT)/obj $(OUT)/obj/kernels $(OUT)/gen:
 	mkdir -p $@
 
 .PHONY: all

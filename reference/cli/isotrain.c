@@ -26,7 +26,11 @@ static void usage(FILE *out)
           "  isotrain hello\n"
           "  isotrain ops\n"
           "  isotrain --version | --help\n"
+          "  isotrain --kernels NAME VERB ...   (before any verb)\n"
           "\n"
+          "--kernels forces a kernel set (also ISOTRAIN_KERNELS=NAME): portable, or\n"
+          "        the instruction-set ones this CPU runs (isotrain info lists them);\n"
+          "        auto (the default) takes the best. Every set gives the same bits.\n"
           "train   runs the profile and writes the trace (default: stdout) and raw\n"
           "        checkpoints (default steps for mlp13k: 50,100,150,200; 0 = init;\n"
           "        all = every step 0..N). A failed run prints failure=NAME step=T on\n"
@@ -114,6 +118,13 @@ static int cmd_info(int argc, char **argv)
     printf("compiler=unknown\n");
 #endif
     printf("build_flags=%s\n", IT_BUILD_FLAGS);
+    const char *sets[16];
+    size_t nsets = it_kernels_available(sets, 16);
+    printf("kernels=%s\n", it_kernels_name());
+    printf("kernels_available=");
+    for (size_t i = 0; i < nsets && i < 16; i++)
+        printf("%s%s", i ? "," : "", sets[i]);
+    printf("\n");
     printf("fpenv=%s ftz=%d daz=%d rounding=%d\n", env_ok ? "ok" : (env.ftz || env.daz) ? "flush" : "rounding",
            env.ftz, env.daz, env.rounding);
     return env_ok ? 0 : EXIT_FPENV;
@@ -244,8 +255,8 @@ static int cmd_hello(int argc, char **argv)
         fprintf(stderr, "isotrain hello: takes no arguments\n");
         return EXIT_USAGE;
     }
-    printf("protocol=1 name=isotrain-reference version=%s spec=%s isa=%s\n", IT_VERSION, IT_SPEC_VERSION,
-           it_host_isa());
+    printf("protocol=1 name=isotrain-reference version=%s spec=%s isa=%s kernels=%s\n", IT_VERSION,
+           IT_SPEC_VERSION, it_host_isa(), it_kernels_name());
     return fflush(stdout) == 0 ? 0 : EXIT_IO;
 }
 
@@ -259,6 +270,22 @@ static int cmd_ops(int argc, char **argv)
     return it_ops_serve(stdin, stdout, stderr);
 }
 
+/* ISOTRAIN_KERNELS, then --kernels: a set that is unknown or that this CPU
+ * cannot run is an error, never a silent fallback to another set. */
+static int choose_kernels(const char *name, const char *source)
+{
+    int rc = name ? it_kernels_select(name) : it_kernels_select_env();
+    if (!name)
+        name = getenv("ISOTRAIN_KERNELS");
+    if (rc == -1)
+        fprintf(stderr, "isotrain: %s: unknown kernel set '%s' (known: auto %s)\n", source, name,
+                it_kernels_known());
+    else if (rc == -2)
+        fprintf(stderr, "isotrain: %s: kernel set '%s' is not available in this %s build on this CPU (isotrain "
+                        "info lists kernels_available)\n", source, name, it_host_isa());
+    return rc == 0 ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
 #ifdef IT_MUTANT_FTZ
@@ -266,6 +293,18 @@ int main(int argc, char **argv)
     if (it_fpenv_force_flush() != 0)
         return EXIT_USAGE;
 #endif
+    if (choose_kernels(NULL, "ISOTRAIN_KERNELS") != 0)
+        return EXIT_USAGE;
+    if (argc >= 2 && strcmp(argv[1], "--kernels") == 0) {
+        if (argc < 3) {
+            fprintf(stderr, "isotrain: --kernels needs a name (auto %s)\n", it_kernels_known());
+            return EXIT_USAGE;
+        }
+        if (choose_kernels(argv[2], "--kernels") != 0)
+            return EXIT_USAGE;
+        argc -= 2;
+        argv += 2;
+    }
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;

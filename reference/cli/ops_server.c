@@ -176,21 +176,21 @@ static void put_u32s(op_ctx *c, const char *key, const uint32_t *v, size_t n)
 
 /* ---- the ops of P5, in table order ------------------------------------------- */
 
-static int unary(op_ctx *c, float (*f)(float))
+/* Through the array forms, so the op vectors certify the kernel set in use. */
+static int unary(op_ctx *c, void (*f)(const float *, float *, size_t))
 {
     float *x, *y;
     size_t n;
     if (get_f32s(c, "x", &x, &n) != 0 || !(y = scratch(c, n)))
         return -1;
-    for (size_t i = 0; i < n; i++)
-        y[i] = f(x[i]);
+    f(x, y, n);
     put_f32s(c, "y", y, n);
     return 0;
 }
 
-static int op_exp(op_ctx *c) { return unary(c, it_expf); }
-static int op_log(op_ctx *c) { return unary(c, it_logf); }
-static int op_tanh(op_ctx *c) { return unary(c, it_tanhf); }
+static int op_exp(op_ctx *c) { return unary(c, it_expf_array); }
+static int op_log(op_ctx *c) { return unary(c, it_logf_array); }
+static int op_tanh(op_ctx *c) { return unary(c, it_tanhf_array); }
 
 static int op_dot(op_ctx *c)
 {
@@ -463,16 +463,21 @@ static int op_mlp13k_loss_grad(op_ctx *c)
 }
 
 /* P5.1: SHA-256 of the little-endian results, NaN canonicalized. */
-static void sweep_digest(float (*f)(float), uint32_t lo, uint64_t count, unsigned char digest[32])
+static void sweep_digest(void (*f)(const float *, float *, size_t), uint32_t lo, uint64_t count,
+                         unsigned char digest[32])
 {
     enum { BLOCK = 4096 };
     unsigned char bytes[4 * BLOCK];
+    float xs[BLOCK], ys[BLOCK];
     it_sha256_ctx ctx;
     it_sha256_init(&ctx);
     for (uint64_t done = 0; done < count;) {
         size_t m = count - done < BLOCK ? (size_t)(count - done) : BLOCK;
+        for (size_t k = 0; k < m; k++)
+            xs[k] = it_f32_from_bits((uint32_t)(lo + done + k));
+        f(xs, ys, m);
         for (size_t k = 0; k < m; k++) {
-            uint32_t u = it_f32_bits(f(it_f32_from_bits((uint32_t)(lo + done + k))));
+            uint32_t u = it_f32_bits(ys[k]);
             if ((u & 0x7fffffffu) > 0x7f800000u)
                 u = 0x7fc00000u;
             bytes[4 * k] = (unsigned char)u;
@@ -496,7 +501,9 @@ static int op_sweep(op_ctx *c)
     if (!fn || get_u32s(c, "lo", &lo, &nlo) != 0 || want_len(c, "lo", nlo, 1, "one bit pattern") != 0 ||
         get_int(c, "count", 1, (uint64_t)1 << 32, &count) != 0)
         return -1;
-    float (*f)(float) = name_is(fn, "exp") ? it_expf : name_is(fn, "log") ? it_logf : NULL;
+    void (*f)(const float *, float *, size_t) = name_is(fn, "exp")   ? it_expf_array
+                                                : name_is(fn, "log") ? it_logf_array
+                                                                     : NULL;
     if (!f)
         return bad(c, "input 'fn': '%.*s' cannot be swept (exp or log)", (int)fn->val_len, fn->val);
     if ((uint64_t)lo[0] + count > (uint64_t)1 << 32)

@@ -37,6 +37,31 @@ float it_expf(float x);  /* §3.2: correctly rounded e^x */
 float it_logf(float x);  /* §3.3: correctly rounded ln x */
 float it_tanhf(float x); /* §3.4: tanh as a fixed sequence of primitives */
 
+/* The same functions over arrays, y[i] = f(x[i]), with the kernel set in use
+ * (identical bits on every set; x and y may be the same array). */
+void it_expf_array(const float *x, float *y, size_t n);
+void it_logf_array(const float *x, float *y, size_t n);
+void it_tanhf_array(const float *x, float *y, size_t n);
+
+/* ---- kernel sets (spec §2.4, §4.1) ---------------------------------------
+ * portable (the readable definition), and per instruction set sse2, avx,
+ * avx2, avx512 (x86_64) or neon (aarch64): the same bits, faster. The best
+ * one this CPU runs is used unless ISOTRAIN_KERNELS or it_kernels_select
+ * names one. */
+
+/* Selects a set by name ("auto" or NULL: the best available). Returns 0, -1
+ * for a name this build does not know, -2 for a set this CPU cannot run. */
+int it_kernels_select(const char *name);
+/* it_kernels_select(getenv("ISOTRAIN_KERNELS")), unset or empty meaning auto. */
+int it_kernels_select_env(void);
+/* The name of the set in use. */
+const char *it_kernels_name(void);
+/* Names of the sets this build has and this CPU runs, worst first; returns
+ * how many there are (names[] gets at most cap of them). */
+size_t it_kernels_available(const char **names, size_t cap);
+/* Every name any build knows, space-separated. */
+const char *it_kernels_known(void);
+
 /* ---- spec §4 and §5: reductions and layers ------------------------------- */
 
 /* §4.2: ((+0 + a[0]*b[0]) + a[1]*b[1]) + ... in ascending index. */

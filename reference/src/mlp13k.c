@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "isotrain.h"
+#include "kernels/kernels.h"
 
 enum { V = IT_MLP13K_VOCAB, D = IT_MLP13K_EMBED, H = IT_MLP13K_HIDDEN };
 
@@ -74,10 +75,18 @@ void it_mlp13k_batch(const it_mlp13k_recipe *r, uint32_t step,
     }
 }
 
+/* spec §11.6 with the kernel set in use (kernels/kernels.h): every set gives
+ * the bits of the portable loop below. */
+float it_mlp13k_loss_grad(const float *params, const unsigned char *xs, const unsigned char *ys, size_t batch,
+                          float *grads)
+{
+    return it_kernels()->mlp13k_loss_grad(params, xs, ys, batch, grads);
+}
+
 /* spec §11.6: positions one after another in ascending order, each adding its
  * terms to every gradient, so each gradient element is an ascending-position
  * sum that starts from +0. */
-float it_mlp13k_loss_grad(const float *params, const unsigned char *xs,
+float it_mlp13k_loss_grad_portable(const float *params, const unsigned char *xs,
                           const unsigned char *ys, size_t batch, float *grads)
 {
     const float *E = params + IT_MLP13K_OFF_EMBED, *W1 = params + IT_MLP13K_OFF_W1,

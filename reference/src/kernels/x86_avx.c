@@ -1,0 +1,14 @@
+/* The avx kernel set: simd_body.h compiled with -mavx (mk/reference.mk
+ * KERNEL_FLAGS; never an FMA flag). Selected by dispatch.c when CPUID has AVX and the OS saves YMM state (XGETBV). */
+#if defined(__x86_64__)
+#ifndef __AVX__
+#error "x86_avx.c needs -mavx (mk/reference.mk)"
+#endif
+#define IT_K_SET it_kernels_avx
+#define IT_K_NAME "avx"
+#define IT_VBYTES 32
+#define IT_NACC 8
+#include "kernels/simd_body.h"
+#else
+typedef int it_kernels_avx_absent; /* other ISAs: an empty unit */
+#endif
