@@ -36,28 +36,39 @@ static tu_result run_iut(const char *script, const char *level, const char *extr
 
 /* The runner did not crash: it exited 1 (not 2, not a signal) and ended with
  * its closing line. */
-static void assert_failed_cleanly(const tu_result *r)
+static void assert_ended_cleanly(const tu_result *r, int code, const char *word)
 {
     cr_assert_eq(r->signal, 0, "the runner died of signal %d", r->signal);
-    cr_assert_eq(r->code, 1, "exit %d, expected 1:\n%s\n%s", r->code, r->out, r->err);
+    cr_assert_eq(r->code, code, "exit %d, expected %d:\n%s\n%s", r->code, code, r->out, r->err);
     size_t n = strlen(r->out);
     cr_assert(n > 1 && r->out[n - 1] == '\n');
     const char *last = r->out + n - 1;
     while (last > r->out && last[-1] != '\n')
         last--;
-    cr_assert(strstr(last, " passed, ") && strstr(last, " failed"), "last line: %s", last);
-    tu_assert_has(r->out, "summary: FAIL");
+    cr_assert(strstr(last, " passed, ") && strstr(last, " failed") && strstr(last, word), "last line: %s", last);
+    char *s = xasprintf("summary: %s", word);
+    tu_assert_has(r->out, s);
+    free(s);
+}
+
+static void assert_failed_cleanly(const tu_result *r)
+{
+    assert_ended_cleanly(r, 1, "FAIL");
 }
 
 Test(iuts, reference_passes_the_fixture)
 {
     char *iut = tu_iut("reference.sh");
-    tu_result r = tu_conform("run", "--iut", iut, "--vectors", dir, NULL);
-    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
-    tu_assert_has(r.out, "summary: PASS");
+    tu_result r = tu_conform("run", "--iut", iut, "--vectors", dir, "--seed", "1", NULL);
+    /* every case passes, but the fixture is not a pinned set */
+    cr_assert_eq(r.code, 4, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "summary: UNOFFICIAL");
+    tu_assert_has(r.out, "vectors: UNOFFICIAL: manifest digest ");
     tu_assert_has(r.out, "level reached: train");
-    /* 1 hello + 5 op cases run (the Chunk sweep is skipped) + run + 7 steps */
-    tu_assert_has(r.out, "\n14 passed, 0 failed, 1 skipped\n");
+    tu_assert_has(r.out, "run seed: 1 (fresh cases; --seed 1 reproduces them)");
+    /* 1 hello + 5 op cases run (the Chunk sweep is skipped) + run + 7 steps,
+     * then the fresh cases: exp 5, dot 4, linear 8, the fresh-seed run + 21 steps */
+    tu_assert_has(r.out, "\n53 passed, 0 failed, 1 skipped; UNOFFICIAL: UNOFFICIAL vector set: manifest digest ");
     tu_result_free(&r);
     free(iut);
 }
@@ -186,10 +197,11 @@ Test(iuts, lying_digest)
 Test(iuts, unsupported_verbs_are_skipped_never_passed)
 {
     tu_result r = run_iut("hello_only.sh", "all", NULL, NULL);
-    assert_failed_cleanly(&r);
+    /* nothing failed, nothing passed: skipped cases make a PARTIAL run */
+    assert_ended_cleanly(&r, 3, "PARTIAL");
     tu_assert_has(r.out, "the IUT does not implement the ops verb (exit status 64, P1)");
     tu_assert_has(r.out, "SKIP mlp13k: the IUT does not implement the train verb (exit status 64, P1)");
-    tu_assert_has(r.out, "ops NOT REACHED, train NOT REACHED");
+    tu_assert_has(r.out, "ops NOT REACHED, train NOT REACHED, fresh NOT REACHED");
     tu_assert_has(r.out, "\n1 passed, 0 failed, ");
     tu_result_free(&r);
 }
@@ -233,8 +245,10 @@ Test(iuts, fewer_steps_is_not_a_pass)
 {
     char *iut = tu_iut("reference.sh");
     tu_result r = tu_conform("run", "--iut", iut, "--vectors", dir, "--level", "train", "--steps", "3", NULL);
-    cr_assert_eq(r.code, 1, "%s", r.out);
+    cr_assert_eq(r.code, 3, "%s", r.out);
     tu_assert_has(r.out, "level train: NOT REACHED (5 passed, 0 failed, 3 skipped)");
+    tu_assert_has(r.out, "scope: not a full certification: --level train: a certification runs the ops and train levels");
+    tu_assert_has(r.out, "scope: not a full certification: --steps 3: training stopped before step 6");
     tu_result_free(&r);
     free(iut);
 }

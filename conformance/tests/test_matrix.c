@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "testutil.h"
 #include "core/util.h"
 
@@ -27,8 +29,11 @@ static void teardown(void)
 
 TestSuite(matrix, .init = setup, .fini = teardown, .timeout = 60);
 
-#define D0 "8edc3938536be6aa15491440735ffb38abd87d3a3af735302686773415f828c1"
-#define D50 "50505050536be6aa15491440735ffb38abd87d3a3af735302686773415f828c1"
+/* The vectors' own digests at steps 0 and 50 (vectors/v1.0.0), and one that
+ * is not: receipts must verify against the real set before the matrix uses
+ * them. */
+#define D0 "05a8aa50bacb79781ff5a30c4d167dacd992201238083eb70e3ed5528ffa3fd6"
+#define D50 "20da6b6f7f00ab766403488c27d38304a7a68a58d5eecf1945f22102bc452358"
 #define DX "deadbeef536be6aa15491440735ffb38abd87d3a3af735302686773415f828c1"
 
 static void put(const char *name, const char *text)
@@ -63,31 +68,47 @@ static void hosts(void)
         "]}\n");
 }
 
-/* A receipt as the runner writes it (the fields the matrix reads). */
+/* A receipt as the runner writes it for a full run of vectors/v1.0.0: every
+ * case, every step's digest (the vectors' own, or DX from first_diff on), the
+ * fresh cases of seed 1 and the linked reference's fresh-seed run, wrapped
+ * in an (unsigned) DSSE envelope. `edit`, when given, rewrites the receipt's
+ * text before it is wrapped (a hand-edited receipt). */
+static void receipt_edited(const char *file, const char *host, int pass, int first_diff, const char *emu,
+                           const char *cpu, const char *isa, const char *features, const char *warning,
+                           void (*edit)(cJSON *))
+{
+    cJSON *r = tu_full_receipt(host, pass, first_diff, DX);
+    cJSON *iut = cJSON_GetObjectItem(r, "iut");
+    cJSON *vals = cJSON_GetObjectItem(cJSON_GetObjectItem(iut, "self_report"), "values");
+    cJSON_AddStringToObject(vals, "isa", isa);
+    cJSON_AddStringToObject(vals, "endianness", "little");
+    cJSON_AddStringToObject(vals, "cpu_model", "Some CPU");
+    cJSON_AddStringToObject(vals, "cpu_features", features);
+    if (emu) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "name", emu);
+        cJSON_AddStringToObject(e, "cpu", cpu);
+        cJSON_AddStringToObject(e, "source", "the IUT command");
+        cJSON_ReplaceItemInObject(r, "emulator", e);
+    }
+    if (warning)
+        cJSON_AddItemToArray(cJSON_GetObjectItem(r, "emulator_warnings"), cJSON_CreateString(warning));
+    if (edit)
+        edit(r);
+    char *text = cJSON_Print(r);
+    cJSON_Delete(r);
+    char *p = path(file);
+    make_parent_dirs(p);
+    tu_write_envelope(p, text);
+    free(p);
+    free(text);
+}
+
 static void receipt(const char *file, const char *host, int pass, int first_diff, const char *d50, const char *emu,
                     const char *cpu, const char *isa, const char *features, const char *warning)
 {
-    char *emu_json = emu ? xasprintf("{\"name\": \"%s\", \"cpu\": \"%s\", \"source\": \"the IUT command\"}", emu, cpu)
-                         : xstrdup("null");
-    char *fd = first_diff >= 0 ? xasprintf(", \"first_differing_step\": %d", first_diff) : xstrdup("");
-    char *w = warning ? xasprintf("\"%s\"", warning) : xstrdup("");
-    char *text = xasprintf(
-        "{\"schema\": \"isotrain-receipt-v1\", \"matrix_host\": \"%s\",\n"
-        " \"iut\": {\"command\": \"x\", \"self_report\": {\"command\": \"info\", \"status\": \"ok\", \"values\": {\n"
-        "   \"isa\": \"%s\", \"endianness\": \"little\", \"cpu_model\": \"Some CPU\", \"cpu_features\": \"%s\"}}},\n"
-        " \"emulator\": %s, \"emulator_warnings\": [%s],\n"
-        " \"levels\": {\"ops\": {\"verdict\": \"PASS\"}, \"train\": {\"verdict\": \"%s\", \"profiles\": [\n"
-        "   {\"profile\": \"mlp13k\", \"problem\": null%s, \"checkpoints\": [\n"
-        "     {\"step\": 0, \"reached\": true, \"loss\": null, \"sha256\": \"" D0 "\", \"matches_vectors\": true},\n"
-        "     {\"step\": 50, \"reached\": true, \"loss\": \"0x40000000\", \"sha256\": \"%s\", \"matches_vectors\": %s}]}]}},\n"
-        " \"verdict\": \"%s\", \"timings\": {\"total\": 12.5}}\n",
-        host, isa, features, emu_json, w, pass ? "PASS" : "FAIL", fd, d50, strcmp(d50, D50) ? "false" : "true",
-        pass ? "PASS" : "FAIL");
-    put(file, text);
-    free(text);
-    free(emu_json);
-    free(fd);
-    free(w);
+    (void)d50; /* the step-50 digest follows from first_diff: DX from there on */
+    receipt_edited(file, host, pass, first_diff, emu, cpu, isa, features, warning, NULL);
 }
 
 static void good_nat(void) { receipt("r/nat.json", "nat", 1, -1, D50, NULL, NULL, "x86_64", "sse sse2 avx2 fma", NULL); }
@@ -121,7 +142,7 @@ Test(matrix, all_agree_and_the_negative_control_fails)
     cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
     tu_assert_has(r.out, "step 0");
     tu_assert_has(r.out, "step 50");
-    tu_assert_has(r.out, "8edc3938");
+    tu_assert_has(r.out, "05a8aa50");
     tu_assert_has(r.out, "yes (2)");
     tu_assert_has(r.out, "x87: ok: failed as expected: first differing step 1");
     tu_assert_has(r.out, "deadbeef*");
@@ -132,7 +153,7 @@ Test(matrix, all_agree_and_the_negative_control_fails)
     char *md = path("MATRIX.md");
     char *m = tu_read(md);
     tu_assert_has(m, "## isotrain host matrix: OK");
-    tu_assert_has(m, "| host | runs as | expected | result | step 0 | step 50 | time |");
+    tu_assert_has(m, "| host | runs as | expected | result | step 0 | step 50 | step 100 | step 150 | step 200 | time |");
     tu_assert_has(m, "| x87 | `qemu-i386 -cpu Conroe` | expected-fail | ➖ expected-fail (step 1) |");
     tu_assert_has(m, "**yes** (2)");
     tu_assert_has(m, "TCG lacks hle");
@@ -196,26 +217,32 @@ Test(matrix, a_receipt_file_that_does_not_exist)
     tu_result_free(&r);
 }
 
+static void ck50_not_hex(cJSON *r)
+{
+    cJSON *ck = cJSON_GetArrayItem(
+        cJSON_GetObjectItem(
+            cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "levels"), "train"),
+                                                   "profiles"),
+                               0),
+            "checkpoints"),
+        1);
+    cJSON_ReplaceItemInObject(ck, "sha256", cJSON_CreateString("XYZ" D50));
+}
+
 Test(matrix, malformed_receipt_names_file_and_field)
 {
     hosts();
     good_nat();
     good_hsw();
     failing_x87();
+    /* a checkpoint digest that is not hex, the receipt otherwise intact */
+    receipt_edited("r/hsw.json", "hsw", 1, -1, "qemu-x86_64", "Haswell", "x86_64", "sse sse2 avx fma avx2", NULL,
+                   ck50_not_hex);
     char *p = path("r/hsw.json");
-    char *t = tu_read(p);
-    char *at = strstr(t, "\"step\": 50");
-    cr_assert(at);
-    char *sha = strstr(at, D50);
-    cr_assert(sha);
-    memcpy(sha, "XYZ", 3); /* not hex */
-    char err[256];
-    cr_assert(write_file(p, t, strlen(t), err, sizeof err) == 0);
-    free(t);
     tu_result r = matrix(NULL);
     cr_assert_eq(r.code, 2, "%s\n%s", r.out, r.err);
     tu_assert_has(r.err, "r/hsw.json");
-    tu_assert_has(r.err, "levels.train.profiles[0].checkpoints[1].sha256: expected 64 lowercase hex digits");
+    tu_assert_has(r.err, "levels.train.profiles[0].checkpoints[1]");
     tu_result_free(&r);
 
     /* not JSON at all */
@@ -225,11 +252,11 @@ Test(matrix, malformed_receipt_names_file_and_field)
     tu_assert_has(r.err, "r/hsw.json: not valid JSON");
     tu_result_free(&r);
 
-    /* a missing field */
+    /* a bare receipt (no envelope) is refused */
     put("r/hsw.json", "{\"schema\": \"isotrain-receipt-v1\", \"matrix_host\": \"hsw\", \"verdict\": \"PASS\"}");
     r = matrix(NULL);
     cr_assert_eq(r.code, 2, "%s\n%s", r.out, r.err);
-    tu_assert_has(r.err, "r/hsw.json: levels: missing");
+    tu_assert_has(r.err, "r/hsw.json: refused: a bare receipt, not a DSSE envelope");
     tu_result_free(&r);
     free(p);
 }
@@ -363,17 +390,18 @@ Test(matrix, list_for_scripts)
  * provide a feature the host is meant to have. */
 Test(matrix, run_receipt_feeds_the_matrix, .timeout = 120)
 {
-    char *vec = path("vec");
-    tu_fixture(vec, 3);
     char *iut = xasprintf("printf \"qemu-x86_64: warning: TCG doesn't support requested feature: CPUID.01H:ECX.fma [bit 12]\\n\" >&2; '%s'",
                           tu_env("IT_REF_CLI"));
     char *rec = path("r/nat.json");
     make_parent_dirs(rec);
-    tu_result r = tu_conform("run", "--iut", iut, "--vectors", vec, "--level", "train", "--host", "nat", "--receipt", rec, NULL);
+    tu_result r = tu_conform("run", "--iut", iut, "--vectors", tu_env("IT_VECTORS"), "--host", "nat", "--receipt", rec,
+                             NULL);
     cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
     tu_assert_has(r.out, "iut stderr (recorded in the receipt): qemu-x86_64: warning: TCG doesn't support requested feature");
     tu_result_free(&r);
-    char *t = tu_read(rec);
+    cJSON *j = tu_receipt_json(rec);
+    char *t = cJSON_Print(j);
+    cJSON_Delete(j);
     tu_assert_has(t, "\"matrix_host\":\t\"nat\"");
     tu_assert_has(t, "\"checkpoints\":");
     tu_assert_has(t, "\"matches_vectors\":\ttrue");
@@ -388,12 +416,11 @@ Test(matrix, run_receipt_feeds_the_matrix, .timeout = 120)
     r = tu_conform("matrix", "--hosts", h, rec, NULL);
     cr_assert_eq(r.code, 1, "%s\n%s", r.out, r.err);
     tu_assert_has(r.out, "QEMU cannot provide required feature fma");
-    tu_assert_has(r.out, "step 3");
+    tu_assert_has(r.out, "step 200");
     tu_result_free(&r);
     free(h);
     free(rec);
     free(iut);
-    free(vec);
 }
 
 /* A receipt is untrusted input: a step number beyond any integer type must be

@@ -20,11 +20,7 @@ static void need_vectors(void)
 
 static cJSON *receipt(const char *path)
 {
-    char *t = tu_read(path);
-    cJSON *j = cJSON_Parse(t);
-    free(t);
-    cr_assert(j);
-    return j;
+    return tu_receipt_json(path);
 }
 
 static cJSON *localization(cJSON *j)
@@ -130,6 +126,9 @@ Test(mutants, reference_passes_the_vectors, .timeout = 120)
     tu_result r = tu_conform("run", "--iut", tu_env("IT_REF_CLI"), "--vectors", tu_env("IT_VECTORS"), NULL);
     cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
     tu_assert_has(r.out, "summary: PASS");
+    tu_assert_has(r.out, "vectors: OFFICIAL");
+    tu_assert_has(r.out, "scope: full certification against the official vector set 1.0.0, fresh cases included");
+    tu_assert_has(r.out, "; PASS (full certification)\n");
     tu_result_free(&r);
 }
 
@@ -140,7 +139,7 @@ Test(mutants, no_ops_verb_says_why_no_op_is_named, .timeout = 120)
     tu_result r = tu_conform("run", "--iut", iut, "--vectors", tu_env("IT_VECTORS"), "--level", "train", NULL);
     cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
     tu_assert_has(r.out, "first differing tensor: w2, element (5, 7)");
-    tu_assert_has(r.out, "first differing op: op-level localization was not possible: the IUT does not implement the ops verb (exit status 64, P1)");
+    tu_assert_has(r.out, "first differing op: op-level localization not possible: the IUT does not implement the ops verb (exit status 64, P1)");
     tu_result_free(&r);
     free(iut);
 }

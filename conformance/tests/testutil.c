@@ -1,5 +1,6 @@
 /* testutil.c — see testutil.h. */
 #include "testutil.h"
+#include "trust/dsse.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -85,6 +86,21 @@ void tu_result_free(tu_result *r)
 char *tu_iut(const char *script)
 {
     return xasprintf("%s/%s", tu_env("IT_IUTS"), script);
+}
+
+struct cJSON *tu_receipt_json(const char *path)
+{
+    char *t = tu_read(path);
+    problems pr;
+    problems_init(&pr);
+    dsse_opened o;
+    cr_assert(dsse_open(path, t, strlen(t), &o, &pr) == 0, "%s: not a DSSE envelope: %s", path,
+              pr.n ? pr.items[0] : "?");
+    cJSON *r = cJSON_Duplicate(o.receipt, 1);
+    dsse_opened_free(&o);
+    problems_free(&pr);
+    free(t);
+    return r;
 }
 
 char *tu_read(const char *path)

@@ -41,6 +41,19 @@ void tu_remanifest(const char *dir);
 /* Replaces the first occurrence of `from` by `to` in dir/file (asserts it
  * was found). */
 void tu_edit(const char *dir, const char *file, const char *from, const char *to);
+/* The isotrain receipt inside a receipt file (a DSSE envelope whose
+ * in-toto Statement carries it as predicate.isotrainReceipt); asserts. The
+ * caller cJSON_Delete()s it. */
+struct cJSON;
+struct cJSON *tu_receipt_json(const char *path);
+/* A receipt as `run --level all --seed 1 --host HOST` writes it for
+ * vectors/v1.0.0 ($IT_VECTORS): every case, every step's digest (the
+ * vectors' own; with first_diff >= 0, `dx` and FAIL from that step on), the
+ * fresh cases of seed 1 and the linked reference's fresh-seed run. It
+ * verifies (isotrain-conform verify) as it is. */
+struct cJSON *tu_full_receipt(const char *host, int pass, int first_diff, const char *dx);
+/* Wraps receipt text in an unsigned DSSE envelope (trust/dsse.h) at path. */
+void tu_write_envelope(const char *path, const char *receipt_text);
 /* Reads a whole file (asserts). */
 char *tu_read(const char *path);
 

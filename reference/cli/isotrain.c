@@ -1,25 +1,30 @@
 /* isotrain: the reference trainer's command line (spec §9 trace, §9.3
  * checkpoints). It is also an implementation under test like any other: the
  * verbs hello, ops and train follow spec/iut-protocol.md (P1, P2, P3-P6, P7). */
+#define _POSIX_C_SOURCE 200809L /* mkdir, stat: --checkpoint-dir is created (P7) */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #include "fpenv_force.h"
 #include "isotrain.h"
 #include "ops_server.h"
+#include "wire.h"
 
 #ifndef IT_BUILD_FLAGS
 #define IT_BUILD_FLAGS "unknown"
 #endif
 
-enum { EXIT_TRAIN_FAILED = 1, EXIT_USAGE = 2, EXIT_FPENV = 3, EXIT_IO = 4, EXIT_UNSUPPORTED_VERB = 64 };
+/* iut-protocol P1, P7 */
+enum { EXIT_TRAIN_FAILED = 1, EXIT_USAGE = 2, EXIT_FPENV = 3, EXIT_IO = 4, EXIT_UNSUPPORTED = 64 };
 
 static void usage(FILE *out)
 {
     fputs("usage:\n"
-          "  isotrain train --profile mlp13k [--steps N] [--trace FILE|-]\n"
+          "  isotrain train --profile mlp13k [--steps N] [--trace FILE|-] [--seed S]\n"
           "                 [--checkpoint-dir DIR] [--checkpoint-steps S,S,...|all]\n"
           "                 [--force-ftz]\n"
           "  isotrain info [--force-ftz]\n"
@@ -33,7 +38,9 @@ static void usage(FILE *out)
           "        auto (the default) takes the best. Every set gives the same bits.\n"
           "train   runs the profile and writes the trace (default: stdout) and raw\n"
           "        checkpoints (default steps for mlp13k: 50,100,150,200; 0 = init;\n"
-          "        all = every step 0..N). A failed run prints failure=NAME step=T on\n"
+          "        all = every step 0..N; DIR is created with its parents). --seed S\n"
+          "        (decimal, 0..18446744073709551615) replaces the profile's seed for\n"
+          "        init and sampling. A failed run prints failure=NAME step=T on\n"
           "        stderr. --force-ftz turns flushing on first (a negative control:\n"
           "        the run must fail with failure=fpenv-flush).\n"
           "info    prints version, ISA, CPU features and the FTZ/DAZ probe; with\n"
@@ -146,6 +153,45 @@ static void report_failure(it_status st, const it_mlp13k_state *s)
     fprintf(stderr, "failure=%s step=%lu\n", it_status_name(st), step);
 }
 
+/* iut-protocol P7 (1.1.0): DIR and its missing parents are created, as
+ * mkdir -p does, each with mode 0777 less the umask; an existing directory
+ * is used as it is. Users and runners alike expect a path they name to be
+ * made, and a run that fails at its first checkpoint after minutes of
+ * training because nobody made the directory helps no one. */
+static int make_checkpoint_dir(const char *dir)
+{
+    size_t n = strlen(dir);
+    char *p = malloc(n + 1);
+    if (!p) {
+        fprintf(stderr, "isotrain train: out of memory\n");
+        return -1;
+    }
+    memcpy(p, dir, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (p[i] != '/' && p[i] != '\0')
+            continue;
+        char c = p[i];
+        p[i] = '\0';
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "isotrain train: cannot create checkpoint directory %s: %s\n", p, strerror(errno));
+            free(p);
+            return -1;
+        }
+        p[i] = c;
+    }
+    free(p);
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        fprintf(stderr, "isotrain train: cannot create checkpoint directory %s: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "isotrain train: --checkpoint-dir %s exists and is not a directory\n", dir);
+        return -1;
+    }
+    return 0;
+}
+
 static int cmd_train(int argc, char **argv)
 {
     const char *profile = NULL, *trace_path = "-", *dir = NULL;
@@ -153,6 +199,7 @@ static int cmd_train(int argc, char **argv)
     uint32_t ck[64] = {50, 100, 150, 200};
     size_t n_ck = 4;
     int all_steps = 0, force_ftz = 0, steps_given = 0;
+    it_mlp13k_recipe recipe = it_mlp13k_default_recipe();
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--force-ftz") == 0) {
@@ -173,6 +220,19 @@ static int cmd_train(int argc, char **argv)
             trace_path = v;
         else if (strcmp(a, "--checkpoint-dir") == 0)
             dir = v;
+        else if (strcmp(a, "--seed") == 0) {
+            /* iut-protocol P7 (1.1.0): spec 6.2's u64 seed in P4's int syntax */
+            char why[160];
+            uint64_t seed;
+            if (wire_parse_int(v, strlen(v), UINT64_MAX, &seed, why, sizeof why) != 0) {
+                fprintf(stderr,
+                        "isotrain train: --seed expects a decimal integer 0..18446744073709551615 (no sign, no "
+                        "leading zeros), got '%s': %s\n",
+                        v, why);
+                return EXIT_USAGE;
+            }
+            recipe.seed = seed;
+        }
         else if (strcmp(a, "--checkpoint-steps") == 0) {
             steps_given = 1;
             all_steps = strcmp(v, "all") == 0;
@@ -188,8 +248,10 @@ static int cmd_train(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (strcmp(profile, "mlp13k") != 0) {
-        fprintf(stderr, "isotrain train: unknown profile '%s' (known: mlp13k)\n", profile);
-        return EXIT_USAGE;
+        /* iut-protocol P7 (1.1.0): like a verb it lacks (P1), so the runner
+         * skips what it cannot run instead of failing it */
+        fprintf(stderr, "isotrain train: unsupported profile '%s' (known: mlp13k)\n", profile);
+        return EXIT_UNSUPPORTED;
     }
     /* a request that cannot be honoured is an error, not a silent no-op */
     if (steps_given && !dir) {
@@ -221,6 +283,12 @@ static int cmd_train(int argc, char **argv)
         free(all);
         return EXIT_USAGE;
     }
+    /* before the trace is opened: a run that cannot write its checkpoints
+     * leaves nothing behind */
+    if (dir && make_checkpoint_dir(dir) != 0) {
+        free(all);
+        return EXIT_IO;
+    }
     FILE *trace = stdout;
     if (strcmp(trace_path, "-") != 0 && !(trace = fopen(trace_path, "w"))) {
         fprintf(stderr, "isotrain train: cannot create trace %s: %s\n", trace_path, strerror(errno));
@@ -228,7 +296,6 @@ static int cmd_train(int argc, char **argv)
         return EXIT_IO;
     }
     static it_mlp13k_state state; /* 100 KiB: keep it off the stack */
-    it_mlp13k_recipe recipe = it_mlp13k_default_recipe();
     it_run_options opt = {steps, trace, dir, ck_list, n_ck};
     char err[512];
     it_status st = it_mlp13k_run(&recipe, &opt, &state, err, sizeof err);
@@ -255,7 +322,8 @@ static int cmd_hello(int argc, char **argv)
         fprintf(stderr, "isotrain hello: takes no arguments\n");
         return EXIT_USAGE;
     }
-    printf("protocol=1 name=isotrain-reference version=%s spec=%s isa=%s kernels=%s\n", IT_VERSION,
+    /* train_seed=1: `train --seed S` is supported (P2, P7) */
+    printf("protocol=1 name=isotrain-reference version=%s spec=%s train_seed=1 isa=%s kernels=%s\n", IT_VERSION,
            IT_SPEC_VERSION, it_host_isa(), it_kernels_name());
     return fflush(stdout) == 0 ? 0 : EXIT_IO;
 }
@@ -327,5 +395,5 @@ int main(int argc, char **argv)
         return cmd_ops(argc - 2, argv + 2);
     /* iut-protocol P1: the runner reads 64 as "verb not implemented" */
     fprintf(stderr, "isotrain: unsupported verb '%s' (known: hello ops train info)\n", argv[1]);
-    return EXIT_UNSUPPORTED_VERB;
+    return EXIT_UNSUPPORTED;
 }

@@ -14,8 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define IT_VERSION "1.0.0"      /* version of this reference implementation */
-#define IT_SPEC_VERSION "1.0.0" /* version of spec/isotrain-spec.md it implements */
+#define IT_VERSION "1.1.0"      /* version of this reference implementation */
+#define IT_SPEC_VERSION "1.1.0" /* version of spec/isotrain-spec.md it implements */
 
 /* ---- spec §2.2: floating-point environment ----------------------------- */
 
@@ -159,7 +159,8 @@ typedef struct {
 extern const it_tensor_info it_mlp13k_tensors[5];
 
 typedef struct {
-    uint64_t seed;          /* §11.1 */
+    uint64_t seed;          /* §11.1's by default; any u64 for a fresh-seed run
+                               (iut-protocol P7 --seed): init and sampling */
     float lr;               /* §11.1 */
     const unsigned char *corpus;
     size_t corpus_len;

@@ -94,7 +94,7 @@ Test(cli, bad_input_gets_a_clear_error)
     expect_error("", 2, "usage:");
     expect_error("frobnicate", 64, "unsupported verb 'frobnicate'"); /* iut-protocol P1 */
     expect_error("train", 2, "--profile is required");
-    expect_error("train --profile mlp99", 2, "unknown profile 'mlp99'");
+    expect_error("train --profile mlp99", 64, "unsupported profile 'mlp99'"); /* iut-protocol P7 */
     expect_error("train --profile mlp13k --steps ten", 2, "--steps expects a non-negative integer, got 'ten'");
     expect_error("train --profile mlp13k --steps -3", 2, "got '-3'");
     expect_error("train --profile mlp13k --bogus 1", 2, "unknown option '--bogus'");
@@ -104,9 +104,10 @@ Test(cli, bad_input_gets_a_clear_error)
     expect_error("train --profile mlp13k --steps 3 --checkpoint-dir /tmp --checkpoint-steps 0,4", 2,
                  "checkpoint step 4 is beyond --steps 3");
     expect_error("train --profile mlp13k --steps 1 --trace /nonexistent/dir/t", 4, "cannot create trace /nonexistent/dir/t");
-    expect_error("train --profile mlp13k --steps 1 --trace /dev/null --checkpoint-dir /nonexistent/dir "
+    expect_error("train --profile mlp13k --steps 1 --trace /dev/null --checkpoint-dir /dev/null/dir "
                  "--checkpoint-steps 1",
-                 4, "cannot create /nonexistent/dir/step-000001.bin");
+                 4, "cannot create checkpoint directory /dev/null/dir");
+    expect_error("train --profile mlp13k --seed", 2, "needs a value");
 }
 
 Test(cli, info_reports_the_host_and_the_probe)

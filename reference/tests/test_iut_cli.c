@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "testutil.h"
@@ -37,8 +38,11 @@ Test(iut, hello_prints_the_p2_line, .init = test_make_tmpdir, .fini = test_remov
 {
     char out[512], err[512], want[256];
     cr_assert_eq(run("hello", out, sizeof out, err, sizeof err), 0, "%s", err);
-    snprintf(want, sizeof want, "protocol=1 name=isotrain-reference version=%s spec=%s isa=%s\n", IT_VERSION,
-             IT_SPEC_VERSION, it_host_isa());
+    /* literal versions, not IT_*: a test that derives them from the same
+     * constants could not see a wrong one. train_seed=1 is P2's capability
+     * flag for `train --seed` (P7). */
+    snprintf(want, sizeof want, "protocol=1 name=isotrain-reference version=1.1.0 spec=1.1.0 train_seed=1 isa=%s\n",
+             it_host_isa());
     cr_assert_str_eq(out, want);
     cr_assert_eq(run("hello extra", NULL, 0, err, sizeof err), 2, "hello takes no arguments");
 }
@@ -102,4 +106,148 @@ Test(iut, a_failed_run_names_its_failure_and_step, .init = test_make_tmpdir, .fi
     int st = run(args, NULL, 0, err, sizeof err);
     cr_assert_eq(st, 3, "exit %d: %s", st, err);
     cr_assert(strstr(err, "failure=fpenv-flush step=0\n"), "stderr:\n%s", err);
+}
+
+/* ---- train --seed (P7, spec 1.1.0) ------------------------------------------- */
+
+static char *trace_of(const char *extra, const char *name)
+{
+    char args[512], err[1024], path[256];
+    snprintf(path, sizeof path, "%s/%s", test_tmpdir, name);
+    snprintf(args, sizeof args, "train --profile mlp13k %s --trace %s", extra, path);
+    int st = run(args, NULL, 0, err, sizeof err);
+    cr_assert_eq(st, 0, "`%s` exited %d: %s", args, st, err);
+    return test_slurp(path, NULL);
+}
+
+Test(iut, seed_of_the_profile_gives_the_default_trace_byte_for_byte, .init = test_make_tmpdir,
+     .fini = test_remove_tmpdir)
+{
+    /* 7598539542230034798 = 0x69736f747261696e, spec §11.1 */
+    char *plain = trace_of("", "plain"), *seeded = trace_of("--seed 7598539542230034798", "seeded");
+    cr_assert(strstr(plain, "\nstep=200 "), "the default run has no step 200");
+    cr_assert_str_eq(seeded, plain);
+    free(plain);
+    free(seeded);
+}
+
+/* The step-0 line of a run under seed s, computed here with the library. */
+static void step0_line(uint64_t s, char *line, size_t cap)
+{
+    static it_mlp13k_state st;
+    it_mlp13k_recipe r = it_mlp13k_default_recipe();
+    r.seed = s;
+    it_mlp13k_start(&r, &st);
+    it_trace_line(&st, line, cap);
+}
+
+Test(iut, another_seed_gives_another_run_the_library_agrees_with, .init = test_make_tmpdir,
+     .fini = test_remove_tmpdir)
+{
+    char *plain = trace_of("--steps 2", "plain"), *one = trace_of("--steps 2 --seed 1", "one"),
+         *top = trace_of("--steps 1 --seed 18446744073709551615", "top"), *zero = trace_of("--steps 1 --seed 0", "zero");
+    char want[256];
+    step0_line(1, want, sizeof want);
+    cr_assert(strstr(one, want), "seed 1: the step-0 line is not the library's %s:\n%s", want, one);
+    cr_assert_null(strstr(plain, want), "seed 1 gave the default step-0 digest");
+    step0_line(UINT64_MAX, want, sizeof want);
+    cr_assert(strstr(top, want), "seed 2^64-1: the step-0 line is not the library's %s", want);
+    step0_line(0, want, sizeof want);
+    cr_assert(strstr(zero, want), "seed 0: the step-0 line is not the library's %s", want);
+    /* sampling moves too: step 1 of seed 1, from the library */
+    static it_mlp13k_state st;
+    it_mlp13k_recipe r = it_mlp13k_default_recipe();
+    r.seed = 1;
+    it_mlp13k_start(&r, &st);
+    cr_assert_eq(it_mlp13k_step(&r, &st), IT_OK);
+    it_trace_line(&st, want, sizeof want);
+    cr_assert(strstr(one, want), "seed 1: step 1 is not the library's %s:\n%s", want, one);
+    /* sampling follows the seed too: seed 1's first batch is not the default's */
+    it_mlp13k_recipe mixed = it_mlp13k_default_recipe();
+    unsigned char x1[IT_MLP13K_BATCH], y1[IT_MLP13K_BATCH], x0[IT_MLP13K_BATCH], y0[IT_MLP13K_BATCH];
+    it_mlp13k_batch(&r, 1, x1, y1);
+    it_mlp13k_batch(&mixed, 1, x0, y0);
+    cr_assert(memcmp(x1, x0, sizeof x1) != 0, "seed 1 and the default seed draw the same batch");
+    free(plain);
+    free(one);
+    free(top);
+    free(zero);
+}
+
+Test(iut, a_seed_outside_p4_int_syntax_is_a_usage_error, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
+{
+    const char *bad[] = {"-1", "+1", "01", "00", "0x10", "1e3", "", "18446744073709551616", "99999999999999999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char args[256], err[1024];
+        snprintf(args, sizeof args, "train --profile mlp13k --steps 1 --trace %s/t --seed '%s'", test_tmpdir, bad[i]);
+        int st = run(args, NULL, 0, err, sizeof err);
+        cr_assert_eq(st, 2, "--seed '%s' exited %d: %s", bad[i], st, err);
+        cr_assert(strstr(err, "--seed expects a decimal integer 0..18446744073709551615"), "--seed '%s': %s", bad[i],
+                  err);
+    }
+}
+
+/* ---- P7 (1.1.0): --checkpoint-dir is created; unknown profiles ------------- */
+
+Test(iut, checkpoint_dir_is_created_with_its_parents_under_the_umask, .init = test_make_tmpdir,
+     .fini = test_remove_tmpdir)
+{
+    char args[512], err[1024], path[256];
+    snprintf(args, sizeof args,
+             "train --profile mlp13k --steps 1 --trace %s/t --checkpoint-dir %s/a/b/c --checkpoint-steps 0,1; "
+             "umask 027; %s train --profile mlp13k --steps 0 --trace %s/t2 --checkpoint-dir %s/m/n/ "
+             "--checkpoint-steps 0",
+             test_tmpdir, test_tmpdir, test_env("IT_CLI"), test_tmpdir, test_tmpdir);
+    cr_assert_eq(run(args, NULL, 0, err, sizeof err), 0, "%s", err);
+    struct stat st;
+    snprintf(path, sizeof path, "%s/a/b/c/step-000001.bin", test_tmpdir);
+    cr_assert(stat(path, &st) == 0 && st.st_size == 4 * IT_MLP13K_NPARAMS, "no checkpoint in the created directory");
+    snprintf(path, sizeof path, "%s/m/n/step-000000.bin", test_tmpdir);
+    cr_assert(stat(path, &st) == 0, "a trailing slash must not matter");
+    const char *made[2] = {"m", "m/n"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", test_tmpdir, made[i]);
+        cr_assert(stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+        cr_assert_eq(st.st_mode & 07777, 0750, "%s: mode %o, expected 0777 & ~027", made[i],
+                     (unsigned)(st.st_mode & 07777));
+    }
+    /* an existing directory is used as it is */
+    snprintf(args, sizeof args, "train --profile mlp13k --steps 0 --trace %s/t --checkpoint-dir %s/a/b/c",
+             test_tmpdir, test_tmpdir);
+    cr_assert_eq(run(args, NULL, 0, err, sizeof err), 0, "%s", err);
+}
+
+Test(iut, a_checkpoint_dir_that_is_not_a_directory_is_an_io_error, .init = test_make_tmpdir,
+     .fini = test_remove_tmpdir)
+{
+    char args[512], err[1024], path[256];
+    snprintf(path, sizeof path, "%s/file", test_tmpdir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f && fclose(f) == 0);
+    snprintf(args, sizeof args, "train --profile mlp13k --steps 1 --trace %s/t --checkpoint-dir %s", test_tmpdir,
+             path);
+    int st = run(args, NULL, 0, err, sizeof err);
+    cr_assert_eq(st, 4, "exit %d: %s", st, err);
+    cr_assert(strstr(err, "exists and is not a directory"), "%s", err);
+    struct stat sb;
+    snprintf(path, sizeof path, "%s/t", test_tmpdir);
+    cr_assert(stat(path, &sb) != 0, "a trace was written by a run that could not start");
+    /* a file in the way of a parent */
+    snprintf(args, sizeof args, "train --profile mlp13k --steps 1 --trace %s/t --checkpoint-dir %s/file/sub",
+             test_tmpdir, test_tmpdir);
+    st = run(args, NULL, 0, err, sizeof err);
+    cr_assert_eq(st, 4, "exit %d: %s", st, err);
+    cr_assert(strstr(err, "cannot create checkpoint directory"), "%s", err);
+}
+
+Test(iut, an_unknown_profile_exits_64_like_an_unknown_verb, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
+{
+    char args[512], err[1024], path[256];
+    snprintf(args, sizeof args, "train --profile addmod113 --steps 1 --trace %s/t", test_tmpdir);
+    int st = run(args, NULL, 0, err, sizeof err);
+    cr_assert_eq(st, 64, "exit %d: %s", st, err);
+    cr_assert(strstr(err, "unsupported profile 'addmod113'"), "%s", err);
+    struct stat sb;
+    snprintf(path, sizeof path, "%s/t", test_tmpdir);
+    cr_assert(stat(path, &sb) != 0, "a trace was written for a profile the IUT does not have");
 }

@@ -13,12 +13,14 @@ void cli_usage(FILE *out)
           "        [--profile P] [--receipt FILE] [--junit FILE] [--exhaustive]\n"
           "        [--timeout-case S] [--timeout-run S] [--slowdown F] [--steps N]\n"
           "        [--emulator NAME --emulator-cpu MODEL] [--host NAME] [--filter GROUP]...\n"
-          "        [--keep-work] [--verbose]\n"
+          "        [--keep-work] [--verbose] [--seed S] [--sign-key KEY]\n"
           "  isotrain-conform compare TRACE_A TRACE_B\n"
           "  isotrain-conform repeat --runs N --iut 'CMD' --profile P [--steps S]\n"
           "        [--timeout-run S] [--slowdown F] [--keep-work]\n"
           "  isotrain-conform lint DIR\n"
-          "  isotrain-conform matrix --hosts FILE [--markdown FILE] [--against DIR] RECEIPT...\n"
+          "  isotrain-conform verify [--allowed-signers FILE] [--vectors DIR] RECEIPT...\n"
+          "  isotrain-conform matrix --hosts FILE [--markdown FILE] [--against DIR]\n"
+          "        [--allowed-signers FILE] [--vectors DIR] RECEIPT...\n"
           "  isotrain-conform matrix --hosts FILE --list\n"
           "  isotrain-conform --version | --help\n"
           "\n"
@@ -34,9 +36,13 @@ void cli_usage(FILE *out)
           "         checkpoint digests per host, each host's verdict against its expected one\n"
           "         (pass / expected-fail); --against DIR also compares verdicts and digests\n"
           "         with published receipts (exit 0 all as expected, 1 not, 2 bad input).\n"
+          "verify   recomputes every verdict of a receipt from its own case list, checks its\n"
+          "         cross-references and, with --allowed-signers, its signature (exit 0 all\n"
+          "         verify, 1 a receipt does not, 2 bad input).\n"
           "\n"
           "Defaults: --vectors vectors/v1.0.0, --level all, --timeout-case 60 (sweep: 5x),\n"
-          "--timeout-run 600, --slowdown 1 (multiplies both time-outs).\n",
+          "--timeout-run 600, --slowdown 1 (multiplies both time-outs), --seed: drawn from\n"
+          "/dev/urandom. run exits 0 PASS, 1 FAIL, 3 PARTIAL, 4 UNOFFICIAL, 2 bad usage.\n",
           out);
 }
 
@@ -91,6 +97,8 @@ int cli_parse(int argc, char **argv, conform_args *a, char *err, size_t cap)
         a->cmd = CMD_LINT;
     else if (!strcmp(c, "matrix"))
         a->cmd = CMD_MATRIX;
+    else if (!strcmp(c, "verify"))
+        a->cmd = CMD_VERIFY;
     else if (!strcmp(c, "--help") || !strcmp(c, "-h") || !strcmp(c, "help")) {
         a->cmd = CMD_HELP;
         return 0;
@@ -105,7 +113,7 @@ int cli_parse(int argc, char **argv, conform_args *a, char *err, size_t cap)
     size_t split_used = 0;
     for (int i = 2; i < argc; i++) {
         const char *arg = argv[i];
-        if (a->cmd == CMD_MATRIX && (strncmp(arg, "--", 2) != 0 || !strcmp(arg, "--"))) {
+        if ((a->cmd == CMD_MATRIX || a->cmd == CMD_VERIFY) && (strncmp(arg, "--", 2) != 0 || !strcmp(arg, "--"))) {
             static const char *receipts[256];
             if (a->n_receipts == sizeof receipts / sizeof receipts[0]) {
                 snprintf(err, cap, "too many receipts (at most 256)");
@@ -160,8 +168,10 @@ int cli_parse(int argc, char **argv, conform_args *a, char *err, size_t cap)
         }
         if (!strcmp(flag, "--iut"))
             a->iut = val;
-        else if (!strcmp(flag, "--vectors"))
+        else if (!strcmp(flag, "--vectors")) {
             a->vectors = val;
+            a->vectors_given = 1;
+        }
         else if (!strcmp(flag, "--level")) {
             if (strcmp(val, "ops") && strcmp(val, "train") && strcmp(val, "all")) {
                 snprintf(err, cap, "--level is ops, train or all, not '%s'", val);
@@ -186,6 +196,22 @@ int cli_parse(int argc, char **argv, conform_args *a, char *err, size_t cap)
             a->markdown = val;
         else if (!strcmp(flag, "--against"))
             a->against = val;
+        else if (!strcmp(flag, "--sign-key"))
+            a->sign_key = val;
+        else if (!strcmp(flag, "--allowed-signers"))
+            a->allowed_signers = val;
+        else if (!strcmp(flag, "--seed")) {
+            /* the u64 seed of spec §6.2, in decimal */
+            char *end;
+            errno = 0;
+            unsigned long long v = strtoull(val, &end, 10);
+            if (errno || end == val || *end || val[0] < '0' || val[0] > '9') {
+                snprintf(err, cap, "--seed expects a decimal integer 0..18446744073709551615, got '%s'", val);
+                return -1;
+            }
+            a->seed = v;
+            a->seed_given = 1;
+        }
         else if (!strcmp(flag, "--filter")) {
             size_t l = strlen(val);
             if (split_used + l + 1 > sizeof split_buf) {
@@ -256,6 +282,12 @@ int cli_parse(int argc, char **argv, conform_args *a, char *err, size_t cap)
         }
         if (!a->n_receipts && !a->against && !a->list) {
             snprintf(err, cap, "matrix needs receipts (RECEIPT... or --against DIR)");
+            return -1;
+        }
+        break;
+    case CMD_VERIFY:
+        if (!a->n_receipts) {
+            snprintf(err, cap, "verify needs at least one receipt");
             return -1;
         }
         break;

@@ -31,6 +31,7 @@ int matrix_command(const conform_args *a)
         mx_hosts_free(hs, nh);
         return 0;
     }
+    mx_trust_config(a->allowed_signers, a->vectors_given ? a->vectors : NULL);
     int rc = 0;
     size_t nr = a->n_receipts, np = 0;
     mreceipt *rs = xcalloc(nr + 1, sizeof *rs), *pub = NULL;

@@ -6,7 +6,7 @@
 #include "core/options.h"
 
 /* run: every selected level against the vector set, then the receipt and
- * JUnit; 0 PASS, 1 FAIL, 2 refused or bad input. */
+ * JUnit; 0 PASS, 1 FAIL, 3 PARTIAL, 4 UNOFFICIAL, 2 refused or bad input. */
 int run_command(const conform_args *a);
 /* compare TRACE_A TRACE_B: 0 identical, 1 different, 2 bad input. */
 int compare_command(const char *trace_a, const char *trace_b);
@@ -18,6 +18,9 @@ int repeat_command(const conform_args *a);
  * input. --list prints each host as NAME TAB BUILD TAB EXPECTED TAB SLOWDOWN
  * TAB IUT-COMMAND for scripts. */
 int matrix_command(const conform_args *a);
+/* verify [--allowed-signers FILE] [--vectors DIR] RECEIPT...: 0 every
+ * receipt verifies, 1 not. */
+int verify_command(const conform_args *a);
 /* lint DIR: 0 clean, 2 problems found. */
 int lint_command(const char *dir);
 

@@ -37,6 +37,8 @@ int main(int argc, char **argv)
         return lint_command(a.pos[0]);
     case CMD_MATRIX:
         return matrix_command(&a);
+    case CMD_VERIFY:
+        return verify_command(&a);
     default:
         cli_usage(stderr);
         return 2;

@@ -14,6 +14,7 @@
 #include "report/junit.h"
 #include "report/receipt.h"
 #include "core/version.h"
+#include "fresh/fresh.h"
 
 /* FORMAT.md §4: a vector set that does not verify or load runs no case; the
  * problems go to stderr, the refusal to the summary. Frees everything. */
@@ -26,13 +27,20 @@ static void refuse_vectors(run_ctx *rc, const char *dir, const char *why, proble
     run_ctx_free(rc);
 }
 
-/* The closing line: "N passed, N failed[, N skipped]" (errors count as failed). */
-static void closing_line(FILE *out, const results *r)
+/* The closing line: "N passed, N failed[, N skipped]; VERDICT[: why]" (errors
+ * count as failed): the scope travels with the counts, so a narrower run can
+ * never be read as a certification. */
+static void closing_line(FILE *out, const results *r, const run_verdict *v)
 {
     tally t = results_tally(r, NULL);
     fprintf(out, "%zu passed, %zu failed", t.passed, t.failed + t.errors);
     if (t.skipped)
         fprintf(out, ", %zu skipped", t.skipped);
+    fprintf(out, "; %s", v->word);
+    if (!strcmp(v->word, "PASS"))
+        fputs(" (full certification)", out);
+    for (size_t i = 0; i < v->n_reasons; i++)
+        fprintf(out, "%s%s", i ? "; " : ": ", v->reasons[i]);
     fputc('\n', out);
 }
 
@@ -71,16 +79,29 @@ int run_command(const conform_args *a)
     fprintf(rc.out, "vectors: %s (spec %s, vectors %s), manifest %s: %zu files verified; %zu op groups (%zu cases), %zu train profile%s\n",
             a->vectors, rc.vs.spec_version, rc.vs.vector_version, rc.man.digest, rc.man.n_files, rc.vs.n_groups, n_cases,
             rc.vs.n_trains, rc.vs.n_trains == 1 ? "" : "s");
+    rc.official = official_find(rc.man.digest);
+    if (rc.official)
+        fprintf(rc.out, "vectors: OFFICIAL: vector set %s (manifest digest pinned in the runner)\n",
+                rc.official->vector_version);
+    else
+        fprintf(rc.out, "vectors: UNOFFICIAL: manifest digest %s is not one the runner pins "
+                        "(conformance/src/vectorset/official.c); this run cannot be a PASS\n", rc.man.digest);
+    rc.run_seed = a->seed_given ? (uint64_t)a->seed : fresh_draw_seed();
+    fprintf(rc.out, "run seed: %llu (fresh cases; --seed %llu reproduces them)\n", (unsigned long long)rc.run_seed,
+            (unsigned long long)rc.run_seed);
     fprintf(rc.out, "iut: %s\n", a->iut);
     fflush(rc.out);
+    /* the binary is hashed before it runs: a receipt binds to what ran */
+    iut_binary_inspect(a->iut, &rc.bin_before);
 
     int hello_ok = hello_run(&rc) == 0;
-    rc.lv_ops = rc.lv_train = L_NOT_RUN;
+    rc.lv_ops = rc.lv_train = rc.lv_fresh = L_NOT_RUN;
     if (hello_ok) {
         if (cli_level_on(a, "ops"))
             level_ops_run(&rc);
         if (cli_level_on(a, "train"))
             level_train_run(&rc);
+        level_fresh_run(&rc);
     } else {
         if (cli_level_on(a, "ops")) {
             rc.lv_ops = L_NOT_REACHED;
@@ -93,8 +114,7 @@ int run_command(const conform_args *a)
         fprintf(rc.out, "levels: not run (hello failed: every IUT MUST answer hello, P1)\n");
     }
 
-    /* overall verdict: every level that was selected and had cases passed */
-    int any = 0, pass = hello_ok;
+    /* the level reached: ops, then train, each only if every level before passed */
     const char *reached = "none";
     level_verdict lv[2] = {rc.lv_ops, rc.lv_train};
     const char *ln[2] = {"ops", "train"};
@@ -102,21 +122,16 @@ int run_command(const conform_args *a)
     for (int i = 0; i < 2; i++) {
         if (lv[i] == L_NOT_RUN)
             continue;
-        any = 1;
-        if (lv[i] != L_PASS) {
-            pass = 0;
+        if (lv[i] != L_PASS)
             stop = 1;
-        }
         if (!stop)
             reached = ln[i];
     }
-    if (!any)
-        pass = 0;
-    const char *overall = pass ? "PASS" : "FAIL";
+    run_scope_verdict(&rc, hello_ok);
+    const char *overall = rc.verdict.word;
     int sig = contain_interrupted();
     if (sig) { /* P8: an interrupted run is never a verdict on the IUT */
         overall = "ERROR";
-        pass = 0;
         run_warn(&rc, "interrupted by signal %d (%s): the IUT's process tree was killed and the work directory "
                       "removed; this run says nothing about the IUT",
                  sig, sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "signal");
@@ -125,10 +140,15 @@ int run_command(const conform_args *a)
 
     for (size_t i = 0; i < rc.n_warnings; i++)
         fprintf(rc.out, "warning: %s\n", rc.warnings[i]);
-    fprintf(rc.out, "summary: %s: ops %s, train %s; level reached: %s; %.1f s\n", overall,
-            level_verdict_name(rc.lv_ops), level_verdict_name(rc.lv_train), reached, rc.t_total);
-    if (!any && hello_ok)
-        fprintf(rc.out, "summary: nothing was run (check --level, --profile and --filter)\n");
+    fprintf(rc.out, "summary: %s: ops %s, train %s, fresh %s; level reached: %s; %.1f s\n", overall,
+            level_verdict_name(rc.lv_ops), level_verdict_name(rc.lv_train), level_verdict_name(rc.lv_fresh), reached,
+            rc.t_total);
+    if (!strcmp(overall, "PASS"))
+        fprintf(rc.out, "scope: full certification against the official vector set %s, fresh cases included\n",
+                rc.official->vector_version);
+    else
+        for (size_t i = 0; i < rc.verdict.n_reasons; i++)
+            fprintf(rc.out, "scope: not a full certification: %s\n", rc.verdict.reasons[i]);
     int io_bad = 0;
     if (a->receipt) {
         io_bad |= receipt_write(&rc, a->receipt, overall, reached) != 0;
@@ -140,12 +160,13 @@ int run_command(const conform_args *a)
         if (!io_bad)
             fprintf(rc.out, "junit: %s\n", a->junit);
     }
-    closing_line(rc.out, &rc.res);
+    closing_line(rc.out, &rc.res, &rc.verdict);
     fflush(rc.out);
+    int code = rc.verdict.exit_code;
     run_ctx_free(&rc);
     if (sig)
         return 128 + sig;
     if (io_bad)
         return 2;
-    return pass ? 0 : 1;
+    return code;
 }

@@ -6,12 +6,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
-typedef enum { CMD_NONE, CMD_RUN, CMD_COMPARE, CMD_REPEAT, CMD_LINT, CMD_MATRIX, CMD_HELP, CMD_VERSION } conform_cmd;
+typedef enum { CMD_NONE, CMD_RUN, CMD_COMPARE, CMD_REPEAT, CMD_LINT, CMD_MATRIX, CMD_VERIFY, CMD_HELP, CMD_VERSION } conform_cmd;
 
 typedef struct {
     conform_cmd cmd;
     const char *iut;
     const char *vectors;  /* default vectors/v1.0.0 */
+    int vectors_given;    /* --vectors was on the command line */
     const char *level;    /* ops, train or all */
     const char *profile;  /* NULL: every profile of the vectors */
     const char *receipt, *junit;
@@ -29,6 +30,10 @@ typedef struct {
     double timeout_case, timeout_run, slowdown;
     long steps; /* run: train only steps 0..N; repeat: steps per run; -1: default */
     long runs;  /* repeat */
+    int seed_given;         /* run: --seed S (the run seed of the fresh cases) */
+    unsigned long long seed;
+    const char *sign_key;   /* run: --sign-key KEY (ssh-keygen -Y sign) */
+    const char *allowed_signers; /* verify, matrix: --allowed-signers FILE */
     const char *pos[2]; /* compare TRACE_A TRACE_B, lint DIR */
     size_t n_pos;
 } conform_args;

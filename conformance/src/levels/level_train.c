@@ -219,6 +219,18 @@ static void train_profile(run_ctx *rc, const train_vec *tv, train_report *rep)
         fprintf(rc->out, "    step %3u  loss %s  sha256 %s  %s\n", (unsigned)s, loss,
                 cs->sha256[0] ? cs->sha256 : ck->present ? "(unusable checkpoint)" : "(no checkpoint)", same ? "= vectors" : "!= vectors");
     }
+    /* every step for the receipt (verify checks each verdict against the vectors) */
+    rep->n_steps_seen = (size_t)n + 1;
+    rep->steps_seen = xcalloc(rep->n_steps_seen, sizeof *rep->steps_seen);
+    for (uint32_t s = 0; s <= n && s < tr->n; s++) {
+        struct step_seen *ss = &rep->steps_seen[s];
+        ss->reached = 1;
+        ss->has_loss = s > 0 && tr->s[s].has_loss;
+        ss->loss = tr->s[s].loss;
+        ss->present = x.ck[s].present && x.ck[s].size == 4 * tv->parameters;
+        if (ss->present)
+            memcpy(ss->sha256, x.ck[s].sha256, 65);
+    }
     rep->first_bad_step = first_bad;
     if (first_bad >= 0)
         localize_train(rc, tv, x.ck_fd, x.trace_exists ? tr : NULL, (uint32_t)first_bad, rep);

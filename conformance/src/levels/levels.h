@@ -12,5 +12,10 @@ int hello_run(run_ctx *rc);
 void level_ops_run(run_ctx *rc);
 /* The train level for every selected profile (P7, P8). */
 void level_train_run(run_ctx *rc);
+/* Fresh cases drawn from the run seed (conformance/README.md "Fresh cases"):
+ * per selected op group, and a fresh-seed training run. */
+void level_fresh_run(run_ctx *rc);
+/* The overall verdict and its scope (verdict/scope.h) into rc->verdict. */
+void run_scope_verdict(run_ctx *rc, int hello_ok);
 
 #endif

@@ -304,7 +304,7 @@ static void op_replay(run_ctx *rc, const it_mlp13k_recipe *r, const float *befor
                       cJSON *j)
 {
     if (rc->ops_ran && rc->ops_sum.verb_unsupported) {
-        line(&rep->loc_text, "first differing op: op-level localization was not possible: the IUT does not implement the ops verb (exit status 64, P1)");
+        line(&rep->loc_text, "first differing op: op-level localization not possible: the IUT does not implement the ops verb (exit status 64, P1)");
         cJSON_AddStringToObject(j, "op_note", "not possible: the IUT does not implement the ops verb");
         return;
     }
@@ -328,33 +328,45 @@ static void op_replay(run_ctx *rc, const it_mlp13k_recipe *r, const float *befor
     cJSON_AddNumberToObject(j, "op_replay_calls", (double)rp.n);
     cJSON_AddNumberToObject(j, "op_replay_seconds", secs);
     if (sum.verb_unsupported) {
-        line(&rep->loc_text, "first differing op: op-level localization was not possible: the IUT does not implement the ops verb (exit status 64, P1)");
+        line(&rep->loc_text, "first differing op: op-level localization not possible: the IUT does not implement the ops verb (exit status 64, P1)");
         cJSON_AddStringToObject(j, "op_note", "not possible: the IUT does not implement the ops verb");
     } else {
-        size_t first = rp.n, unsupported = 0, errors = 0;
+        /* a call that was not answered with outputs (unsupported, an error
+         * answer such as a lookup miss, no answer at all) shows nothing: only
+         * a replay where every call was answered may say "every op matches" */
+        size_t first = rp.n, unanswered = 0, unanswered_before = 0, errors = 0;
+        const char *first_unanswered = NULL;
         for (size_t i = 0; i < rp.n; i++) {
-            if (res[i].v == V_SKIP)
-                unsupported++;
-            else if (res[i].v == V_ERROR) {
-                errors++;
-                if (first == rp.n)
-                    first = i;
-                break;
+            int not_answered = res[i].v == V_SKIP || res[i].v == V_ERROR ||
+                               (res[i].v == V_FAIL && !res[i].has_diff && res[i].reason &&
+                                !strncmp(res[i].reason, "the IUT answered error=", 23));
+            if (not_answered) {
+                unanswered++;
+                errors += res[i].v == V_ERROR;
+                unanswered_before += first == rp.n;
+                if (!first_unanswered)
+                    first_unanswered = res[i].reason;
             } else if (res[i].v == V_FAIL && first == rp.n)
                 first = i;
         }
-        if (first == rp.n) {
+        if (first == rp.n && unanswered) {
             line(&rep->loc_text,
-                 "first differing op: none. Every op of step %u (%zu calls: 64 positions x 10 ops, then sgd) matches the reference on the reference's inputs%s",
-                 (unsigned)step, rp.n - unsupported, unsupported ? "" : ".");
-            if (unsupported)
-                line(&rep->loc_text, "  (%zu calls were skipped: ops the IUT does not support)", unsupported);
+                 "first differing op: op-level localization not possible: %zu of %zu op calls of step %u were not answered with outputs (first: %s)",
+                 unanswered, rp.n, (unsigned)step, first_unanswered ? first_unanswered : "?");
+            line(&rep->loc_text, "  (the %zu answered calls match the reference; the unanswered ones show nothing)",
+                 rp.n - unanswered);
+            cJSON *o = cJSON_AddObjectToObject(j, "op_localization");
+            cJSON_AddBoolToObject(o, "possible", 0);
+            cJSON_AddNumberToObject(o, "calls", (double)rp.n);
+            cJSON_AddNumberToObject(o, "unanswered", (double)unanswered);
+            cJSON_AddStringToObject(j, "op_note", "op-level localization not possible: op calls were not answered");
+        } else if (first == rp.n) {
+            line(&rep->loc_text,
+                 "first differing op: none. Every op of step %u (%zu calls: 64 positions x 10 ops, then sgd) matches the reference on the reference's inputs.",
+                 (unsigned)step, rp.n);
             line(&rep->loc_text,
                  "  The defect is outside the ops: in how the IUT composes them, keeps its state, or writes its checkpoint.");
             cJSON_AddStringToObject(j, "op_note", "every op matches: the defect is outside the ops");
-        } else if (res[first].v == V_ERROR) {
-            line(&rep->loc_text, "first differing op: the replay stopped at %s: %s", rp.ids[first], res[first].reason);
-            cJSON_AddStringToObject(j, "op_note", res[first].reason);
         } else {
             const ops_req *q = &rp.reqs[first];
             const ops_res *x = &res[first];
@@ -398,6 +410,9 @@ static void op_replay(run_ctx *rc, const it_mlp13k_recipe *r, const float *befor
                 later += res[i].v == V_FAIL;
             if (later)
                 line(&rep->loc_text, "  (%zu later op calls of the step differ too)", later);
+            if (unanswered_before)
+                line(&rep->loc_text, "  (%zu earlier op calls were not answered: an earlier op may differ too)",
+                     unanswered_before);
         }
         if (errors && sum.problem)
             line(&rep->loc_text, "  ops process: %s", sum.problem);
@@ -430,17 +445,24 @@ static void init_replay(run_ctx *rc, const float *ref, train_report *rep, cJSON 
     ops_summary sum;
     ops_progress prog = {rc->out, 60.0, "op replay"};
     ops_engine_run(rc->a->iut, rp.reqs, rp.n, rc_timeout_run(rc), res, &sum, &prog);
-    int found = 0;
+    int found = 0, unanswered = 0;
+    for (size_t i = 0; i < rp.n; i++)
+        unanswered += res[i].v == V_SKIP || res[i].v == V_ERROR ||
+                      (res[i].v == V_FAIL && !res[i].has_diff && res[i].reason &&
+                       !strncmp(res[i].reason, "the IUT answered error=", 23));
     for (size_t i = 0; i < rp.n && !found; i++)
-        if (res[i].v == V_FAIL || res[i].v == V_ERROR) {
+        if (res[i].v == V_FAIL && (res[i].has_diff || !res[i].reason ||
+                                   strncmp(res[i].reason, "the IUT answered error=", 23) != 0)) {
             line(&rep->loc_text, "first differing op: mlp13k_init (spec §11.4) of tensor %s: %s",
                  it_mlp13k_tensors[i].name, res[i].reason);
             cJSON_AddStringToObject(j, "op_note", res[i].reason);
             found = 1;
         }
-    if (!found)
-        line(&rep->loc_text, "first differing op: none: mlp13k_init matches for every tensor%s",
-             sum.verb_unsupported ? " (not checked: the IUT does not implement ops)" : "; the defect is in how the IUT stores or writes its initial parameters");
+    if (!found && unanswered)
+        line(&rep->loc_text, "first differing op: op-level localization not possible: %d of 5 mlp13k_init calls were not answered with outputs%s",
+             unanswered, sum.verb_unsupported ? " (the IUT does not implement ops)" : "");
+    else if (!found)
+        line(&rep->loc_text, "first differing op: none: mlp13k_init matches for every tensor; the defect is in how the IUT stores or writes its initial parameters");
     for (size_t i = 0; i < rp.n; i++)
         ops_res_free(&res[i]);
     ops_summary_free(&sum);

@@ -49,6 +49,10 @@ void run_ctx_free(run_ctx *rc)
     free(rc->emu_warnings);
     free(rc->ops_note);
     free(rc->train_note);
+    free(rc->fresh_note);
+    free(rc->fresh_steps);
+    iut_binary_free(&rc->bin_before);
+    run_verdict_free(&rc->verdict);
     ops_summary_free(&rc->ops_sum);
     for (size_t i = 0; i < rc->n_trains; i++) {
         train_report *t = &rc->trains[i];
@@ -59,6 +63,7 @@ void run_ctx_free(run_ctx *rc)
         free(t->problem);
         free(t->work_dir);
         free(t->ck);
+        free(t->steps_seen);
         sbuf_free(&t->loc_text);
         if (t->loc_json)
             cJSON_Delete(t->loc_json);

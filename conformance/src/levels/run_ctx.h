@@ -14,6 +14,9 @@
 #include "core/results.h"
 #include "core/util.h"
 #include "vectorset/vectors_load.h"
+#include "vectorset/official.h"
+#include "report/hostinfo.h"
+#include "verdict/scope.h"
 
 typedef struct {
     char *key, *val;
@@ -32,6 +35,14 @@ typedef struct {
     cJSON *loc_json;    /* localization, for the receipt */
     double seconds;
     char *work_dir;     /* kept with --keep-work */
+    /* every step as this run produced it (loss bits, the runner's SHA-256),
+     * so `verify` can check each step's verdict against the vectors */
+    struct step_seen {
+        int reached, has_loss, present;
+        uint32_t loss;
+        char sha256[65];
+    } *steps_seen;
+    size_t n_steps_seen;
     /* The vectors' checkpoint steps as this run produced them (the host
      * matrix compares these across hosts): n_ck entries. */
     struct ck_seen {
@@ -76,6 +87,27 @@ typedef struct {
     size_t n_trains;
     char *warnings[16];
     size_t n_warnings;
+    /* trust (conformance/README.md "Verdicts"): the pinned set this run is
+     * against (NULL: UNOFFICIAL), the run seed of the fresh cases, the IUT
+     * binary as hashed before anything ran, the derived verdict */
+    const official_set *official;
+    uint64_t run_seed;
+    int train_seed;          /* hello advertised train_seed=1 (P7, spec 1.1.0) */
+    iut_binary bin_before;
+    level_verdict lv_fresh;
+    char *fresh_note;
+    double t_fresh;
+    /* the fresh-seed training run, step by step, for the receipt and verify */
+    struct fresh_step {
+        uint32_t step;
+        int reached, has_loss, ref_has_loss;
+        uint32_t loss, ref_loss;
+        char sha256[65], ref_sha256[65];
+    } *fresh_steps;
+    size_t n_fresh_steps;
+    int fresh_train_ran;
+    size_t n_fresh_ops;
+    run_verdict verdict;
 } run_ctx;
 
 void run_warn(run_ctx *rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -112,6 +112,12 @@ static void read_outputs(train_exec *x, uint64_t ck_size)
 int train_exec_run(const char *cmd, const char *profile, uint32_t steps, uint64_t ck_size, double timeout,
                    train_exec *x, char *err, size_t cap)
 {
+    return train_exec_run_seed(cmd, profile, steps, NULL, ck_size, timeout, x, err, cap);
+}
+
+int train_exec_run_seed(const char *cmd, const char *profile, uint32_t steps, const char *seed, uint64_t ck_size,
+                        double timeout, train_exec *x, char *err, size_t cap)
+{
     memset(x, 0, sizeof *x);
     x->ck_fd = -1;
     x->steps = steps;
@@ -124,10 +130,10 @@ int train_exec_run(const char *cmd, const char *profile, uint32_t steps, uint64_
     char steps_s[16];
     snprintf(steps_s, sizeof steps_s, "%u", (unsigned)steps);
     const char *args[] = {"--profile", profile, "--steps", steps_s, "--trace", x->trace_path,
-                          "--checkpoint-dir", x->ckdir, "--checkpoint-steps", "all"};
+                          "--checkpoint-dir", x->ckdir, "--checkpoint-steps", "all", "--seed", seed};
     watch_ctx w = {x->trace_path, x->ckdir, ck_size};
     char serr[256];
-    x->started = iut_run(cmd, "train", args, 10, NULL, timeout, 0, 0, watch, &w, &x->r, serr, sizeof serr) == 0;
+    x->started = iut_run(cmd, "train", args, seed ? 12 : 10, NULL, timeout, 0, 0, watch, &w, &x->r, serr, sizeof serr) == 0;
     if (!x->started) {
         snprintf(x->r.status_text, sizeof x->r.status_text, "could not start: %s", serr);
         x->r.err_tail = xstrdup("");

@@ -41,6 +41,9 @@ typedef struct {
  * directory could be made; a failed IUT is described in x, not an error. */
 int train_exec_run(const char *cmd, const char *profile, uint32_t steps, uint64_t ck_size, double timeout,
                    train_exec *x, char *err, size_t cap);
+/* The same with `--seed S` (P7, spec 1.1.0) when seed is not NULL. */
+int train_exec_run_seed(const char *cmd, const char *profile, uint32_t steps, const char *seed, uint64_t ck_size,
+                        double timeout, train_exec *x, char *err, size_t cap);
 /* Removes the directory unless keep; frees everything. */
 void train_exec_free(train_exec *x, int keep);
 

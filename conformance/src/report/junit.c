@@ -86,6 +86,7 @@ int junit_write(const run_ctx *rc, const char *path)
     sbuf_printf(&x, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     sbuf_printf(&x, "<testsuites name=\"isotrain-conform\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n",
                 rc->res.n, all.failed, all.errors, all.skipped, total);
+    junit_verdict_suite(&x, rc);
     /* suites in order of first appearance */
     char **seen = xcalloc(rc->res.n + 1, sizeof *seen);
     size_t n_seen = 0;

@@ -9,4 +9,7 @@ int junit_write(const run_ctx *rc, const char *path);
 /* XML text escaping (&, <, >, ", ' and characters XML 1.0 forbids). */
 void xml_escape(sbuf *out, const char *s);
 
+/* The verdict and its scope as a testsuite "isotrain-verdict" (junit_verdict.c). */
+void junit_verdict_suite(sbuf *x, const run_ctx *rc);
+
 #endif

@@ -9,6 +9,7 @@
 
 #include "report/hostinfo.h"
 #include "core/version.h"
+#include "trust/dsse.h"
 
 static void add_str(cJSON *o, const char *k, const char *v)
 {
@@ -37,6 +38,22 @@ static cJSON *level_json(level_verdict v, double secs, const char *note)
     return o;
 }
 
+/* One step as the run produced it: loss bits and the runner's SHA-256. */
+static cJSON *step_json(uint32_t step, int reached, int has_loss, uint32_t loss, const char *sha)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "step", step);
+    cJSON_AddBoolToObject(o, "reached", reached);
+    if (has_loss) {
+        char lb[16];
+        snprintf(lb, sizeof lb, "0x%08x", (unsigned)loss);
+        cJSON_AddStringToObject(o, "loss", lb);
+    } else
+        cJSON_AddNullToObject(o, "loss");
+    add_str(o, "sha256", sha && sha[0] ? sha : NULL);
+    return o;
+}
+
 /* Design brief, "Receipts": one JSON document per run. */
 int receipt_write(const run_ctx *rc, const char *path, const char *overall, const char *reached)
 {
@@ -58,6 +75,15 @@ int receipt_write(const run_ctx *rc, const char *path, const char *overall, cons
     add_str(vec, "generator", rc->man.generator);
     add_str(vec, "manifest_digest", rc->man.digest);
     cJSON_AddNumberToObject(vec, "files", (double)rc->man.n_files);
+    /* pinned in the runner (vectorset/official.c), or UNOFFICIAL */
+    cJSON_AddBoolToObject(vec, "official", rc->official != NULL);
+    cJSON *vp = cJSON_AddArrayToObject(vec, "profiles");
+    for (size_t i = 0; i < rc->vs.n_trains; i++) {
+        cJSON *o = cJSON_CreateObject();
+        add_str(o, "profile", rc->vs.trains[i].profile);
+        cJSON_AddNumberToObject(o, "steps", rc->vs.trains[i].steps);
+        cJSON_AddItemToArray(vp, o);
+    }
 
     cJSON *iut = cJSON_AddObjectToObject(root, "iut");
     add_str(iut, "command", a->iut);
@@ -65,12 +91,16 @@ int receipt_write(const run_ctx *rc, const char *path, const char *overall, cons
     add_str(iut, "name", rc->iut_name);
     add_str(iut, "version", rc->iut_version);
     add_str(iut, "spec", rc->iut_spec);
+    /* hashed before the run (rc->bin_before) and again now: a binary swapped
+     * while it ran shows as two digests, and verify refuses the receipt */
     iut_binary b;
     iut_binary_inspect(a->iut, &b);
+    const iut_binary *b0 = &rc->bin_before;
     cJSON *bin = cJSON_AddObjectToObject(iut, "binary");
-    add_str(bin, "word", b.binary);
-    add_str(bin, "path", b.path);
-    add_str(bin, "sha256", b.sha256[0] ? b.sha256 : NULL);
+    add_str(bin, "word", b0->binary);
+    add_str(bin, "path", b0->path);
+    add_str(bin, "sha256", b0->sha256[0] ? b0->sha256 : NULL);
+    add_str(bin, "sha256_after", b.sha256[0] ? b.sha256 : NULL);
     if (b.n_scripts) {
         cJSON *sc = cJSON_AddArrayToObject(iut, "files");
         for (size_t i = 0; i < b.n_scripts; i++) {
@@ -122,6 +152,11 @@ int receipt_write(const run_ctx *rc, const char *path, const char *overall, cons
     for (size_t i = 0; i < a->n_filters; i++)
         cJSON_AddItemToArray(fl, cJSON_CreateString(a->filters[i]));
     cJSON_AddBoolToObject(opt, "exhaustive", a->exhaustive);
+    /* the run seed as a decimal string: a JSON number cannot hold every u64 */
+    char seed[24];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)rc->run_seed);
+    cJSON_AddStringToObject(opt, "seed", seed);
+    cJSON_AddBoolToObject(opt, "seed_given", a->seed_given);
     cJSON_AddNumberToObject(opt, "timeout_case", a->timeout_case);
     cJSON_AddNumberToObject(opt, "timeout_run", a->timeout_run);
     cJSON_AddNumberToObject(opt, "slowdown", a->slowdown);
@@ -155,6 +190,10 @@ int receipt_write(const run_ctx *rc, const char *path, const char *overall, cons
         if (t->loc_json)
             cJSON_AddItemToObject(p, "localization", cJSON_Duplicate(t->loc_json, 1));
         add_str(p, "localization_text", t->loc_text.len ? t->loc_text.p : NULL);
+        cJSON *st = cJSON_AddArrayToObject(p, "trace");
+        for (size_t k = 0; k < t->n_steps_seen; k++)
+            cJSON_AddItemToArray(st, step_json((uint32_t)k, t->steps_seen[k].reached, t->steps_seen[k].has_loss,
+                                               t->steps_seen[k].loss, t->steps_seen[k].sha256));
         /* the vectors' checkpoint steps as this run produced them */
         cJSON *cks = cJSON_AddArrayToObject(p, "checkpoints");
         for (size_t k = 0; k < t->n_ck; k++) {
@@ -175,7 +214,28 @@ int receipt_write(const run_ctx *rc, const char *path, const char *overall, cons
         cJSON_AddItemToArray(profs, p);
     }
     cJSON_AddItemToObject(levels, "train", lt);
+    cJSON *lf = level_json(rc->lv_fresh, rc->t_fresh, rc->fresh_note);
+    cJSON_AddNumberToObject(lf, "op_cases", (double)rc->n_fresh_ops);
+    cJSON_AddBoolToObject(lf, "train_seed_advertised", rc->train_seed);
+    if (rc->fresh_train_ran) {
+        cJSON *ft = cJSON_AddObjectToObject(lf, "training");
+        cJSON_AddStringToObject(ft, "profile", "mlp13k");
+        cJSON_AddStringToObject(ft, "seed", seed);
+        cJSON_AddNumberToObject(ft, "steps", (double)(rc->n_fresh_steps - 1));
+        cJSON *tr = cJSON_AddArrayToObject(ft, "trace");
+        for (size_t k = 0; k < rc->n_fresh_steps; k++) {
+            const struct fresh_step *f = &rc->fresh_steps[k];
+            cJSON_AddItemToArray(tr, step_json(f->step, f->reached, f->has_loss, f->loss, f->sha256));
+        }
+    }
+    cJSON_AddItemToObject(levels, "fresh", lf);
     cJSON_AddStringToObject(root, "verdict", overall);
+    cJSON_AddNumberToObject(root, "exit_code", rc->verdict.exit_code);
+    cJSON *sc = cJSON_AddObjectToObject(root, "scope");
+    cJSON_AddBoolToObject(sc, "full_certification", !strcmp(overall, "PASS"));
+    cJSON *rs = cJSON_AddArrayToObject(sc, "reasons");
+    for (size_t i = 0; i < rc->verdict.n_reasons; i++)
+        add_str_item(rs, rc->verdict.reasons[i]);
     cJSON_AddStringToObject(root, "level_reached", reached);
     tally t = results_tally(&rc->res, NULL);
     cJSON *cnt = cJSON_AddObjectToObject(root, "counts");
@@ -188,12 +248,12 @@ int receipt_write(const run_ctx *rc, const char *path, const char *overall, cons
         const case_result *c = &rc->res.c[i];
         cJSON *o = cJSON_CreateObject();
         add_str(o, "id", c->id);
+        add_str(o, "level", c->level);
         add_str(o, "suite", c->suite);
         cJSON_AddStringToObject(o, "verdict", verdict_name(c->v));
         if (c->reason)
             add_str(o, "reason", c->reason);
-        if (c->v == V_SKIP)
-            cJSON_AddBoolToObject(o, "required", c->required);
+        cJSON_AddBoolToObject(o, "required", c->required);
         cJSON_AddNumberToObject(o, "seconds", c->seconds);
         cJSON_AddItemToArray(cases, o);
     }
@@ -206,12 +266,18 @@ int receipt_write(const run_ctx *rc, const char *path, const char *overall, cons
     cJSON_AddNumberToObject(tm, "hello", rc->t_hello);
     cJSON_AddNumberToObject(tm, "ops", rc->t_ops);
     cJSON_AddNumberToObject(tm, "train", rc->t_train);
+    cJSON_AddNumberToObject(tm, "fresh", rc->t_fresh);
     cJSON_AddNumberToObject(tm, "total", now_s() - rc->t_start);
 
-    char *text = cJSON_Print(root);
+    /* the receipt travels as an in-toto Statement in a DSSE envelope,
+     * signed with --sign-key (trust/dsse.h) */
+    char err[512];
+    cJSON *st = intoto_statement(root);
     cJSON_Delete(root);
+    char *text = dsse_envelope(st, a->sign_key, err, sizeof err);
+    cJSON_Delete(st);
     if (!text) {
-        fprintf(stderr, "isotrain-conform: cannot render the receipt\n");
+        fprintf(stderr, "isotrain-conform: cannot write the receipt: %s\n", err);
         return -1;
     }
     sbuf b2;
@@ -219,7 +285,6 @@ int receipt_write(const run_ctx *rc, const char *path, const char *overall, cons
     sbuf_adds(&b2, text);
     sbuf_addc(&b2, '\n');
     free(text);
-    char err[512];
     int r = write_file(path, b2.p, b2.len, err, sizeof err);
     sbuf_free(&b2);
     if (r != 0)

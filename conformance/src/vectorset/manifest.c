@@ -12,12 +12,22 @@
 #include "core/jsonx.h"
 #include "core/util.h"
 
-enum { MANIFEST_MAX = 16 << 20 };
+enum { MANIFEST_MAX = 16 << 20, LISTED_FILE_MAX = 64 << 20 };
+
+const manifest_file *manifest_bytes(const manifest_info *m, const char *rel)
+{
+    for (size_t i = 0; m && i < m->n_files; i++)
+        if (m->files[i].data && !strcmp(m->files[i].path, rel))
+            return &m->files[i];
+    return NULL;
+}
 
 void manifest_free(manifest_info *m)
 {
-    for (size_t i = 0; i < m->n_files; i++)
+    for (size_t i = 0; i < m->n_files; i++) {
         free(m->files[i].path);
+        free(m->files[i].data);
+    }
     free(m->files);
     free(m->spec_version);
     free(m->vector_version);
@@ -212,18 +222,32 @@ size_t manifest_verify(const char *dir, manifest_info *m, problems *pr)
         char *full = xasprintf("%s/%s", dir, mf->path);
         struct stat st;
         char hex[65];
-        uint64_t size;
+        char *bytes = NULL;
+        size_t size = 0;
         if (lstat(full, &st) != 0)
             problems_add(pr, "%s: listed in MANIFEST.json but missing", full);
         else if (!S_ISREG(st.st_mode))
             problems_add(pr, "%s: listed in MANIFEST.json but not a regular file", full);
-        else if (sha256_file(full, hex, &size, err, sizeof err) != 0)
+        else if (read_file(full, LISTED_FILE_MAX, &bytes, &size, err, sizeof err) != 0)
             problems_add(pr, "%s", err);
-        else if (size != mf->size)
-            problems_add(pr, "%s: %llu bytes, MANIFEST.json says %llu", full, (unsigned long long)size,
-                         (unsigned long long)mf->size);
-        else if (strcmp(hex, mf->sha256) != 0)
-            problems_add(pr, "%s: SHA-256 %s, MANIFEST.json says %s (the file was changed)", full, hex, mf->sha256);
+        else {
+            unsigned char d[32];
+            it_sha256(bytes, size, d);
+            it_hex(d, 32, hex);
+            if (size != mf->size)
+                problems_add(pr, "%s: %llu bytes, MANIFEST.json says %llu", full, (unsigned long long)size,
+                             (unsigned long long)mf->size);
+            else if (strcmp(hex, mf->sha256) != 0)
+                problems_add(pr, "%s: SHA-256 %s, MANIFEST.json says %s (the file was changed)", full, hex,
+                             mf->sha256);
+            else {
+                /* read once, hashed, kept: the loader parses exactly these bytes */
+                mf->data = (unsigned char *)bytes;
+                mf->len = size;
+                bytes = NULL;
+            }
+        }
+        free(bytes);
         free(full);
     }
     size_t unlisted = 0;

@@ -10,6 +10,10 @@ typedef struct {
     char *path;
     uint64_t size;
     char sha256[65];
+    /* the bytes that were hashed: the loader parses these, never the file
+     * again, so nothing can change between the check and the use */
+    unsigned char *data;
+    size_t len;
 } manifest_file;
 
 typedef struct {
@@ -28,6 +32,9 @@ void manifest_free(manifest_info *m);
  * SHA-256 of the "<sha256> <size> <path>\n" lines. Every finding is added to
  * pr naming the file. Returns the number of findings (0: the set is intact). */
 size_t manifest_verify(const char *dir, manifest_info *m, problems *pr);
+
+/* The verified bytes of a listed file (path relative to the set), or NULL. */
+const manifest_file *manifest_bytes(const manifest_info *m, const char *rel);
 
 /* FORMAT.md §4: the digest of a listing ("<sha256> <size> <path>\n" lines). */
 void manifest_digest_of(const manifest_file *files, size_t n, char hex[65]);

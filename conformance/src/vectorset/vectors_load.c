@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "isotrain.h"
 #include "core/jsonx.h"
 #include "core/util.h"
 
@@ -248,11 +249,21 @@ static int load_case(jctx *c, const cJSON *t, size_t index, const char *group, c
 
 /* Reads and parses one vector file; NULL, with the problem recorded, when it
  * cannot be read or is not JSON. */
-static cJSON *read_json(jctx *c)
+static cJSON *read_json(jctx *c, const manifest_info *m, const char *rel)
 {
     char err[512];
     char *text;
     size_t len;
+    if (m) {
+        /* FORMAT.md §4: the bytes the manifest check hashed, not the file again */
+        const manifest_file *mf = manifest_bytes(m, rel);
+        if (!mf) {
+            problems_add(c->pr, "%s: not a file the manifest check verified (MANIFEST.json does not list %s)", c->file,
+                         rel);
+            return NULL;
+        }
+        return jx_parse(c, (const char *)mf->data, mf->len);
+    }
     if (read_file(c->file, VECTOR_FILE_MAX, &text, &len, err, sizeof err) != 0) {
         problems_add(c->pr, "%s", err);
         return NULL;
@@ -267,7 +278,9 @@ static void load_ops_file(const char *dir, const char *name, const manifest_info
 {
     char *file = xasprintf("%s/ops/%s", dir, name);
     jctx c = {file, pr};
-    cJSON *root = read_json(&c);
+    char *rel = xasprintf("ops/%s", name);
+    cJSON *root = read_json(&c, m, rel);
+    free(rel);
     if (!root) {
         free(file);
         return;
@@ -373,7 +386,9 @@ static void load_train_file(const char *dir, const char *name, const manifest_in
 {
     char *file = xasprintf("%s/train/%s", dir, name);
     jctx c = {file, pr};
-    cJSON *root = read_json(&c);
+    char *rel = xasprintf("train/%s", name);
+    cJSON *root = read_json(&c, m, rel);
+    free(rel);
     if (!root) {
         free(file);
         return;
@@ -524,7 +539,23 @@ static void load_train_file(const char *dir, const char *name, const manifest_in
             char *full = xasprintf("%s/train/%s", dir, f);
             char hex[65], err[512];
             uint64_t size;
-            if (sha256_file(full, hex, &size, err, sizeof err) != 0)
+            char *crel = xasprintf("train/%s", f);
+            const manifest_file *mf = m ? manifest_bytes(m, crel) : NULL;
+            free(crel);
+            int got;
+            if (m && !mf) {
+                snprintf(err, sizeof err, "%s: not a file the manifest check verified", full);
+                got = -1;
+            } else if (mf) {
+                /* FORMAT.md §4: the bytes the manifest check hashed */
+                unsigned char d[32];
+                it_sha256(mf->data, mf->len, d);
+                it_hex(d, 32, hex);
+                size = mf->len;
+                got = 0;
+            } else
+                got = sha256_file(full, hex, &size, err, sizeof err);
+            if (got != 0)
                 problems_add(pr, "%s: %s.file: %s", file, path, err);
             else if (have_params && size != 4 * params)
                 problems_add(pr, "%s: %s.file: %s has %llu bytes, expected exactly 4*parameters = %llu", file, path,

@@ -65,6 +65,11 @@ const cJSON *mx_jobj(const char *file, const cJSON *obj, const char *path, const
 cJSON *mx_parse_file(const char *path, size_t cap);
 /* A JSON number that must be a whole number in [0, max]; -1 after a message. */
 int mx_juint(const char *file, const char *field, const cJSON *v, uint64_t max, uint64_t *out);
+/* A receipt the matrix may use (receipt_trust.c): a verified envelope's
+ * receipt, or a build-failure record; NULL, with the reason, otherwise. */
+cJSON *mx_open_receipt(const char *file);
+/* --allowed-signers and --vectors for the receipts' verification. */
+void mx_trust_config(const char *allowed_signers, const char *vectors);
 
 /* hosts_file.c: qemu/hosts.json. Returns 0, or -1 after naming the problem. */
 int mx_hosts_load(const char *file, mhost **out, size_t *n_out);

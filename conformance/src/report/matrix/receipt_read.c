@@ -30,7 +30,7 @@ int mx_receipt_load(const char *file, mreceipt *r)
     memset(r, 0, sizeof *r);
     r->first_diff = -1;
     r->path = xstrdup(file);
-    cJSON *j = mx_parse_file(file, RECEIPT_CAP);
+    cJSON *j = mx_open_receipt(file);
     if (!j)
         return -1;
     int ok = 1;

@@ -1,0 +1,80 @@
+/* fresh.h — fresh cases: drawn from a run seed, never published, their
+ * expected outputs computed by the reference linked into the runner (as NIST
+ * ACVP generates vectors per session), so no fixed answer list can pass.
+ * conformance/README.md "Fresh cases" says what each group draws. */
+#ifndef CONFORM_FRESH_H
+#define CONFORM_FRESH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/util.h"
+#include "protocol/optable.h"
+#include "protocol/wire.h"
+
+/* The run seed: 8 bytes of /dev/urandom (falls back to time and pid only if
+ * that device cannot be read, and says so on stderr). */
+uint64_t fresh_draw_seed(void);
+
+/* A deterministic stream of words from the run seed, through the Philox
+ * generator of spec §6.2 in the linked reference: the same seed, the same
+ * cases, on every host. */
+typedef struct {
+    uint64_t seed;
+    uint32_t stream;
+    uint64_t index;
+} fresh_rng;
+
+void fresh_rng_init(fresh_rng *r, uint64_t run_seed, const char *group);
+uint32_t fresh_u32(fresh_rng *r);
+uint32_t fresh_below(fresh_rng *r, uint32_t n); /* 0..n-1 */
+
+/* Binary32 inputs by class, as the vector files' flags name them. */
+typedef enum {
+    FC_TYPICAL,   /* |x| < 4 */
+    FC_WIDE,      /* any finite exponent */
+    FC_SUBNORMAL, /* exponent field 0, non-zero fraction */
+    FC_ZERO,      /* +0 or -0 */
+    FC_SPECIAL,   /* +-inf, NaN */
+    FC_TINY       /* normal, |x| < 2^-100: products underflow */
+} fresh_class;
+
+float fresh_f32(fresh_rng *r, fresh_class c);
+/* Bits within +-spread ULP of a centre (an edge: overflow, underflow, 1). */
+float fresh_near(fresh_rng *r, uint32_t centre_bits, uint32_t spread);
+
+/* One fresh case: the request's key=value text and the expected outputs. */
+typedef struct {
+    char id[96];
+    const op_def *op;
+    char *kv;
+    value want[4];
+    const char *what; /* the class it draws from, for the report */
+} fresh_case;
+
+typedef struct {
+    fresh_case *c;
+    size_t n, cap;
+} fresh_list;
+
+void fresh_list_free(fresh_list *l);
+/* Adds a case for `op` with the request text in kv (taken); returns its
+ * expected outputs to fill. */
+value *fresh_add(fresh_list *l, const char *group, const char *op, const char *what, char *kv);
+void fresh_want_f32(value *v, const float *x, size_t n);
+void fresh_want_u32(value *v, const uint32_t *x, size_t n);
+void fresh_want_sha256(value *v, const char *hex);
+void fresh_kv_f32(sbuf *b, const char *key, const float *x, size_t n);
+void fresh_kv_u32(sbuf *b, const char *key, const uint32_t *x, size_t n);
+
+/* Generates the fresh cases of an op group of the vector set. Returns the
+ * number added; 0 with *why set when the group takes no fresh inputs. */
+size_t fresh_ops_generate(fresh_list *l, const char *group, uint64_t run_seed, const char **why);
+
+/* Per-group generators (gen_*.c). */
+size_t fresh_gen_math(fresh_list *l, const char *group, fresh_rng *r);   /* exp, log, tanh, sweep */
+size_t fresh_gen_linalg(fresh_list *l, const char *group, fresh_rng *r); /* dot, linear, tanh_backward, sgd, embedding */
+size_t fresh_gen_loss(fresh_list *l, const char *group, fresh_rng *r);   /* softmax_xent, loss_grad */
+size_t fresh_gen_rng(fresh_list *l, const char *group, fresh_rng *r);    /* philox, rng */
+
+#endif

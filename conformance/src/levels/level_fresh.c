@@ -1,0 +1,228 @@
+/* level_fresh.c — the fresh cases of a run (conformance/README.md "Fresh
+ * cases"): per selected op group, cases drawn from the run seed whose expected
+ * outputs the linked reference computes, through one `ops` process; and a
+ * training run under a fresh seed (P7 `--seed`, spec 1.1.0) compared step by
+ * step with the linked reference. Published vectors alone cannot pass them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fresh/fresh.h"
+#include "isotrain.h"
+#include "levels/levels.h"
+#include "protocol/train_exec.h"
+
+/* The fresh-seed run is 20 steps, every one compared: the published 200
+ * steps already cover the long run; this run's job is to show the IUT
+ * trains from a seed nobody has published, and 20 steps exercise init,
+ * sampling and the update at a tenth of the cost (it runs on every host of
+ * the matrix, under emulation too). */
+enum { FRESH_TRAIN_STEPS = 20, LIST_PER_GROUP = 4 };
+
+static void fresh_ops(run_ctx *rc)
+{
+    const conform_args *a = rc->a;
+    fresh_list l;
+    memset(&l, 0, sizeof l);
+    size_t n_groups = 0;
+    for (size_t g = 0; g < rc->vs.n_groups; g++) {
+        const char *group = rc->vs.groups[g].group;
+        if (!cli_filter_match(a, group))
+            continue;
+        const char *why;
+        if (fresh_ops_generate(&l, group, rc->run_seed, &why))
+            n_groups++;
+        else
+            fprintf(rc->out, "  fresh %-18s none: %s\n", group, why);
+    }
+    if (!l.n)
+        return;
+    ops_req *reqs = xcalloc(l.n, sizeof *reqs);
+    ops_res *res = xcalloc(l.n, sizeof *res);
+    for (size_t i = 0; i < l.n; i++) {
+        ops_req_set_line(&reqs[i], l.c[i].id, l.c[i].op, l.c[i].kv);
+        reqs[i].want = l.c[i].want;
+        reqs[i].timeout = rc_timeout_case(rc) * (strcmp(l.c[i].op->name, "sweep") ? 1.0 : 5.0);
+    }
+    fprintf(rc->out, "level fresh: %zu op cases drawn from the run seed in %zu groups\n", l.n, n_groups);
+    fflush(rc->out);
+    ops_summary sum;
+    ops_progress prog = {rc->out, 60.0, "fresh ops"};
+    ops_engine_run(a->iut, reqs, l.n, rc_timeout_run(rc), res, &sum, &prog);
+    size_t start = 0;
+    while (start < l.n) {
+        /* one summary line per group: ids are fresh/<group>/<k> */
+        const char *g0 = l.c[start].id + 6;
+        size_t glen = strcspn(g0, "/"), end = start, pass = 0, bad = 0, skip = 0, listed = 0;
+        char suite[96];
+        snprintf(suite, sizeof suite, "fresh/ops/%.*s", (int)glen, g0);
+        while (end < l.n && !strncmp(l.c[end].id + 6, g0, glen) && l.c[end].id[6 + glen] == '/') {
+            ops_res *x = &res[end];
+            results_add(&rc->res, "fresh", suite, l.c[end].id, x->v, x->reason, 1, x->seconds);
+            pass += x->v == V_PASS;
+            skip += x->v == V_SKIP;
+            if (x->v == V_FAIL || x->v == V_ERROR) {
+                bad++;
+                if (listed++ < LIST_PER_GROUP)
+                    fprintf(rc->out, "    %s %s [%s] (%s): %s\n", verdict_name(x->v), l.c[end].id, l.c[end].what,
+                            l.c[end].op->name, x->reason);
+            }
+            end++;
+        }
+        fprintf(rc->out, "  fresh %-18.*s %zu passed", (int)glen, g0, pass);
+        if (bad)
+            fprintf(rc->out, ", %zu failed", bad);
+        if (skip)
+            fprintf(rc->out, ", %zu skipped", skip);
+        fputc('\n', rc->out);
+        start = end;
+    }
+    if (sum.verb_unsupported)
+        fprintf(rc->out, "  note: the IUT does not implement the ops verb: every fresh op case is skipped\n");
+    rc->n_fresh_ops = l.n;
+    for (size_t i = 0; i < l.n; i++) {
+        free(reqs[i].line);
+        ops_res_free(&res[i]);
+    }
+    free(reqs);
+    free(res);
+    ops_summary_free(&sum);
+    fresh_list_free(&l);
+}
+
+/* The linked reference's run under the fresh seed: digest and loss per step. */
+static void reference_run(uint64_t seed, uint32_t steps, struct fresh_step *fs)
+{
+    it_mlp13k_recipe r = it_mlp13k_default_recipe();
+    r.seed = seed;
+    it_mlp13k_state *s = xmalloc(sizeof *s);
+    it_mlp13k_start(&r, s);
+    for (uint32_t t = 0; t <= steps; t++) {
+        if (t > 0 && it_mlp13k_step(&r, s) != IT_OK) {
+            for (uint32_t u = t; u <= steps; u++)
+                fs[u].ref_sha256[0] = 0;
+            break;
+        }
+        it_params_digest(s->params, IT_MLP13K_NPARAMS, fs[t].ref_sha256);
+        fs[t].ref_has_loss = t > 0;
+        fs[t].ref_loss = t > 0 ? it_f32_bits(s->last_loss) : 0;
+    }
+    free(s);
+}
+
+static void fresh_train(run_ctx *rc, const train_vec *tv)
+{
+    const conform_args *a = rc->a;
+    const char *suite = "fresh/train/mlp13k";
+    if (!rc->train_seed) {
+        results_add(&rc->res, "fresh", suite, "fresh/mlp13k/run", V_SKIP,
+                    "fresh-seed training not supported (spec 1.1.0 P7): the IUT's hello does not advertise train_seed=1",
+                    1, 0);
+        fprintf(rc->out, "  SKIP fresh/mlp13k/run: fresh-seed training not supported (spec 1.1.0 P7): hello has no train_seed=1\n");
+        return;
+    }
+    uint32_t n = FRESH_TRAIN_STEPS;
+    if (a->steps >= 0 && (uint64_t)a->steps < n)
+        n = (uint32_t)a->steps;
+    char seed[24];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)rc->run_seed);
+    fprintf(rc->out, "level fresh: profile mlp13k under --seed %s, %u steps, every step compared with the linked reference\n",
+            seed, (unsigned)n);
+    fflush(rc->out);
+    rc->fresh_train_ran = 1;
+    rc->n_fresh_steps = (size_t)n + 1;
+    rc->fresh_steps = xcalloc(rc->n_fresh_steps, sizeof *rc->fresh_steps);
+    struct fresh_step *fs = rc->fresh_steps;
+    for (uint32_t t = 0; t <= n; t++)
+        fs[t].step = t;
+    reference_run(rc->run_seed, n, fs);
+
+    char err[512];
+    train_exec x;
+    if (train_exec_run_seed(a->iut, tv->profile, n, seed, 4 * tv->parameters, rc_timeout_run(rc), &x, err,
+                            sizeof err) != 0) {
+        char *why = xasprintf("runner: %s", err);
+        results_add(&rc->res, "fresh", suite, "fresh/mlp13k/run", V_ERROR, why, 1, 0);
+        free(why);
+        return;
+    }
+    char *problem = NULL;
+    if (!x.started || !x.r.exited_ok)
+        problem = xasprintf("the fresh-seed run did not complete: %s", x.r.status_text);
+    else if (!x.trace_ok)
+        problem = xasprintf("garbage in the trace: %s", x.trace_err);
+    else if (x.tr.n < (size_t)n + 1)
+        problem = xasprintf("the trace ends at step %zu of %u", x.tr.n ? x.tr.n - 1 : 0, (unsigned)n);
+    results_add(&rc->res, "fresh", suite, "fresh/mlp13k/run", problem ? V_FAIL : V_PASS, problem, 1, x.r.seconds);
+    size_t pass = 0, bad = 0;
+    int listed = 0;
+    for (uint32_t t = 0; t <= n; t++) {
+        char id[64];
+        snprintf(id, sizeof id, "fresh/mlp13k/%u", (unsigned)t);
+        struct fresh_step *f = &fs[t];
+        if (x.trace_ok && t < x.tr.n) {
+            f->reached = 1;
+            f->has_loss = t > 0 && x.tr.s[t].has_loss;
+            f->loss = x.tr.s[t].loss;
+        }
+        if (x.ck[t].present && x.ck[t].size == 4 * tv->parameters)
+            memcpy(f->sha256, x.ck[t].sha256, 65);
+        char *why = NULL;
+        if (!f->sha256[0])
+            why = xasprintf("no checkpoint step-%06u.bin of 4*P bytes", (unsigned)t);
+        else if (strcmp(f->sha256, f->ref_sha256) != 0)
+            why = xasprintf("parameters differ from the linked reference under seed %s: %s, expected %s", seed,
+                            f->sha256, f->ref_sha256);
+        else if (t > 0 && (!f->reached || f->loss != f->ref_loss))
+            why = xasprintf("loss 0x%08x, the linked reference has 0x%08x", (unsigned)f->loss, (unsigned)f->ref_loss);
+        results_add(&rc->res, "fresh", suite, id, why ? V_FAIL : V_PASS, why, 1, 0);
+        if (why) {
+            bad++;
+            if (listed++ < 4)
+                fprintf(rc->out, "    FAIL %s: %s\n", id, why);
+        } else
+            pass++;
+        free(why);
+    }
+    fprintf(rc->out, "  fresh mlp13k seed %s  %zu steps passed", seed, pass);
+    if (bad)
+        fprintf(rc->out, ", %zu failed", bad);
+    fprintf(rc->out, " (run: %s, %.2f s)\n", x.r.status_text, x.r.seconds);
+    free(problem);
+    train_exec_free(&x, 0);
+}
+
+/* P2: "train_seed=1" among hello's keys (spec 1.1.0). */
+static int hello_train_seed(const char *hello)
+{
+    for (const char *p = hello; p && (p = strstr(p, "train_seed=1")) != NULL; p++)
+        if ((p == hello || p[-1] == ' ') && (p[12] == 0 || p[12] == ' ' || p[12] == '\n'))
+            return 1;
+    return 0;
+}
+
+void level_fresh_run(run_ctx *rc)
+{
+    double t0 = now_s();
+    const conform_args *a = rc->a;
+    rc->train_seed = hello_train_seed(rc->hello_line);
+    if (cli_level_on(a, "ops"))
+        fresh_ops(rc);
+    if (cli_level_on(a, "train"))
+        for (size_t i = 0; i < rc->vs.n_trains; i++) {
+            const train_vec *tv = &rc->vs.trains[i];
+            if ((a->profile && strcmp(a->profile, tv->profile) != 0) || !cli_filter_match(a, tv->profile))
+                continue;
+            if (strcmp(tv->profile, "mlp13k") != 0 || tv->parameters != IT_MLP13K_NPARAMS) {
+                fprintf(rc->out, "  fresh %s: the runner links no reference for this profile\n", tv->profile);
+                continue;
+            }
+            fresh_train(rc, tv);
+        }
+    tally t = results_tally(&rc->res, "fresh");
+    rc->lv_fresh = t.passed + t.failed + t.errors + t.skipped ? level_from_tally(t) : L_NOT_RUN;
+    rc->t_fresh = now_s() - t0;
+    if (rc->lv_fresh != L_NOT_RUN)
+        fprintf(rc->out, "level fresh: %s (%zu passed, %zu failed, %zu skipped) in %.1f s\n",
+                level_verdict_name(rc->lv_fresh), t.passed, t.failed + t.errors, t.skipped, rc->t_fresh);
+}

@@ -1,0 +1,265 @@
+/* dsse.c — see dsse.h. DSSE: github.com/secure-systems-lab/dsse (envelope,
+ * protocol); in-toto Statement v1 and the test-result v0.1 predicate:
+ * github.com/in-toto/attestation. */
+#include "trust/dsse.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trust/sshsig.h"
+
+void dsse_pae(sbuf *out, const char *type, const void *body, size_t len)
+{
+    sbuf_printf(out, "DSSEv1 %zu %s %zu ", strlen(type), type, len);
+    sbuf_add(out, body, len);
+}
+
+static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+void b64_encode(sbuf *out, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+        char q[4] = {B64[v >> 18 & 63], B64[v >> 12 & 63], i + 1 < n ? B64[v >> 6 & 63] : '=',
+                     i + 2 < n ? B64[v & 63] : '='};
+        sbuf_add(out, q, 4);
+    }
+}
+
+static int b64v(int c)
+{
+    const char *p = c ? strchr(B64, c) : NULL;
+    return p ? (int)(p - B64) : -1;
+}
+
+int b64_decode(const char *s, size_t n, unsigned char **out, size_t *len)
+{
+    *out = NULL;
+    *len = 0;
+    if (n % 4)
+        return -1;
+    unsigned char *o = xmalloc(n / 4 * 3 + 1);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i += 4) {
+        int a = b64v(s[i]), b = b64v(s[i + 1]), c = s[i + 2] == '=' ? -2 : b64v(s[i + 2]),
+            d = s[i + 3] == '=' ? -2 : b64v(s[i + 3]);
+        int last = i + 4 == n;
+        if (a < 0 || b < 0 || c == -1 || d == -1 || (!last && (c < 0 || d < 0)) || (c == -2 && d != -2)) {
+            free(o);
+            return -1;
+        }
+        uint32_t v = (uint32_t)a << 18 | (uint32_t)b << 12 | (uint32_t)(c < 0 ? 0 : c) << 6 | (uint32_t)(d < 0 ? 0 : d);
+        o[k++] = (unsigned char)(v >> 16);
+        if (c >= 0)
+            o[k++] = (unsigned char)(v >> 8);
+        if (d >= 0)
+            o[k++] = (unsigned char)v;
+    }
+    *out = o;
+    *len = k;
+    return 0;
+}
+
+static void add_subject(cJSON *arr, const char *name, const char *sha)
+{
+    cJSON *s = cJSON_CreateObject();
+    cJSON_AddStringToObject(s, "name", name);
+    cJSON *d = cJSON_AddObjectToObject(s, "digest");
+    cJSON_AddStringToObject(d, "sha256", sha);
+    cJSON_AddItemToArray(arr, s);
+}
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+cJSON *intoto_statement(const cJSON *receipt)
+{
+    cJSON *st = cJSON_CreateObject();
+    cJSON_AddStringToObject(st, "_type", INTOTO_STATEMENT);
+    cJSON *subj = cJSON_AddArrayToObject(st, "subject");
+    const cJSON *iut = cJSON_GetObjectItemCaseSensitive(receipt, "iut");
+    const cJSON *bin = iut ? cJSON_GetObjectItemCaseSensitive(iut, "binary") : NULL;
+    const char *bsha = bin ? jstr(bin, "sha256") : NULL;
+    if (bsha) {
+        const char *p = jstr(bin, "path");
+        char *name = xasprintf("iut:%s", p ? p : "?");
+        add_subject(subj, name, bsha);
+        free(name);
+    }
+    const cJSON *vec = cJSON_GetObjectItemCaseSensitive(receipt, "vectors");
+    const char *md = vec ? jstr(vec, "manifest_digest") : NULL;
+    const char *vv = vec ? jstr(vec, "vector_version") : NULL;
+    if (md) {
+        char *name = xasprintf("isotrain-vectors:%s:manifest", vv ? vv : "?");
+        add_subject(subj, name, md);
+        free(name);
+    }
+    cJSON_AddStringToObject(st, "predicateType", INTOTO_TEST_RESULT);
+    cJSON *pred = cJSON_AddObjectToObject(st, "predicate");
+    const char *verdict = jstr(receipt, "verdict");
+    cJSON_AddStringToObject(pred, "result", verdict && !strcmp(verdict, "PASS") ? "pass" : "fail");
+    cJSON *conf = cJSON_AddArrayToObject(pred, "configuration");
+    if (md) {
+        cJSON *c = cJSON_CreateObject();
+        cJSON_AddStringToObject(c, "name", "MANIFEST.json (vectors/FORMAT.md §4 manifest_digest)");
+        cJSON *d = cJSON_AddObjectToObject(c, "digest");
+        cJSON_AddStringToObject(d, "sha256", md);
+        cJSON_AddItemToArray(conf, c);
+    }
+    cJSON *passed = cJSON_AddArrayToObject(pred, "passedTests");
+    cJSON *warned = cJSON_AddArrayToObject(pred, "warnedTests");
+    cJSON *failed = cJSON_AddArrayToObject(pred, "failedTests");
+    const cJSON *cases = cJSON_GetObjectItemCaseSensitive(receipt, "cases");
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cases)
+    {
+        const char *id = jstr(c, "id"), *v = jstr(c, "verdict");
+        if (!id || !v)
+            continue;
+        cJSON *to = !strcmp(v, "PASS") ? passed : !strcmp(v, "SKIP") ? warned : failed;
+        cJSON_AddItemToArray(to, cJSON_CreateString(id));
+    }
+    cJSON_AddItemToObject(pred, RECEIPT_EXTENSION, cJSON_Duplicate(receipt, 1));
+    return st;
+}
+
+char *dsse_envelope(const cJSON *statement, const char *key, char *err, size_t cap)
+{
+    char *payload = cJSON_PrintUnformatted(statement);
+    if (!payload) {
+        snprintf(err, cap, "cannot render the statement");
+        return NULL;
+    }
+    size_t plen = strlen(payload);
+    cJSON *env = cJSON_CreateObject();
+    cJSON_AddStringToObject(env, "payloadType", DSSE_PAYLOAD_TYPE);
+    sbuf b;
+    sbuf_init(&b);
+    b64_encode(&b, payload, plen);
+    cJSON_AddStringToObject(env, "payload", b.p ? b.p : "");
+    sbuf_free(&b);
+    cJSON *sigs = cJSON_AddArrayToObject(env, "signatures");
+    int bad = 0;
+    if (key) {
+        /* DSSE signs the pre-authentication encoding, never the bare payload */
+        sbuf pae;
+        sbuf_init(&pae);
+        dsse_pae(&pae, DSSE_PAYLOAD_TYPE, payload, plen);
+        char *armored;
+        if (sshsig_sign(key, pae.p, pae.len, &armored, err, cap) != 0)
+            bad = 1;
+        else {
+            cJSON *s = cJSON_CreateObject();
+            cJSON_AddStringToObject(s, "keyid", "");
+            sbuf sb;
+            sbuf_init(&sb);
+            b64_encode(&sb, armored, strlen(armored));
+            cJSON_AddStringToObject(s, "sig", sb.p);
+            sbuf_free(&sb);
+            cJSON_AddItemToArray(sigs, s);
+            free(armored);
+        }
+        sbuf_free(&pae);
+    }
+    free(payload);
+    char *text = bad ? NULL : cJSON_Print(env);
+    cJSON_Delete(env);
+    return text;
+}
+
+void dsse_opened_free(dsse_opened *o)
+{
+    free(o->payload);
+    cJSON_Delete(o->statement);
+    for (size_t i = 0; i < o->n_sigs; i++)
+        free(o->sigs[i]), free(o->keyids[i]);
+    free(o->sigs);
+    free(o->keyids);
+    memset(o, 0, sizeof *o);
+}
+
+int dsse_open(const char *file, const char *text, size_t len, dsse_opened *o, problems *pr)
+{
+    memset(o, 0, sizeof *o);
+    cJSON *env = cJSON_ParseWithLength(text, len);
+    if (!cJSON_IsObject(env)) {
+        problems_add(pr, "%s: not a JSON object (a DSSE envelope is expected)", file);
+        cJSON_Delete(env);
+        return -1;
+    }
+    int rc = -1;
+    const char *pt = jstr(env, "payloadType"), *pl = jstr(env, "payload");
+    const cJSON *sigs = cJSON_GetObjectItemCaseSensitive(env, "signatures");
+    if (!pt || strcmp(pt, DSSE_PAYLOAD_TYPE) != 0)
+        problems_add(pr, "%s: payloadType: expected \"%s\"", file, DSSE_PAYLOAD_TYPE);
+    else if (!pl || b64_decode(pl, strlen(pl), &o->payload, &o->payload_len) != 0)
+        problems_add(pr, "%s: payload: expected standard base64 (DSSE)", file);
+    else if (!cJSON_IsArray(sigs))
+        problems_add(pr, "%s: signatures: expected an array", file);
+    else {
+        o->statement = cJSON_ParseWithLength((const char *)o->payload, o->payload_len);
+        const cJSON *pred = o->statement ? cJSON_GetObjectItemCaseSensitive(o->statement, "predicate") : NULL;
+        const char *ty = o->statement ? jstr(o->statement, "_type") : NULL;
+        const char *pty = o->statement ? jstr(o->statement, "predicateType") : NULL;
+        if (!cJSON_IsObject(o->statement))
+            problems_add(pr, "%s: payload: not a JSON object (an in-toto Statement)", file);
+        else if (!ty || strcmp(ty, INTOTO_STATEMENT) != 0)
+            problems_add(pr, "%s: payload._type: expected \"%s\"", file, INTOTO_STATEMENT);
+        else if (!pty || strcmp(pty, INTOTO_TEST_RESULT) != 0)
+            problems_add(pr, "%s: payload.predicateType: expected \"%s\"", file, INTOTO_TEST_RESULT);
+        else if (!cJSON_IsObject(pred) || !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(pred, RECEIPT_EXTENSION)))
+            problems_add(pr, "%s: payload.predicate.%s: missing (the isotrain receipt)", file, RECEIPT_EXTENSION);
+        else {
+            o->receipt = cJSON_GetObjectItemCaseSensitive(pred, RECEIPT_EXTENSION);
+            size_t n = (size_t)cJSON_GetArraySize(sigs);
+            o->sigs = xcalloc(n + 1, sizeof *o->sigs);
+            o->keyids = xcalloc(n + 1, sizeof *o->keyids);
+            rc = 0;
+            const cJSON *s;
+            cJSON_ArrayForEach(s, sigs)
+            {
+                const char *sig = jstr(s, "sig");
+                unsigned char *raw;
+                size_t rl;
+                if (!sig || b64_decode(sig, strlen(sig), &raw, &rl) != 0) {
+                    problems_add(pr, "%s: signatures[%zu].sig: expected standard base64", file, o->n_sigs);
+                    rc = -1;
+                    continue;
+                }
+                o->sigs[o->n_sigs] = xstrndup((const char *)raw, rl);
+                free(raw);
+                const char *k = jstr(s, "keyid");
+                o->keyids[o->n_sigs++] = xstrdup(k ? k : "");
+            }
+        }
+    }
+    cJSON_Delete(env);
+    return rc;
+}
+
+size_t dsse_check_signatures(const char *file, const dsse_opened *o, const char *allowed, char **who, problems *pr)
+{
+    *who = NULL;
+    size_t good = 0;
+    sbuf pae;
+    sbuf_init(&pae);
+    dsse_pae(&pae, DSSE_PAYLOAD_TYPE, o->payload, o->payload_len);
+    for (size_t i = 0; i < o->n_sigs; i++) {
+        char err[512], *p;
+        if (sshsig_verify(allowed, pae.p, pae.len, o->sigs[i], &p, err, sizeof err) == 0) {
+            if (!*who)
+                *who = p;
+            else
+                free(p);
+            good++;
+        } else
+            problems_add(pr, "%s: signatures[%zu]: %s", file, i, err);
+    }
+    sbuf_free(&pae);
+    return good;
+}

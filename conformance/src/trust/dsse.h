@@ -1,0 +1,52 @@
+/* dsse.h — the receipt as an in-toto Statement (predicate type test-result
+ * v0.1, the full isotrain receipt as its extension) in a DSSE envelope
+ * (payloadType application/vnd.in-toto+json), optionally signed with
+ * ssh-keygen -Y sign over the DSSE pre-authentication encoding. */
+#ifndef CONFORM_TRUST_DSSE_H
+#define CONFORM_TRUST_DSSE_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+#include "core/problems.h"
+#include "core/util.h"
+
+#define DSSE_PAYLOAD_TYPE "application/vnd.in-toto+json"
+#define INTOTO_STATEMENT "https://in-toto.io/Statement/v1"
+#define INTOTO_TEST_RESULT "https://in-toto.io/attestation/test-result/v0.1"
+#define RECEIPT_EXTENSION "isotrainReceipt"
+
+/* DSSE v1 PAE: "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body. */
+void dsse_pae(sbuf *out, const char *type, const void *body, size_t len);
+
+void b64_encode(sbuf *out, const void *data, size_t n);
+/* Strict standard base64 (padding required). 0, or -1. */
+int b64_decode(const char *s, size_t n, unsigned char **out, size_t *len);
+
+/* The Statement around a receipt (receipt is copied, not taken). */
+cJSON *intoto_statement(const cJSON *receipt);
+
+/* The envelope's text; signed when key is not NULL. NULL with err. */
+char *dsse_envelope(const cJSON *statement, const char *key, char *err, size_t cap);
+
+/* An opened envelope: the payload bytes, the parsed Statement and receipt
+ * (pointing into statement), and the signatures. */
+typedef struct {
+    unsigned char *payload;
+    size_t payload_len;
+    cJSON *statement;
+    const cJSON *receipt;
+    char **sigs;     /* armored SSHSIG texts */
+    char **keyids;
+    size_t n_sigs;
+} dsse_opened;
+
+/* Parses an envelope; every problem names the file and the field. 0 or -1. */
+int dsse_open(const char *file, const char *text, size_t len, dsse_opened *o, problems *pr);
+void dsse_opened_free(dsse_opened *o);
+
+/* Checks every signature against the allowed signers; *who gets the first
+ * good principal. Returns the number of good signatures; problems for bad ones. */
+size_t dsse_check_signatures(const char *file, const dsse_opened *o, const char *allowed, char **who, problems *pr);
+
+#endif

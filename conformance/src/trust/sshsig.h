@@ -1,0 +1,20 @@
+/* sshsig.h — signatures through OpenSSH's ssh-keygen -Y (the SSHSIG format),
+ * namespace "isotrain-receipt": one key type every CI system and developer
+ * already has, verified against an allowed-signers file. */
+#ifndef CONFORM_TRUST_SSHSIG_H
+#define CONFORM_TRUST_SSHSIG_H
+
+#include <stddef.h>
+
+#define SSHSIG_NAMESPACE "isotrain-receipt"
+
+/* Signs msg with the private key file; *armored gets the
+ * "-----BEGIN SSH SIGNATURE-----" text. 0, or -1 with err. */
+int sshsig_sign(const char *key, const void *msg, size_t n, char **armored, char *err, size_t cap);
+
+/* Verifies an armored signature of msg against an allowed-signers file;
+ * *principal gets the signer's identity. 0 good, -1 with err otherwise. */
+int sshsig_verify(const char *allowed_signers, const void *msg, size_t n, const char *armored, char **principal,
+                  char *err, size_t cap);
+
+#endif

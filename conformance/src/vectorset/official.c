@@ -1,0 +1,28 @@
+/* official.c — the one place the runner pins published vector sets
+ * (vectors/FORMAT.md §5 lists the same digests). Publishing a set means
+ * adding its line here in the same commit as the set: an edited vector file,
+ * with its manifest recomputed to be self-consistent, has another digest and
+ * is therefore UNOFFICIAL. */
+#include "vectorset/official.h"
+
+#include <string.h>
+
+static const official_set sets[] = {
+    {"1.0.0", "1.0.0", "4a2ee4f979012509c4e73f04b87551c3d123bccbe4f4aa3f037c7684f2ab602e", 739, "mlp13k", 200},
+};
+
+const official_set *official_find(const char *manifest_digest)
+{
+    for (size_t i = 0; manifest_digest && i < sizeof sets / sizeof sets[0]; i++)
+        if (!strcmp(sets[i].manifest_digest, manifest_digest))
+            return &sets[i];
+    return NULL;
+}
+
+const official_set *official_by_version(const char *vector_version)
+{
+    for (size_t i = 0; vector_version && i < sizeof sets / sizeof sets[0]; i++)
+        if (!strcmp(sets[i].vector_version, vector_version))
+            return &sets[i];
+    return NULL;
+}

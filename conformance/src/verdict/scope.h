@@ -1,0 +1,47 @@
+/* scope.h — the overall verdict of a run and its scope (conformance/README.md
+ * "Verdicts"). One function derives it from facts that both `run` (from what
+ * ran) and `verify` (from a receipt's own case list and options) can fill, so
+ * a receipt's verdict can be recomputed by anyone holding it. */
+#ifndef CONFORM_VERDICT_SCOPE_H
+#define CONFORM_VERDICT_SCOPE_H
+
+#include <stddef.h>
+
+#include "core/results.h"
+
+enum { SCOPE_MAX_REASONS = 24 };
+
+/* Exit codes of `run`; 2 stays "bad usage, refused vectors, I/O". */
+enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_PARTIAL = 3, EXIT_UNOFFICIAL = 4 };
+
+typedef struct {
+    int hello_ok;
+    const char *level;     /* --level: ops, train or all */
+    size_t n_filters;      /* --filter groups given */
+    const char *profile;   /* --profile, NULL if none */
+    int profile_excludes;  /* --profile left a profile of the set unrun */
+    long steps;            /* --steps, -1 if none */
+    long set_steps;        /* the fewest steps of a selected profile in the set */
+    int official;          /* the set's manifest digest is pinned (vectorset/official.c) */
+    const char *manifest_digest;
+    /* per level: the cases of "ops", "train" and "fresh" (results.h) */
+    tally ops, train, fresh, protocol;
+    /* the first skipped required case of each level, for the reason text */
+    const char *first_skip_id[3], *first_skip_reason[3];
+} scope_facts;
+
+typedef struct {
+    const char *word; /* PASS, FAIL, PARTIAL or UNOFFICIAL */
+    int exit_code;
+    char *reasons[SCOPE_MAX_REASONS]; /* why this is not a full certification */
+    size_t n_reasons;
+} run_verdict;
+
+/* The verdict table of conformance/README.md, "Verdicts". */
+void scope_verdict(const scope_facts *f, run_verdict *out);
+void run_verdict_free(run_verdict *v);
+
+/* Fills the tallies and first skipped cases of f from a case list. */
+void scope_facts_from_results(scope_facts *f, const results *r);
+
+#endif
