@@ -41,8 +41,9 @@ Test(iut, hello_prints_the_p2_line, .init = test_make_tmpdir, .fini = test_remov
     /* literal versions, not IT_*: a test that derives them from the same
      * constants could not see a wrong one. train_seed=1 is P2's capability
      * flag for `train --seed` (P7). */
-    snprintf(want, sizeof want, "protocol=1 name=isotrain-reference version=1.1.0 spec=1.1.0 train_seed=1 isa=%s\n",
-             it_host_isa());
+    snprintf(want, sizeof want,
+             "protocol=1 name=isotrain-reference version=1.1.0 spec=1.1.0 train_seed=1 isa=%s kernels=%s\n",
+             it_host_isa(), it_kernels_name());
     cr_assert_str_eq(out, want);
     cr_assert_eq(run("hello extra", NULL, 0, err, sizeof err), 2, "hello takes no arguments");
 }
@@ -243,10 +244,10 @@ Test(iut, a_checkpoint_dir_that_is_not_a_directory_is_an_io_error, .init = test_
 Test(iut, an_unknown_profile_exits_64_like_an_unknown_verb, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
 {
     char args[512], err[1024], path[256];
-    snprintf(args, sizeof args, "train --profile addmod113 --steps 1 --trace %s/t", test_tmpdir);
+    snprintf(args, sizeof args, "train --profile gpt2-124m --steps 1 --trace %s/t", test_tmpdir);
     int st = run(args, NULL, 0, err, sizeof err);
     cr_assert_eq(st, 64, "exit %d: %s", st, err);
-    cr_assert(strstr(err, "unsupported profile 'addmod113'"), "%s", err);
+    cr_assert(strstr(err, "unsupported profile 'gpt2-124m'"), "%s", err);
     struct stat sb;
     snprintf(path, sizeof path, "%s/t", test_tmpdir);
     cr_assert(stat(path, &sb) != 0, "a trace was written for a profile the IUT does not have");
