@@ -21,10 +21,10 @@ enum { D = IT_AM_D, H = IT_AM_HEADS, DH = IT_AM_DHEAD, F = IT_AM_MLP, NV = IT_AM
 
 /* spec §13.2: checkpoint order; the stream of §13.4 is the index here */
 const it_tensor_info it_addmod113_tensors[11] = {
-    {"W_E", IT_AM_OFF_WE, NV, D},      {"W_pos", IT_AM_OFF_WPOS, T, D}, {"W_Q", IT_AM_OFF_WQ, D, D},
-    {"W_K", IT_AM_OFF_WK, D, D},       {"W_V", IT_AM_OFF_WV, D, D},     {"W_O", IT_AM_OFF_WO, D, D},
-    {"W_in", IT_AM_OFF_WIN, F, D},     {"b_in", IT_AM_OFF_BIN, F, 1},   {"W_out", IT_AM_OFF_WOUT, D, F},
-    {"b_out", IT_AM_OFF_BOUT, D, 1},   {"W_U", IT_AM_OFF_WU, NO, D},
+    {"w_e", IT_AM_OFF_WE, NV, D},      {"w_pos", IT_AM_OFF_WPOS, T, D}, {"w_q", IT_AM_OFF_WQ, D, D},
+    {"w_k", IT_AM_OFF_WK, D, D},       {"w_v", IT_AM_OFF_WV, D, D},     {"w_o", IT_AM_OFF_WO, D, D},
+    {"w_in", IT_AM_OFF_WIN, F, D},     {"b_in", IT_AM_OFF_BIN, F, 1},   {"w_out", IT_AM_OFF_WOUT, D, F},
+    {"b_out", IT_AM_OFF_BOUT, D, 1},   {"w_u", IT_AM_OFF_WU, NO, D},
 };
 
 /* spec §13.1 and §13.4 */
