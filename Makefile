@@ -140,15 +140,17 @@ check-no-fma: reference cross
 
 # ---- exp/log proof over all 2^32 inputs (spec §3.2, §3.3) ---------------------
 
-$(TOOLS)/prove_math: reference/tools/prove_math.c reference/src/cr_exp.c reference/src/cr_log.c \
-                     $(wildcard reference/src/*.h) | deps-test
+$(TOOLS)/prove_math: reference/tools/prove_math.c $(NATIVE)/libisotrain.a | deps-test
 	@mkdir -p $(TOOLS)
 	$(CC) $(WARN_CFLAGS) -O2 $(NUMERIC_CFLAGS) -pthread -Ireference/src -Ireference/include \
-	    reference/tools/prove_math.c reference/src/cr_exp.c reference/src/cr_log.c \
-	    -lmpfr -lgmp -lm -o $@
+	    reference/tools/prove_math.c $(NATIVE)/libisotrain.a -lmpfr -lgmp -lm -o $@
 
-prove-math: $(TOOLS)/prove_math
+# Every kernel set's exp and log on all 2^32 inputs (one MPFR-backed decision
+# per input, every set compared with it), then the negative control of the
+# SIMD sets' exact fallback (ci/prove-math-fallback.sh).
+prove-math: $(TOOLS)/prove_math reference
 	$(TOOLS)/prove_math all
+	sh ci/prove-math-fallback.sh $(TOOLS)/prove_math $(NATIVE)/isotrain
 
 # ---- benchmark ---------------------------------------------------------------
 
@@ -156,8 +158,12 @@ $(TOOLS)/bench: reference/tools/bench.c $(NATIVE)/libisotrain.a
 	@mkdir -p $(TOOLS)
 	$(CC) $(WARN_CFLAGS) -O2 $(NUMERIC_CFLAGS) -Ireference/include $< $(NATIVE)/libisotrain.a -o $@
 
+# One core: every kernel set this CPU runs, then (if python3-torch imports)
+# the same model in PyTorch on one thread and the ratio to the best set.
 bench: reference $(TOOLS)/bench
-	$(TOOLS)/bench
+	$(TOOLS)/bench | tee $(TOOLS)/bench.txt
+	@$(PYTORCH_PY) reference/tools/bench_torch.py \
+	    --ours $$(awk '/kernels=.*steps\/s/ { if ($$2 > r) r = $$2 } END { print r + 0 }' $(TOOLS)/bench.txt)
 
 # ---- install -----------------------------------------------------------------
 

@@ -29,6 +29,23 @@ $row
 EOF
     [ "$cflags" = - ] && cflags=
     [ "$ldflags" = - ] && ldflags=
+    # patch:FILE in cflags: the variant is spec/mutants/FILE, applied to a copy
+    # of the tree (ci/mutant-build.sh); the other words are compiler flags.
+    patchfile=- flags=
+    for w in $cflags; do
+        case $w in
+        patch:*) patchfile=${w#patch:} ;;
+        *) flags="$flags${flags:+ }$w" ;;
+        esac
+    done
+    # A mutant of the SIMD kernels (its patch touches reference/src/kernels or
+    # the kernel flags) runs with the best kernel set this CPU has; every other
+    # mutant changes the portable definition, so it runs with that set forced
+    # (ISOTRAIN_KERNELS=portable), which is the code its defect is in.
+    kernels=portable
+    if [ "$patchfile" != - ] && grep -q 'reference/src/kernels/\|KERNEL_' "spec/mutants/$patchfile"; then
+        kernels=auto
+    fi
     case $build in
     native) cc=${CC:-cc} ;;
     aarch64) cc=aarch64-linux-gnu-gcc ;;
@@ -40,8 +57,8 @@ EOF
     rm -rf "$d"
     mkdir -p "$d"
     t0=$(now)
-    if $MAKE --no-print-directory -f mk/reference.mk OUT="$d" CC="$cc" OPT=-O2 \
-        EXTRA_CFLAGS="$cflags" EXTRA_LDFLAGS="$ldflags" >"$d/build.log" 2>&1; then
+    if MAKE=$MAKE sh ci/mutant-build.sh "$d" "$patchfile" CC="$cc" OPT=-O2 \
+        EXTRA_CFLAGS="$flags" EXTRA_LDFLAGS="$ldflags" >"$d/build.log" 2>&1; then
         echo ok >"$d/build.status"
     else
         echo failed >"$d/build.status"
@@ -65,13 +82,14 @@ EOF
         slow=20 ;;
     esac
     echo "$run" >"$d/ran-as"
+    echo "$kernels" >"$d/kernels"
     # shellcheck disable=SC2086
-    "$CONFORM" run --iut "$prefix$d/isotrain" --level all --slowdown $slow $emu_opts \
+    ISOTRAIN_KERNELS=$kernels "$CONFORM" run --iut "$prefix$d/isotrain" --level all --slowdown $slow $emu_opts \
         --receipt "$d/receipt.json" >"$d/run.log" 2>&1
     rc=$?
     echo "$rc" >"$d/run.status"
     since "$t0" >"$d/seconds"
-    echo "mutant $id: runner exit $rc ($(cat "$d/seconds") s, $run)"
+    echo "mutant $id: runner exit $rc ($(cat "$d/seconds") s, $run, kernels=$kernels)"
 }
 
 all() {

@@ -77,11 +77,11 @@ conformance-runner-sanitize: reference-sanitize
 	@$(MAKE) --no-print-directory $(CONF_SAN)/isotrain-conform
 
 # The negative controls: the reference with one clearly marked defect each
-# (reference/src/train.c IT_MUTANT_FLIP_STEP, reference/src/linear.c
-# IT_MUTANT_FMA_LINEAR), each in its own build directory.
+# (spec/mutants/flip-step.patch, spec/mutants/fma-linear.patch, applied to a
+# copy of the tree by ci/mutant-build.sh), each in its own build directory.
 conformance-mutants: deps-build
-	@$(REF) OUT=$(MUT_FLIP) CC=$(CC) OPT=-O2 EXTRA_CFLAGS=-DIT_MUTANT_FLIP_STEP=137
-	@$(REF) OUT=$(MUT_FMA) CC=$(CC) OPT=-O2 EXTRA_CFLAGS=-DIT_MUTANT_FMA_LINEAR EXTRA_LDFLAGS=-lm
+	@sh ci/mutant-build.sh $(MUT_FLIP) flip-step.patch CC=$(CC) OPT=-O2
+	@sh ci/mutant-build.sh $(MUT_FMA) fma-linear.patch CC=$(CC) OPT=-O2 EXTRA_LDFLAGS=-lm
 
 # The tests run the runner binary on script IUTs (conformance/tests/iuts),
 # the reference CLI and the mutants; they find them through the environment.

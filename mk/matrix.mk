@@ -12,7 +12,9 @@
 #                        receipts of the vectors (vectors/v1.0.0/receipts):
 #                        same per-host verdicts, first differing steps and
 #                        checkpoint digests (timings, dates, host CPU details
-#                        are not compared). Part of `make test`.
+#                        are not compared). Part of `make test`. Both then
+#                        check that every host ran the kernel set hosts.json
+#                        names for it (ci/check-matrix-kernels.sh).
 #   make publish-matrix  copies build/matrix's receipts and MATRIX.md into
 #                        vectors/v1.0.0/receipts (review the diff, then commit).
 
@@ -31,10 +33,12 @@ matrix-run: conformance-runner deps-matrix
 
 matrix: matrix-run
 	$(CONFORM) matrix --hosts $(HOSTS_FILE) --markdown $(MATRIX_DIR)/MATRIX.md $(MATRIX_RECEIPTS)
+	sh ci/check-matrix-kernels.sh $(HOSTS_FILE) $(MATRIX_DIR)
 
 check-matrix: matrix-run
 	$(CONFORM) matrix --hosts $(HOSTS_FILE) --markdown $(MATRIX_DIR)/MATRIX.md \
 	    --against $(MATRIX_PUB) $(MATRIX_RECEIPTS)
+	sh ci/check-matrix-kernels.sh $(HOSTS_FILE) $(MATRIX_DIR)
 
 publish-matrix: conformance-runner
 	@mkdir -p $(MATRIX_PUB)

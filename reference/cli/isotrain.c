@@ -382,11 +382,6 @@ static int choose_kernels(const char *name, const char *source)
 
 int main(int argc, char **argv)
 {
-#ifdef IT_MUTANT_FTZ
-    /* MUTANT ONLY (spec/mutants.md): flush-to-zero on before anything, for every verb: breaks spec §2.2. */
-    if (it_fpenv_force_flush() != 0)
-        return EXIT_USAGE;
-#endif
     if (choose_kernels(NULL, "ISOTRAIN_KERNELS") != 0)
         return EXIT_USAGE;
     if (argc >= 2 && strcmp(argv[1], "--kernels") == 0) {

@@ -24,11 +24,6 @@ float it_f32_from_bits(uint32_t u)
 void it_store_f32le(const float *src, size_t n, unsigned char *dst)
 {
     for (size_t i = 0; i < n; i++) {
-#ifdef IT_MUTANT_NATIVE_ENDIAN
-        /* MUTANT ONLY (spec/mutants.md): host byte order breaks spec §8.1 on big-endian hosts. */
-        memcpy(dst + 4 * i, &src[i], 4);
-        continue;
-#endif
         uint32_t u = it_f32_bits(src[i]);
         dst[4 * i + 0] = (unsigned char)(u & 0xffu);
         dst[4 * i + 1] = (unsigned char)((u >> 8) & 0xffu);

@@ -23,10 +23,10 @@
 #include <string.h>
 
 /* The algorithms need every double/float operation rounded to its own
- * format (no x87 excess precision).  Refuse to build otherwise. */
-/* IT_MUTANT_EXCESS_PRECISION builds the matrix's expected-fail x87 host
- * (mk/cross.mk, build i386-x87): the one build allowed past this guard. */
-#if (!defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0) && !defined(IT_MUTANT_EXCESS_PRECISION)
+ * format (no x87 excess precision).  Refuse to build otherwise. (The
+ * matrix's expected-fail x87 host is built past this guard by
+ * spec/mutants/x87-excess.patch.) */
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
 #error "isotrain cr math needs FLT_EVAL_METHOD == 0 (e.g. -mfpmath=sse -msse2 on 32-bit x86)"
 #endif
 #if FLT_RADIX != 2 || DBL_MANT_DIG != 53 || FLT_MANT_DIG != 24

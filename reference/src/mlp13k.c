@@ -64,11 +64,7 @@ void it_mlp13k_batch(const it_mlp13k_recipe *r, uint32_t step,
 {
     uint32_t pairs = (uint32_t)(r->corpus_len - 1);
     for (uint32_t p = 0; p < IT_MLP13K_BATCH; p++) {
-#ifdef IT_MUTANT_BATCH_OFF_BY_ONE
-        uint64_t index = (uint64_t)step * IT_MLP13K_BATCH + p; /* MUTANT ONLY (spec/mutants.md): step t reads t's words, not t-1's: breaks spec §11.5. */
-#else
         uint64_t index = (uint64_t)(step - 1) * IT_MLP13K_BATCH + p;
-#endif
         uint32_t o = it_u32_below(it_rng_u32(r->seed, STREAM_SAMPLE, index), pairs);
         xs[p] = r->corpus[o];
         ys[p] = r->corpus[o + 1];
@@ -99,19 +95,10 @@ float it_mlp13k_loss_grad_portable(const float *params, const unsigned char *xs,
     const float inv_batch = 1.0f / (float)batch;
 
     for (size_t i = 0; i < IT_MLP13K_NPARAMS; i++)
-#ifdef IT_MUTANT_GRAD_NEGZERO
-        grads[i] = -0.0f; /* MUTANT ONLY (spec/mutants.md): gradients from -0 break spec §4.4/§11.6 (+0 start). */
-#else
         grads[i] = 0.0f;
-#endif
 
     float loss_sum = 0.0f;
-#ifdef IT_MUTANT_GRAD_REVERSE
-    /* MUTANT ONLY (spec/mutants.md): positions in descending order break spec §11.6/§4.3 (ascending positions). */
-    for (size_t p = batch; p-- > 0;) {
-#else
     for (size_t p = 0; p < batch; p++) {
-#endif
         float e[D], z1[H], h[H], z2[V], probs[V];
         float dz2[V], dh[H], dz1[H], de[D];
 

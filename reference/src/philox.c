@@ -32,11 +32,7 @@ void it_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out
  * keyed by the seed's low and high 32 bits. */
 uint32_t it_rng_u32(uint64_t seed, uint32_t stream, uint64_t index)
 {
-#ifdef IT_MUTANT_RNG_COUNTER
-    uint64_t block = (index >> 2) + 1; /* MUTANT ONLY (spec/mutants.md): counter off by one breaks spec §6.2. */
-#else
     uint64_t block = index >> 2;
-#endif
     const uint32_t ctr[4] = {(uint32_t)block, (uint32_t)(block >> 32), stream, 0};
     const uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
     uint32_t out[4];

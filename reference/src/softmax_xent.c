@@ -11,37 +11,12 @@ float it_softmax_xent_forward(const float *logits, size_t n, unsigned target, fl
         if (logits[k] > m)
             m = logits[k];
     float sum = 0.0f;
-#if defined(IT_MUTANT_SOFTMAX_SUM_REVERSE)
-    /* MUTANT ONLY (spec/mutants.md): the denominator summed in descending k breaks spec §5.4/§4.3. */
-    for (size_t k = 0; k < n; k++)
-        probs[k] = it_expf(logits[k] - m);
-    for (size_t k = n; k-- > 0;)
-        sum = sum + probs[k];
-#elif defined(IT_MUTANT_SOFTMAX_SUM_HALVES)
-    /* MUTANT ONLY (spec/mutants.md): the denominator as two half sums (two threads) breaks spec §5.4/§4.3. */
-    float lo = 0.0f, hi = 0.0f;
-    for (size_t k = 0; k < n; k++)
-        probs[k] = it_expf(logits[k] - m);
-    for (size_t k = 0; k < n / 2; k++)
-        lo = lo + probs[k];
-    for (size_t k = n / 2; k < n; k++)
-        hi = hi + probs[k];
-    sum = lo + hi;
-#else
     for (size_t k = 0; k < n; k++) {
         probs[k] = it_expf(logits[k] - m);
         sum = sum + probs[k];
     }
-#endif
-#ifdef IT_MUTANT_RECIP_SOFTMAX
-    /* MUTANT ONLY (spec/mutants.md): e * (1/S) instead of e / S breaks spec §5.4 (one correctly rounded division). */
-    float inv = 1.0f / sum;
-    for (size_t k = 0; k < n; k++)
-        probs[k] = probs[k] * inv;
-#else
     for (size_t k = 0; k < n; k++)
         probs[k] = probs[k] / sum;
-#endif
     return it_logf(sum) - (logits[target] - m);
 }
 

@@ -46,15 +46,6 @@ it_status it_mlp13k_step(const it_mlp13k_recipe *r, it_mlp13k_state *s)
         return IT_ERR_NONFINITE_LOSS;
     it_sgd_update(s->params, s->grads, IT_MLP13K_NPARAMS, r->lr);
     s->step++;
-#ifdef IT_MUTANT_FLIP_STEP
-    /* NEGATIVE CONTROL ONLY, never in a real build: conformance/tests builds a
-     * mutant with -DIT_MUTANT_FLIP_STEP=137 that flips the lowest bit of
-     * w2[5][7] right after that step's update, to prove the runner locates it. */
-    if (s->step == (uint32_t)(IT_MUTANT_FLIP_STEP)) {
-        size_t at = IT_MLP13K_OFF_W2 + 5 * IT_MLP13K_HIDDEN + 7;
-        s->params[at] = it_f32_from_bits(it_f32_bits(s->params[at]) ^ 1u);
-    }
-#endif
     for (size_t i = 0; i < IT_MLP13K_NPARAMS; i++)
         if (!is_finite(s->params[i])) {
             s->bad_index = i;
@@ -129,12 +120,7 @@ it_status it_mlp13k_run(const it_mlp13k_recipe *r, const it_run_options *o,
 {
     err[0] = '\0';
     it_fpenv_report env;
-#ifdef IT_MUTANT_FTZ_NOPROBE
-    /* MUTANT ONLY (spec/mutants.md): skips spec §2.2's start-up probe so the vectors must catch FTZ themselves. */
-    if (0 && it_fpenv_probe(&env) != 0)
-#else
     if (it_fpenv_probe(&env) != 0)
-#endif
         return fail(err, cap, IT_ERR_FPENV,
                     "floating-point environment is not IEEE default (ftz=%d daz=%d rounding=%d); "
                     "spec 2.1-2.2 require round-to-nearest-even with subnormals kept",

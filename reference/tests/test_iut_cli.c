@@ -251,4 +251,26 @@ Test(iut, an_unknown_profile_exits_64_like_an_unknown_verb, .init = test_make_tm
     struct stat sb;
     snprintf(path, sizeof path, "%s/t", test_tmpdir);
     cr_assert(stat(path, &sb) != 0, "a trace was written for a profile the IUT does not have");
+/* A kernel set that is unknown, or of another instruction set, is refused
+ * (exit 2) by the flag and by the environment: never a silent fallback. */
+Test(iut, a_kernel_set_that_cannot_run_is_refused, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
+{
+    char out[512], err[512];
+    cr_assert_eq(run("--kernels no-such-set hello", out, sizeof out, err, sizeof err), 2);
+    cr_assert(strstr(err, "unknown kernel set 'no-such-set'"), "%s", err);
+#if defined(__x86_64__)
+    const char *other = "neon";
+#else
+    const char *other = "avx2";
+#endif
+    char args[128];
+    snprintf(args, sizeof args, "--kernels %s hello", other);
+    cr_assert_eq(run(args, out, sizeof out, err, sizeof err), 2);
+    cr_assert(strstr(err, "not available"), "%s", err);
+    cr_assert_eq(run("--kernels portable hello", out, sizeof out, err, sizeof err), 0, "%s", err);
+    cr_assert(strstr(out, " kernels=portable\n"), "%s", out);
+    setenv("ISOTRAIN_KERNELS", "no-such-set", 1);
+    int rc = run("hello", out, sizeof out, err, sizeof err);
+    unsetenv("ISOTRAIN_KERNELS");
+    cr_assert_eq(rc, 2, "%s", err);
 }

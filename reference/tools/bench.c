@@ -20,6 +20,15 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* CPU time of this thread: on a shared machine the wall clock also counts
+ * the time spent waiting for a core, which is not the trainer's speed. */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -36,9 +45,9 @@ static double per_element(void (*f)(const float *, float *, size_t), float lo, f
         xs[i] = lo + (hi - lo) * ((float)i / (float)NX);
     double best = 1e30;
     for (int rep = 0; rep < 20; rep++) {
-        double t0 = now();
+        double t0 = cpu_now();
         f(xs, ys, NX);
-        double t = now() - t0;
+        double t = cpu_now() - t0;
         if (t < best)
             best = t;
     }
@@ -55,29 +64,40 @@ int main(int argc, char **argv)
     }
     static it_mlp13k_state s;
     it_mlp13k_recipe r = it_mlp13k_default_recipe();
-    double *t = malloc(sizeof *t * (size_t)runs);
+    double *t = malloc(sizeof *t * (size_t)runs), *w = malloc(sizeof *w * (size_t)runs);
     const char *sets[16];
     size_t nsets = it_kernels_available(sets, 16);
     char first_digest[65] = "", digest[65];
     double portable_rate = 0.0;
     int same = 1;
-    if (!t)
+    if (!t || !w)
         return 1;
-    printf("mlp13k, one core, median of %d runs of %ld steps (SHA-256 of the parameters after the last step):\n",
-           runs, steps);
+    /* other processes on the machine change every figure: say how busy it was */
+    char load[64] = "?";
+    FILE *la = fopen("/proc/loadavg", "r");
+    if (la) {
+        if (!fgets(load, sizeof load, la))
+            strcpy(load, "?");
+        load[strcspn(load, "\n")] = '\0';
+        fclose(la);
+    }
+    printf("mlp13k, one core, median of %d runs of %ld steps, by the thread's CPU time (load average at start: %s):\n",
+           runs, steps, load);
     for (size_t k = 0; k < nsets && k < 16; k++) {
         it_kernels_select(sets[k]);
         for (int i = 0; i < runs; i++) {
-            double t0 = now();
+            double t0 = cpu_now(), w0 = now();
             it_mlp13k_start(&r, &s);
             while (s.step < (uint32_t)steps)
                 if (it_mlp13k_step(&r, &s) != IT_OK) {
                     fprintf(stderr, "bench: training failed at step %u\n", (unsigned)s.step);
                     return 1;
                 }
-            t[i] = now() - t0;
+            t[i] = cpu_now() - t0;
+            w[i] = now() - w0;
         }
         qsort(t, (size_t)runs, sizeof *t, cmp_double);
+        qsort(w, (size_t)runs, sizeof *w, cmp_double);
         double rate = (double)steps / t[runs / 2];
         if (k == 0)
             portable_rate = rate;
@@ -85,8 +105,9 @@ int main(int argc, char **argv)
         if (k == 0)
             strcpy(first_digest, digest);
         same &= strcmp(digest, first_digest) == 0;
-        printf("  kernels=%-8s %8.0f steps/s (best %.0f, worst %.0f)  x%.1f portable  params %.16s...\n", sets[k], rate,
-               (double)steps / t[0], (double)steps / t[runs - 1], rate / portable_rate, digest);
+        printf("  kernels=%-8s %8.0f steps/s (best %.0f, worst %.0f; wall clock %.0f)  x%.1f portable  params %.16s...\n",
+               sets[k], rate, (double)steps / t[0], (double)steps / t[runs - 1], (double)steps / w[runs / 2],
+               rate / portable_rate, digest);
     }
     printf("  every set: %s\n", same ? "identical parameter bytes" : "DIFFERENT PARAMETER BYTES (a kernel set is wrong)");
     printf("ns per element over %d-element arrays (exp on [-20, 0], log on [1, 512], tanh on [-4, 4]):\n", NX);
@@ -96,5 +117,6 @@ int main(int argc, char **argv)
                per_element(it_logf_array, 1.0f, 512.0f), per_element(it_tanhf_array, -4.0f, 4.0f));
     }
     free(t);
+    free(w);
     return same ? 0 : 1;
 }

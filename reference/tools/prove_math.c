@@ -1,13 +1,21 @@
 /*
- * prove_math - exhaustive proof that the isotrain reference's it_expf and
- * it_logf (reference/src/cr_exp.c, cr_log.c) are correctly rounded
- * (binary32, round to nearest even) on all 2^32 inputs, with MPFR as the
- * oracle.  See prove_math.md for the method and the recorded results.
+ * prove_math - exhaustive proof that the isotrain reference's exp and log
+ * are correctly rounded (binary32, round to nearest even) on all 2^32
+ * inputs, with MPFR as the oracle, for every kernel set this CPU runs
+ * (reference/src/kernels: the portable set is the scalar it_expf/it_logf of
+ * cr_exp.c, cr_log.c; the SIMD sets evaluate binary64 lanes and send lanes
+ * near a rounding boundary to the scalar path). Each input is decided once
+ * and every set's result is compared with it. See prove_math.md.
  *
  * usage: prove_math [exp|log|all] [--threads N] [--range LO HI]
  *                   [--mpfr-all] [--sample-every N] [--inject BITS]
  *                   [--inject-precheck BITS] [--against-libm]
+ *                   [--kernels SET,SET,...] [--no-fallback]
  *        prove_math --emit-tables
+ *
+ * --no-fallback is the negative control of the SIMD sets' exact fallback:
+ * lanes near a rounding boundary keep their binary64 fast-path result, and
+ * the proof must then find mismatches.
  *
  * Exit status 0 only if every input in the range was checked, there were
  * 0 mismatches and the pre-check agreed with MPFR on every sampled input.
@@ -28,6 +36,8 @@
 #include <mpfr.h>
 
 #include "cr_math.h"
+#include "isotrain.h"
+#include "kernels/kernels.h"
 
 /* ------------------------------------------------------------------ */
 /* bits                                                                */
@@ -182,19 +192,29 @@ static int g_inject = 0;
 static uint32_t g_inject_bits = 0;
 static int g_inject_pre = 0;
 static uint32_t g_inject_pre_bits = 0;
+static int g_no_fallback = 0;
 
-static uint32_t under_test(enum fn_id fn, uint32_t bits)
+/* The implementations under test: kernel sets, or glibc (--against-libm). */
+#define MAX_SETS 8
+typedef size_t (*array_fn)(const float *x, float *y, size_t n, int exact_fallback);
+static const char *g_set_name[MAX_SETS];
+static array_fn g_set_fn[2][MAX_SETS];
+static int g_nsets = 0;
+
+static size_t libm_exp(const float *x, float *y, size_t n, int f)
 {
-    float x = u2f(bits), r;
-    uint32_t rb;
-    if (g_against_libm)
-        r = (fn == FN_EXP) ? expf(x) : logf(x);
-    else
-        r = (fn == FN_EXP) ? it_expf(x) : it_logf(x);
-    rb = f2u(r);
-    if (g_inject && bits == g_inject_bits)
-        rb ^= 1u; /* negative control: flip the last bit */
-    return rb;
+    (void)f;
+    for (size_t i = 0; i < n; i++)
+        y[i] = expf(x[i]);
+    return 0;
+}
+
+static size_t libm_log(const float *x, float *y, size_t n, int f)
+{
+    (void)f;
+    for (size_t i = 0; i < n; i++)
+        y[i] = logf(x[i]);
+    return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -215,16 +235,33 @@ typedef struct {
     _Atomic uint64_t next;
     pthread_mutex_t lock;
     /* totals (under lock) */
-    uint64_t checked, mismatches, by_mpfr, special, close, sampled, sample_disagree;
-    mismatch_t first[MAX_REPORT];
+    uint64_t checked, by_mpfr, special, close, sampled, sample_disagree;
+    uint64_t mismatches[MAX_SETS], near[MAX_SETS];
+    double seconds[MAX_SETS]; /* CPU time in each set's own function, summed over threads */
+    mismatch_t first[MAX_SETS][MAX_REPORT];
     mismatch_t first_dis[MAX_REPORT];
 } job_t;
+
+static double thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static void *worker(void *arg)
 {
     job_t *job = arg;
     oracle_t o;
     uint64_t checked = 0, by_mpfr = 0, special = 0, close = 0, sampled = 0;
+    uint64_t near[MAX_SETS] = {0};
+    double seconds[MAX_SETS] = {0};
+    float *xin = malloc(sizeof(float) * CHUNK);
+    float *res = malloc(sizeof(float) * CHUNK * MAX_SETS);
+    if (!xin || !res) {
+        fprintf(stderr, "prove_math: out of memory\n");
+        exit(2);
+    }
     oracle_init(&o);
     for (;;) {
         uint64_t start = atomic_fetch_add(&job->next, CHUNK);
@@ -234,10 +271,17 @@ static void *worker(void *arg)
         end = start + CHUNK - 1;
         if (end > job->hi)
             end = job->hi;
+        size_t n = (size_t)(end - start + 1);
+        for (size_t k = 0; k < n; k++)
+            xin[k] = u2f((uint32_t)(start + k));
+        for (int s = 0; s < g_nsets; s++) {
+            double t0 = thread_cpu();
+            near[s] += g_set_fn[job->fn][s](xin, res + (size_t)s * CHUNK, n, !g_no_fallback);
+            seconds[s] += thread_cpu() - t0;
+        }
         for (i = start; i <= end; i++) {
-            uint32_t bits = (uint32_t)i, got, want, pre;
+            uint32_t bits = (uint32_t)i, want, pre;
             int pc = PRE_SPECIAL;
-            got = under_test(job->fn, bits);
             if (!job->mpfr_all) {
                 pc = precheck(job->fn, u2f(bits), &pre);
                 if (g_inject_pre && bits == g_inject_pre_bits && pc == PRE_DECIDED)
@@ -267,16 +311,21 @@ static void *worker(void *arg)
                 by_mpfr++;
             }
             checked++;
-            if (!same_result(got, want)) {
-                pthread_mutex_lock(&job->lock);
-                if (job->mismatches < MAX_REPORT) {
-                    mismatch_t *m = &job->first[job->mismatches];
-                    m->in = bits;
-                    m->got = got;
-                    m->want = want;
+            for (int s = 0; s < g_nsets; s++) {
+                uint32_t got = f2u(res[(size_t)s * CHUNK + (size_t)(i - start)]);
+                if (g_inject && bits == g_inject_bits)
+                    got ^= 1u; /* negative control: flip the last bit */
+                if (!same_result(got, want)) {
+                    pthread_mutex_lock(&job->lock);
+                    if (job->mismatches[s] < MAX_REPORT) {
+                        mismatch_t *m = &job->first[s][job->mismatches[s]];
+                        m->in = bits;
+                        m->got = got;
+                        m->want = want;
+                    }
+                    job->mismatches[s]++;
+                    pthread_mutex_unlock(&job->lock);
                 }
-                job->mismatches++;
-                pthread_mutex_unlock(&job->lock);
             }
         }
     }
@@ -286,8 +335,14 @@ static void *worker(void *arg)
     job->special += special;
     job->close += close;
     job->sampled += sampled;
+    for (int s = 0; s < g_nsets; s++) {
+        job->near[s] += near[s];
+        job->seconds[s] += seconds[s];
+    }
     pthread_mutex_unlock(&job->lock);
     oracle_clear(&o);
+    free(xin);
+    free(res);
     return NULL;
 }
 
@@ -327,16 +382,22 @@ static int run_fn(enum fn_id fn, uint64_t lo, uint64_t hi, int threads,
         pthread_join(tid[i], NULL);
     t1 = now_sec();
 
-    printf("%s%s: range 0x%08" PRIx64 "..0x%08" PRIx64 "\n",
-           g_against_libm ? "glibc " : "it_", fn_name[fn], lo, hi);
+    printf("%s: range 0x%08" PRIx64 "..0x%08" PRIx64 "\n", fn_name[fn], lo, hi);
     printf("  inputs checked   : %" PRIu64 " of %" PRIu64 "%s\n", job.checked, total,
            job.checked == total ? "" : "  (INCOMPLETE)");
-    printf("  mismatches       : %" PRIu64 "\n", job.mismatches);
-    for (i = 0; i < MAX_REPORT && (uint64_t)i < job.mismatches; i++)
-        printf("    input 0x%08" PRIx32 " (%a): got 0x%08" PRIx32 " (%a), expected 0x%08" PRIx32
-               " (%a)\n",
-               job.first[i].in, (double)u2f(job.first[i].in), job.first[i].got,
-               (double)u2f(job.first[i].got), job.first[i].want, (double)u2f(job.first[i].want));
+    ok = 1;
+    for (int s = 0; s < g_nsets; s++) {
+        printf("  %-16s : %" PRIu64 " mismatches; %" PRIu64 " lanes near a rounding boundary%s; %.2f ns/input\n",
+               g_set_name[s], job.mismatches[s], job.near[s],
+               job.near[s] ? (g_no_fallback ? " kept their fast result (--no-fallback)" : " sent to the exact path")
+                           : "",
+               job.checked ? 1e9 * job.seconds[s] / (double)job.checked : 0.0);
+        for (i = 0; i < MAX_REPORT && (uint64_t)i < job.mismatches[s]; i++)
+            printf("    input 0x%08" PRIx32 " (%a): got 0x%08" PRIx32 " (%a), expected 0x%08" PRIx32 " (%a)\n",
+                   job.first[s][i].in, (double)u2f(job.first[s][i].in), job.first[s][i].got,
+                   (double)u2f(job.first[s][i].got), job.first[s][i].want, (double)u2f(job.first[s][i].want));
+        ok &= job.mismatches[s] == 0;
+    }
     if (mpfr_all)
         printf("  decided by MPFR  : %" PRIu64 " (--mpfr-all)\n", job.by_mpfr);
     else
@@ -353,11 +414,11 @@ static int run_fn(enum fn_id fn, uint64_t lo, uint64_t hi, int threads,
                job.first_dis[i].in, job.first_dis[i].got, job.first_dis[i].want);
     printf("  wall time        : %.1f s (%d threads)\n", t1 - t0, threads);
     if (g_inject && g_inject_bits >= lo && g_inject_bits <= hi &&
-        is_nan_bits(under_test(fn, g_inject_bits)))
+        is_nan_bits(f2u(fn == FN_EXP ? it_expf(u2f(g_inject_bits)) : it_logf(u2f(g_inject_bits)))))
         printf("  note             : the result for the injected input 0x%08" PRIx32
                " is a NaN with or without the flip (NaNs compare by class): invisible\n",
                g_inject_bits);
-    ok = job.checked == total && job.mismatches == 0 && job.sample_disagree == 0;
+    ok = ok && job.checked == total && job.sample_disagree == 0;
     printf("  result           : %s\n", ok ? "PASS" : "FAIL");
     fflush(stdout);
     pthread_mutex_destroy(&job.lock);
@@ -468,7 +529,7 @@ static void usage(void)
     fprintf(stderr,
             "usage: prove_math [exp|log|all] [--threads N] [--range LO HI] [--mpfr-all]\n"
             "                  [--sample-every N] [--inject BITS] [--inject-precheck BITS]\n"
-            "                  [--against-libm]\n"
+            "                  [--against-libm] [--kernels SET,SET,...] [--no-fallback]\n"
             "       prove_math --emit-tables\n");
     exit(2);
 }
@@ -490,6 +551,7 @@ int main(int argc, char **argv)
 {
     int do_exp = 0, do_log = 0, threads = 2, mpfr_all = 0, i, ok = 1;
     uint64_t lo = 0, hi = 0xffffffffu, sample_every = 4096;
+    const char *kernels = NULL;
 
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -518,6 +580,10 @@ int main(int argc, char **argv)
             g_inject_pre_bits = (uint32_t)parse_u(argv[++i], 16, 0xffffffffu);
         } else if (!strcmp(a, "--against-libm"))
             g_against_libm = 1;
+        else if (!strcmp(a, "--kernels") && i + 1 < argc)
+            kernels = argv[++i];
+        else if (!strcmp(a, "--no-fallback"))
+            g_no_fallback = 1;
         else
             usage();
     }
@@ -525,16 +591,49 @@ int main(int argc, char **argv)
         usage();
     if (threads < 1 || lo > hi)
         usage();
+    if (g_against_libm) {
+        g_set_name[0] = "glibc";
+        g_set_fn[FN_EXP][0] = libm_exp;
+        g_set_fn[FN_LOG][0] = libm_log;
+        g_nsets = 1;
+    } else {
+        const char *avail[MAX_SETS];
+        size_t n = it_kernels_available(avail, MAX_SETS);
+        for (size_t k = 0; k < n && k < MAX_SETS; k++) {
+            if (kernels) { /* only the sets of the comma-separated list */
+                size_t len = strlen(avail[k]);
+                int listed = 0;
+                for (const char *p = strstr(kernels, avail[k]); p; p = strstr(p + 1, avail[k]))
+                    if ((p == kernels || p[-1] == ',') && (p[len] == ',' || p[len] == '\0'))
+                        listed = 1;
+                if (!listed)
+                    continue;
+            }
+            it_kernels_select(avail[k]);
+            const it_kernel_set *set = it_kernels();
+            g_set_name[g_nsets] = set->name;
+            g_set_fn[FN_EXP][g_nsets] = set->expf_v;
+            g_set_fn[FN_LOG][g_nsets] = set->logf_v;
+            g_nsets++;
+        }
+        if (g_nsets == 0) {
+            fprintf(stderr, "prove_math: --kernels %s: none of them runs here\n", kernels);
+            return 2;
+        }
+    }
     if (!mpfr_buildopt_tls_p())
         fprintf(stderr, "prove_math: note: MPFR is not thread-safe (no TLS); use --threads 1\n");
 
     printf("prove_math: MPFR %s, GMP %s, %s, pre-check margin 2^-40, %s\n", mpfr_get_version(),
-           gmp_version, g_against_libm ? "checking glibc expf/logf" : "checking it_expf/it_logf",
+           gmp_version, g_against_libm ? "checking glibc expf/logf" : "checking every kernel set's exp/log",
            mpfr_all ? "MPFR on every input" : "MPFR on inconclusive + sampled inputs");
     if (g_inject)
         printf("prove_math: NEGATIVE CONTROL: result for input 0x%08" PRIx32
                " has its last bit flipped\n",
                g_inject_bits);
+    if (g_no_fallback)
+        printf("prove_math: NEGATIVE CONTROL: --no-fallback: SIMD lanes near a rounding boundary keep their "
+               "binary64 fast-path result\n");
     if (g_inject_pre)
         printf("prove_math: NEGATIVE CONTROL: the pre-check verdict for input 0x%08" PRIx32
                " has its last bit flipped\n",

@@ -36,7 +36,6 @@ typedef double vd __attribute__((vector_size(IT_VBYTES)));
 typedef int64_t vl __attribute__((vector_size(IT_VBYTES)));
 typedef int32_t vi __attribute__((vector_size(IT_VBYTES)));
 typedef float vfh __attribute__((vector_size(IT_VBYTES / 2)));
-typedef int32_t vih __attribute__((vector_size(IT_VBYTES / 2)));
 
 static inline vf ldf(const float *p)
 {
@@ -71,51 +70,29 @@ static inline int any64(vl m)
 #define EXP_C9 0x1.71de3a556c734p-19
 #define EXP_C10 0x1.27e4fb7789f5cp-22
 #define EXP_C11 0x1.ae64567f544e4p-26
-/* Inputs outside (EXP_LO, EXP_HI] (and NaN) have special results: scalar. */
+/* Inputs outside (EXP_LO, EXP_HI] (and NaN) have special results, and
+ * results below 2^-126 round on the subnormal grid: both go to the scalar
+ * function. */
 #define EXP_LO -0x1.9fe36ap+6 /* x <= this: +0 */
 #define EXP_HI 0x1.62e42ep+6  /* x > this: +inf */
-/* The binary64 value is within 2^-46.4 (relative) of e^x (cr_exp.c); a
- * lane is decided only if y(1 - 2^-40) and y(1 + 2^-40), which enclose
- * e^x, round to the same binary32. RN is monotone, so e^x rounds there too. */
-#define NEAR_REL 0x1p-40
 
-static size_t expf_v(const float *x, float *y, size_t n, int exact_fallback)
+static inline __attribute__((always_inline)) vd exp_lanes(vd xd, vl *special)
 {
-    size_t near_count = 0, i = 0;
-    for (; i + DW <= n; i += DW) {
-        vfh xf;
-        memcpy(&xf, x + i, sizeof xf);
-        vd xd = __builtin_convertvector(xf, vd);
-        vl special = ~((xd > bcd(EXP_LO)) & (xd <= bcd(EXP_HI)));
-        xd = (vd)((vl)xd & ~special); /* a harmless 0 in special lanes */
-        vd t = xd * INV_LN2;
-        vd kb = t + 0x1.8p+52; /* k in the low bits: round to nearest integer */
-        vd kd = kb - 0x1.8p+52;
-        vd r = (xd - kd * LN2_1) - kd * LN2_2;
-        vd r2 = r * r;
-        vd r4 = r2 * r2;
-        vd p = ((1.0 + r) + r2 * (EXP_C2 + r * EXP_C3)) +
-               r4 * (((EXP_C4 + r * EXP_C5) + r2 * (EXP_C6 + r * EXP_C7)) +
-                     r4 * ((EXP_C8 + r * EXP_C9) + r2 * (EXP_C10 + r * EXP_C11)));
-        vd scale = (vd)(((vl)kb + 1023) << 52); /* 2^k, -150 <= k <= 128: a normal double */
-        vd yd = p * scale;                      /* exact scaling */
-        vfh f = __builtin_convertvector(yd, vfh);
-        vfh flo = __builtin_convertvector(yd * (1.0 - NEAR_REL), vfh);
-        vfh fhi = __builtin_convertvector(yd * (1.0 + NEAR_REL), vfh);
-        vl near = __builtin_convertvector((vih)flo != (vih)fhi, vl) & ~special;
-        if (any64(special | near)) { /* x may be y: read x before storing */
-            for (size_t j = 0; j < DW; j++) {
-                if (near[j])
-                    near_count++;
-                if (special[j] || (near[j] && exact_fallback))
-                    f[j] = it_expf(x[i + j]);
-            }
-        }
-        memcpy(y + i, &f, sizeof f);
-    }
-    for (; i < n; i++)
-        y[i] = it_expf(x[i]);
-    return near_count;
+    vl sp = ~((xd > bcd(EXP_LO)) & (xd <= bcd(EXP_HI)));
+    xd = (vd)((vl)xd & ~sp); /* a harmless 0 in special lanes */
+    vd t = xd * INV_LN2;
+    vd kb = t + 0x1.8p+52; /* k in the low bits: round to nearest integer */
+    vd kd = kb - 0x1.8p+52;
+    vd r = (xd - kd * LN2_1) - kd * LN2_2;
+    vd r2 = r * r;
+    vd r4 = r2 * r2;
+    vd p = ((1.0 + r) + r2 * (EXP_C2 + r * EXP_C3)) +
+           r4 * (((EXP_C4 + r * EXP_C5) + r2 * (EXP_C6 + r * EXP_C7)) +
+                 r4 * ((EXP_C8 + r * EXP_C9) + r2 * (EXP_C10 + r * EXP_C11)));
+    vd scale = (vd)(((vl)kb + 1023) << 52); /* 2^k, -150 <= k <= 128: a normal double */
+    vd yd = p * scale;                      /* exact scaling */
+    *special = sp | (yd < bcd(0x1p-126));
+    return yd;
 }
 
 /* ---- log (spec §3.3): cr_log.c's fast path in binary64 lanes ------------ */
@@ -132,50 +109,86 @@ static size_t expf_v(const float *x, float *y, size_t n, int exact_fallback)
 #define LOG_C7 0x1.1111111111111p-4
 #define LOG_C8 0x1.e1e1e1e1e1e1ep-5
 
-static size_t logf_v(const float *x, float *y, size_t n, int exact_fallback)
+static inline __attribute__((always_inline)) vd log_lanes(vd xd, vl *special)
+{
+    /* x <= 0, NaN, +inf and x = 1 (exact +0) go to the scalar path */
+    vl sp = ~((xd > bcd(0x1p-1000)) & (xd < bcd(0x1p+128)) & (xd != bcd(1.0)));
+    xd = (vd)(((vl)xd & ~sp) | ((vl)bcd(2.0) & sp));
+    vl db = (vl)xd;
+    vl eb = db >> 52; /* biased exponent, x > 0 */
+    vd m = (vd)((db & 0x000fffffffffffffLL) | 0x3ff0000000000000LL);
+    vl adj = m > bcd(SQRT2); /* m in [sqrt2, 2): use m/2 and e+1 */
+    m = (vd)(((vl)(m * 0.5) & adj) | ((vl)m & ~adj));
+    /* e as a double without an int64 conversion: 2^52 + eb, minus 2^52 + 1023 */
+    vd ed = (vd)(eb | 0x4330000000000000LL) - (0x1p52 + 1023.0);
+    ed = ed + (vd)((vl)bcd(1.0) & adj);
+    vd s = (m - 1.0) / (m + 1.0);
+    vd s2 = s * s;
+    vd s4 = s2 * s2;
+    vd s8 = s4 * s4;
+    vd q = ((1.0 + s2 * LOG_C1) + s4 * (LOG_C2 + s2 * LOG_C3)) +
+           s8 * (((LOG_C4 + s2 * LOG_C5) + s4 * (LOG_C6 + s2 * LOG_C7)) + s8 * LOG_C8);
+    vd lm = (s + s) * q;
+    *special = sp;
+    return ed * LN2_1L + (ed * LN2_2L + lm); /* |result| >= 2^-24: a normal binary32 */
+}
+
+/* y[i] = f(x[i]) from binary64 lanes. A lane is decided by its binary64
+ * value yd when yd is farther than 2^-40 |yd| from every binary32 rounding
+ * boundary: the exact value lies within 2^-46.4 |yd| of yd (cr_exp.c,
+ * cr_log.c), RN is monotone, so it rounds like yd. The boundaries (binary32
+ * midpoints) are the doubles whose 29 bits below binary32 precision are
+ * 1000...0, and 2^-40 |yd| is at most 2^13 units of those bits, so a lane
+ * is near when those bits are within 2^14 of 2^28. Near lanes, and special
+ * inputs, are recomputed by the exact scalar function. A block of BLK
+ * vectors is checked once, so the common case never leaves the vector unit. */
+enum { BLK = 8 };
+#define NEAR_BITS 0x1fffffffLL
+#define NEAR_MID 0x10000000LL
+#define NEAR_TOL 0x4000LL
+
+static inline __attribute__((always_inline)) size_t lanes_v(const float *x, float *y, size_t n, int exact_fallback,
+                                                             int is_log)
 {
     size_t near_count = 0, i = 0;
-    for (; i + DW <= n; i += DW) {
-        vfh xf;
-        memcpy(&xf, x + i, sizeof xf);
-        vd xd = __builtin_convertvector(xf, vd); /* exact, subnormals too */
-        /* x <= 0, NaN, +inf and x = 1 (exact +0) go to the scalar path */
-        vl special = ~((xd > bcd(0x1p-1000)) & (xd < bcd(0x1p+128)) & (xd != bcd(1.0)));
-        vl two = (vl)bcd(2.0);
-        xd = (vd)(((vl)xd & ~special) | (two & special));
-        vl db = (vl)xd;
-        vl eb = db >> 52; /* biased exponent, x > 0 */
-        vd m = (vd)((db & 0x000fffffffffffffLL) | 0x3ff0000000000000LL);
-        vl adj = m > bcd(SQRT2); /* m in [sqrt2, 2): use m/2 and e+1 */
-        m = (vd)(((vl)(m * 0.5) & adj) | ((vl)m & ~adj));
-        /* e as a double without an int64 conversion: 2^52 + eb, minus 2^52 + 1023 */
-        vd ed = (vd)(eb | 0x4330000000000000LL) - (0x1p52 + 1023.0);
-        ed = ed + (vd)((vl)bcd(1.0) & adj);
-        vd s = (m - 1.0) / (m + 1.0);
-        vd s2 = s * s;
-        vd s4 = s2 * s2;
-        vd s8 = s4 * s4;
-        vd q = ((1.0 + s2 * LOG_C1) + s4 * (LOG_C2 + s2 * LOG_C3)) +
-               s8 * (((LOG_C4 + s2 * LOG_C5) + s4 * (LOG_C6 + s2 * LOG_C7)) + s8 * LOG_C8);
-        vd lm = (s + s) * q;
-        vd yd = ed * LN2_1L + (ed * LN2_2L + lm);
-        vfh f = __builtin_convertvector(yd, vfh);
-        vfh flo = __builtin_convertvector(yd * (1.0 - NEAR_REL), vfh);
-        vfh fhi = __builtin_convertvector(yd * (1.0 + NEAR_REL), vfh);
-        vl near = __builtin_convertvector((vih)flo != (vih)fhi, vl) & ~special;
-        if (any64(special | near)) { /* x may be y: read x before storing */
-            for (size_t j = 0; j < DW; j++) {
-                if (near[j])
-                    near_count++;
-                if (special[j] || (near[j] && exact_fallback))
-                    f[j] = it_logf(x[i + j]);
-            }
+    for (; i + DW * BLK <= n; i += DW * BLK) {
+        vfh xs[BLK];
+        vl flag[BLK], any = {0};
+        for (size_t b = 0; b < BLK; b++) {
+            memcpy(&xs[b], x + i + b * DW, sizeof xs[b]);
+            vd xd = __builtin_convertvector(xs[b], vd);
+            vl special;
+            vd yd = is_log ? log_lanes(xd, &special) : exp_lanes(xd, &special);
+            vl d = ((vl)yd & NEAR_BITS) - NEAR_MID;
+            vl near = (d < NEAR_TOL) & (d > -NEAR_TOL);
+            flag[b] = (special & 1) | (near & ~special & 2);
+            any |= flag[b];
+            vfh f = __builtin_convertvector(yd, vfh);
+            memcpy(y + i + b * DW, &f, sizeof f);
         }
-        memcpy(y + i, &f, sizeof f);
+        if (!any64(any))
+            continue;
+        for (size_t b = 0; b < BLK; b++) /* x may be y: the inputs come from xs */
+            for (size_t j = 0; j < DW; j++) {
+                if (flag[b][j] == 2)
+                    near_count++;
+                if (flag[b][j] == 1 || (flag[b][j] == 2 && exact_fallback))
+                    y[i + b * DW + j] = is_log ? it_logf(xs[b][j]) : it_expf(xs[b][j]);
+            }
     }
     for (; i < n; i++)
-        y[i] = it_logf(x[i]);
+        y[i] = is_log ? it_logf(x[i]) : it_expf(x[i]);
     return near_count;
+}
+
+static size_t expf_v(const float *x, float *y, size_t n, int exact_fallback)
+{
+    return lanes_v(x, y, n, exact_fallback, 0);
+}
+
+static size_t logf_v(const float *x, float *y, size_t n, int exact_fallback)
+{
+    return lanes_v(x, y, n, exact_fallback, 1);
 }
 
 /* ---- tanh (spec §3.4), elementwise --------------------------------------- */
@@ -321,8 +334,11 @@ static inline vf vselect(vi m, vf a, vf b) { return (vf)((m & (vi)a) | (~m & (vi
 
 /* Z holds n rows of P logits, position p in column p. Per column (spec
  * §5.4): the running maximum in ascending row order (strict >, so the first
- * of equal values stays), z[t] - m, then Z becomes the probabilities. */
-static void softmax_columns(float *Z, size_t n, size_t P, const unsigned char *t, float *mx, float *zt, float *S)
+ * of equal values stays), z[t] - m, the denominators S, the target's
+ * probability pt = e[t] / S; then Z becomes (e / S) * scale, the gradient of
+ * spec §5.5 for every k but the target (whose entry the caller sets). */
+static void softmax_columns(float *Z, size_t n, size_t P, const unsigned char *t, float *mx, float *zt, float *S,
+                            float *pt, float scale)
 {
     size_t p;
     for (p = 0; p < P; p++)
@@ -355,22 +371,19 @@ static void softmax_columns(float *Z, size_t n, size_t P, const unsigned char *t
         for (; p < P; p++)
             S[p] = S[p] + row[p];
     }
+    for (p = 0; p < P; p++)
+        pt[p] = Z[(size_t)t[p] * P + p] / S[p];
     for (size_t o = 0; o < n; o++) {
         float *row = Z + o * P;
-        for (p = 0; p + VW <= P; p += VW)
-            stf(row + p, ldf(row + p) / ldf(S + p));
-        for (; p < P; p++)
-            row[p] = row[p] / S[p];
+        for (p = 0; p + VW <= P; p += VW) {
+            vf prob = ldf(row + p) / ldf(S + p);
+            stf(row + p, prob * scale);
+        }
+        for (; p < P; p++) {
+            float prob = row[p] / S[p];
+            row[p] = prob * scale;
+        }
     }
-}
-
-static void scale_all(float *x, size_t n, float s)
-{
-    size_t i = 0;
-    for (; i + VW <= n; i += VW)
-        stf(x + i, ldf(x + i) * s);
-    for (; i < n; i++)
-        x[i] = x[i] * s;
 }
 
 /* dy becomes dy * (1 - y*y), three roundings in that order (spec §5.6) */
@@ -447,15 +460,12 @@ static float mlp13k_loss_grad(const float *params, const unsigned char *xs, cons
         mm(V, P, H, W2, H, 1, HT, P, Z, P, 0, b2);
 
         /* softmax + cross-entropy (spec §5.4), one position per lane */
-        softmax_columns(Z, V, P, t, mx, zt, S);
+        softmax_columns(Z, V, P, t, mx, zt, S, pt, inv_batch);
         logf_v(S, logS, P, 1);
         for (size_t p = 0; p < P; p++)
             loss_sum = loss_sum + (logS[p] - zt[p]);
 
         /* backward (spec §5.5): Z becomes dz2 */
-        for (size_t p = 0; p < P; p++)
-            pt[p] = Z[(size_t)t[p] * P + p];
-        scale_all(Z, V * P, inv_batch);
         for (size_t p = 0; p < P; p++)
             Z[(size_t)t[p] * P + p] = (pt[p] - 1.0f) * inv_batch;
 

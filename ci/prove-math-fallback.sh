@@ -1,0 +1,40 @@
+#!/bin/sh
+# Usage: ci/prove-math-fallback.sh PROVE_MATH ISOTRAIN
+# Negative control of the SIMD sets' exact fallback (make prove-math): with
+# --no-fallback, lanes near a binary32 rounding boundary keep their binary64
+# fast-path result, and on the inputs below that result is wrong, so the
+# proof must report mismatches for every SIMD kernel set. The inputs are the
+# ones the full --no-fallback run found (exp: 2, log: 5 of 2^32; listed in
+# reference/tools/prove_math.md): without the fallback the sets are not
+# correctly rounded.
+set -u
+prove=${1:?usage: ci/prove-math-fallback.sh PROVE_MATH ISOTRAIN}
+iut=${2:?isotrain}
+sets=$("$iut" info | sed -n 's/^kernels_available=//p' | tr ',' '\n' | grep -v '^portable$' | paste -sd, -)
+if [ -z "$sets" ]; then
+    echo "prove-math-fallback: no SIMD kernel set on this CPU: nothing to control"
+    exit 0
+fi
+fail=0
+for case in "exp bf81eadf" "exp 4283070f" "log 41178feb" "log 3c413d3a"; do
+    set -- $case
+    fn=$1 x=$2
+    # the 256 inputs around x, so x sits in a full vector block, not a scalar tail
+    lo=$(printf '%08x' $(( 0x$x & ~0xff ))) hi=$(printf '%08x' $(( (0x$x & ~0xff) + 0xff )))
+    out=$("$prove" "$fn" --no-fallback --kernels "$sets" --range "$lo" "$hi" 2>&1)
+    rc=$?
+    n=$(printf '%s\n' "$out" | grep -c ': [1-9][0-9]* mismatches;.*kept their fast result')
+    want=$(printf '%s\n' "$sets" | tr ',' '\n' | grep -c .)
+    if [ $rc -eq 1 ] && [ "$n" -eq "$want" ]; then
+        echo "prove-math-fallback: $fn(0x$x) without the fallback: wrong in all $want SIMD sets ($sets): the fallback is needed"
+    else
+        echo "prove-math-fallback: $fn(0x$x) without the fallback: expected a mismatch in each of $sets, got exit $rc:" >&2
+        printf '%s\n' "$out" >&2
+        fail=1
+    fi
+    if ! "$prove" "$fn" --kernels "$sets" --range "$lo" "$hi" > /dev/null 2>&1; then
+        echo "prove-math-fallback: $fn(0x$x) with the fallback: FAILED" >&2
+        fail=1
+    fi
+done
+exit $fail
