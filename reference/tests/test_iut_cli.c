@@ -251,6 +251,8 @@ Test(iut, an_unknown_profile_exits_64_like_an_unknown_verb, .init = test_make_tm
     struct stat sb;
     snprintf(path, sizeof path, "%s/t", test_tmpdir);
     cr_assert(stat(path, &sb) != 0, "a trace was written for a profile the IUT does not have");
+}
+
 /* A kernel set that is unknown, or of another instruction set, is refused
  * (exit 2) by the flag and by the environment: never a silent fallback. */
 Test(iut, a_kernel_set_that_cannot_run_is_refused, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
