@@ -42,8 +42,8 @@ static void usage(FILE *out)
           "        all = every step 0..N; DIR is created with its parents). --seed S\n"
           "        (decimal, 0..18446744073709551615) replaces the profile's seed for\n"
           "        init and sampling. A failed run prints failure=NAME step=T on\n"
-          "        stderr. --threads N (addmod113, 1..64) splits independent outputs\n"
-          "        over N threads: the same bits for every N.\n"
+          "        stderr. --threads N (addmod113, 1..64; default ISOTRAIN_THREADS or 1)\n"
+          "        splits independent outputs over N threads: the same bits for every N.\n"
           "        --force-ftz turns flushing on first (a negative control:\n"
           "        the run must fail with failure=fpenv-flush).\n"
           "info    prints version, ISA, CPU features and the FTZ/DAZ probe; with\n"
@@ -202,7 +202,16 @@ static int cmd_train(int argc, char **argv)
     uint32_t ck[64] = {50, 100, 150, 200};
     size_t n_ck = 4;
     int all_steps = 0, force_ftz = 0, steps_given = 0, steps_set = 0;
+    /* ISOTRAIN_THREADS sets the default so a runner that knows nothing of
+     * --threads (spec/iut-protocol.md P7 has no such option) still gets a
+     * fast run; bad values are refused like a bad option */
     uint32_t threads = 1;
+    const char *env_threads = getenv("ISOTRAIN_THREADS");
+    if (env_threads && *env_threads &&
+        (parse_u32("ISOTRAIN_THREADS", env_threads, &threads) != 0 || threads < 1 || threads > 64)) {
+        fprintf(stderr, "isotrain train: ISOTRAIN_THREADS expects 1..64, got '%s'\n", env_threads);
+        return EXIT_USAGE;
+    }
     it_mlp13k_recipe recipe = it_mlp13k_default_recipe();
     it_addmod113_recipe am = {IT_AM_SEED, 1};
     for (int i = 0; i < argc; i++) {
