@@ -24,9 +24,9 @@ REF = $(MAKE) --no-print-directory -f mk/reference.mk
 
 .PHONY: suite-tmp
 .PHONY: all reference reference-O0 reference-sanitize reference-aarch64 \
-        test test-unit test-sanitize test-cross test-python-minimal conformance conformance-kernels \
+        test test-unit test-sanitize test-cross test-python-minimal check-export conformance conformance-kernels \
         check-no-fma lint-vectors bench \
-        prove-math install clean deps-build deps-test deps-cross
+        prove-math install uninstall test-install check-workflow clean deps-build deps-test deps-cross
 
 all: reference
 
@@ -49,8 +49,8 @@ reference-aarch64: deps-cross
 # ---- tests -----------------------------------------------------------------
 
 TEST_SRCS := $(wildcard reference/tests/*.c)
-# The CLI's protocol encoder/decoder is tested as a unit too.
-TEST_CLI_SRCS := reference/cli/wire.c reference/cli/wire.h
+# The CLI's protocol encoder/decoder and export writers are tested as units too.
+TEST_CLI_SRCS := reference/cli/wire.c reference/cli/wire.h reference/cli/export.c reference/cli/export.h
 
 # $(call test_binary,OUT,EXTRA_FLAGS): Criterion suite linked against OUT's library.
 define test_binary
@@ -86,6 +86,14 @@ test-python-minimal: conformance-runner
 	@sh ci/ensure-deps.sh python
 	sh ci/check-python-minimal.sh $(CONFORM)
 
+# `isotrain export` read back by numpy and zipfile (safetensors by its
+# layout), byte for byte against the checkpoint, natively and from a
+# big-endian host (the s390x build under QEMU must write the same bytes).
+check-export: reference cross-s390x
+	@sh ci/ensure-deps.sh numpy
+	/usr/bin/python3 ci/check-export.py $(NATIVE)/isotrain $(BUILD)/check-export \
+	    "qemu-s390x -cpu qemu $(BUILD)/cross/s390x/isotrain"
+
 # The vector set must be well-formed (lint) and exactly what the reference
 # generates today (check-vectors; spec §12).
 lint-vectors: conformance-runner
@@ -104,11 +112,24 @@ test: export ISOTRAIN_SUITE_RUN = $(SUITE_MARK)
 suite-tmp:
 	@rm -rf $(SUITE_TMP) && mkdir -p $(SUITE_TMP)
 
-test: suite-tmp test-unit test-sanitize test-cross test-conformance test-python-minimal conformance conformance-kernels \
-      check-no-fma lint-vectors check-vectors prove-math check-matrix matrix-addmod113 check-mutants
+# TEST_MATRIX= leaves the host matrix out (the GitHub workflow runs it as
+# one job per host and gathers the receipts; ci/github/isotrain.yml).
+TEST_MATRIX ?= check-matrix
+test: suite-tmp test-unit test-sanitize test-cross test-conformance test-python-minimal check-export test-install \
+      check-workflow conformance conformance-kernels check-no-fma lint-vectors check-vectors prove-math \
+      $(TEST_MATRIX) matrix-addmod113 check-mutants
 	@sh ci/check-leftovers.sh --self-test
 	@sh ci/check-leftovers.sh $(SUITE_TMP) $(SUITE_MARK)
 	@echo "make test: all test groups passed"
+
+# The GitHub workflow (ci/github/isotrain.yml) parses as YAML and has the
+# fleet's shape: a job per emulated host from the hosts file, the real
+# runners, and a gather job that needs both and runs `matrix`; its
+# --self-test first shows the check rejecting broken copies.
+check-workflow:
+	@sh ci/ensure-deps.sh yaml
+	/usr/bin/python3 ci/check-workflow.py --self-test ci/github/isotrain.yml
+	/usr/bin/python3 ci/check-workflow.py ci/github/isotrain.yml
 
 # ---- the main job ------------------------------------------------------------
 
@@ -171,13 +192,53 @@ bench: reference $(TOOLS)/bench
 
 # ---- install -----------------------------------------------------------------
 
-install: reference
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
-	    $(DESTDIR)$(PREFIX)/share/doc/isotrain
-	install -m 755 $(NATIVE)/isotrain $(DESTDIR)$(PREFIX)/bin/isotrain
-	install -m 644 $(NATIVE)/libisotrain.a $(DESTDIR)$(PREFIX)/lib/libisotrain.a
-	install -m 644 reference/include/isotrain.h $(DESTDIR)$(PREFIX)/include/isotrain.h
-	install -m 644 spec/*.md $(DESTDIR)$(PREFIX)/share/doc/isotrain/
+# Everything an installed runner needs to certify a trainer from any
+# directory: the two commands, the library with its header and a pkg-config
+# file, and the published vector sets (the runner's fallback default, baked
+# in as $(PREFIX)/share/isotrain by mk/conformance.mk).
+IT_LIB_VERSION = $(shell sed -n 's/^\#define IT_VERSION "\([^"]*\)".*/\1/p' reference/include/isotrain.h)
+VECTOR_SETS    = $(patsubst vectors/%/MANIFEST.json,%,$(wildcard vectors/v*/MANIFEST.json))
+I_BIN   = $(DESTDIR)$(PREFIX)/bin
+I_LIB   = $(DESTDIR)$(PREFIX)/lib
+I_INC   = $(DESTDIR)$(PREFIX)/include
+I_SHARE = $(DESTDIR)$(PREFIX)/share/isotrain
+I_DOC   = $(DESTDIR)$(PREFIX)/share/doc/isotrain
+
+install: reference conformance-runner
+	install -d $(I_BIN) $(I_LIB)/pkgconfig $(I_INC) $(I_DOC) $(I_SHARE)/vectors
+	install -m 755 $(NATIVE)/isotrain $(I_BIN)/isotrain
+	install -m 755 $(CONFORM) $(I_BIN)/isotrain-conform
+	install -m 644 $(NATIVE)/libisotrain.a $(I_LIB)/libisotrain.a
+	install -m 644 reference/include/isotrain.h $(I_INC)/isotrain.h
+	printf '%s\n' 'prefix=$(PREFIX)' 'exec_prefix=$${prefix}' 'libdir=$${exec_prefix}/lib' \
+	    'includedir=$${prefix}/include' '' 'Name: isotrain' \
+	    'Description: isotrain reference trainer (spec-exact binary32 training, libc only)' \
+	    'Version: $(IT_LIB_VERSION)' 'Libs: -L$${libdir} -lisotrain' 'Cflags: -I$${includedir}' \
+	    > $(I_LIB)/pkgconfig/isotrain.pc
+	chmod 644 $(I_LIB)/pkgconfig/isotrain.pc
+	install -m 644 spec/*.md $(I_DOC)/
+	for v in $(VECTOR_SETS); do \
+	    rm -rf $(I_SHARE)/vectors/$$v && cp -R vectors/$$v $(I_SHARE)/vectors/$$v && \
+	    chmod -R u=rwX,go=rX $(I_SHARE)/vectors/$$v || exit 1; \
+	done
+	install -m 644 vectors/FORMAT.md $(I_SHARE)/vectors/FORMAT.md
+
+# Removes exactly what install put there, then the directories it made if
+# they are empty (never a directory that holds something else).
+uninstall:
+	rm -f $(I_BIN)/isotrain $(I_BIN)/isotrain-conform $(I_LIB)/libisotrain.a \
+	    $(I_LIB)/pkgconfig/isotrain.pc $(I_INC)/isotrain.h $(I_SHARE)/vectors/FORMAT.md
+	rm -f $(addprefix $(I_DOC)/,$(notdir $(wildcard spec/*.md)))
+	for v in $(VECTOR_SETS); do rm -rf $(I_SHARE)/vectors/$$v; done
+	-rmdir $(I_SHARE)/vectors $(I_SHARE) $(I_DOC) 2>/dev/null
+
+# make install into a scratch prefix (a build of its own, so the baked-in
+# data directory is that prefix), then: the installed runner certifies the
+# installed CLI from another directory with the installed vectors, a
+# program builds against libisotrain through pkg-config, and uninstall
+# leaves no file behind.
+test-install: deps-build
+	sh ci/check-install.sh "$(MAKE)" $(abspath $(BUILD))/install-test
 
 clean:
 	rm -rf $(BUILD)

@@ -6,8 +6,10 @@
 set -u
 hosts=${1:?usage: ci/check-matrix-kernels.sh HOSTS_FILE MATRIX_DIR}
 dir=${2:?matrix directory}
-python3 - "$hosts" "$dir" <<'PY'
+RECEIPT_JSON_DIR=$(dirname "$0") python3 - "$hosts" "$dir" <<'PY'
 import json, os, re, sys
+sys.path.insert(0, os.environ["RECEIPT_JSON_DIR"])
+from receipt_json import receipt_of
 hosts, d = sys.argv[1], sys.argv[2]
 fail = 0
 for h in json.load(open(hosts))["hosts"]:
@@ -16,7 +18,7 @@ for h in json.load(open(hosts))["hosts"]:
     if not want or not os.path.exists(path):
         print("matrix-kernels: %-20s no receipt" % h["name"])
         continue
-    r = json.load(open(path))
+    r = receipt_of(path)
     def find(o):
         if isinstance(o, dict):
             if isinstance(o.get("hello"), str):

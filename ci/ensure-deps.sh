@@ -8,10 +8,16 @@
 #   cjson    cJSON (the conformance runner)
 #   cross    the aarch64 cross compiler and qemu-user (the cross-ISA check)
 #   python   a python3 interpreter (the standard-library example IUT)
+#   sign     ssh-keygen with -Y sign/verify (OpenSSH >= 8.1): signed receipts
 #   torch    PyTorch and numpy for $PYTORCH_PY (default /usr/bin/python3):
 #            Debian's python3-torch, never PyPI wheels (adapters/pytorch)
+#   yaml     PyYAML for /usr/bin/python3 (the GitHub workflow's check)
+#   numpy    numpy for /usr/bin/python3 (reading `isotrain export` files back)
 #   qemu     the x86_64 user-mode emulator alone (qemu-x86_64)
-#   matrix   every cross compiler, static libc and qemu-user of qemu/hosts.json
+#   sysroot  what ci/pytorch-sysroot.sh needs: apt-get, dpkg-deb, Debian's archive
+#            keys, and qemu-aarch64/-s390x/-ppc64le to run the result
+#   matrix   every cross compiler, static libc and qemu-user of qemu/hosts.json,
+#            MinGW-w64 and Wine (the Windows host)
 #   fuzz     clang with libFuzzer and the sanitizer runtimes (make fuzz)
 set -u
 
@@ -55,10 +61,29 @@ check() {
         python)
             command -v python3 >/dev/null 2>&1 || need python3 "a Python 3 interpreter (python3)"
             ;;
+        sign)
+            command -v ssh-keygen >/dev/null 2>&1 && ssh-keygen -Y sign 2>&1 | grep -qi namespace ||
+                need openssh-client "ssh-keygen with -Y sign/verify (OpenSSH 8.1 or later)"
+            ;;
         torch)
             py=${PYTORCH_PY:-/usr/bin/python3}
             "$py" -c 'import torch, numpy' >/dev/null 2>&1 ||
                 need python3-torch "PyTorch and numpy for $py (Debian's packages are for /usr/bin/python3)"
+            ;;
+        sysroot)
+            command -v apt-get >/dev/null 2>&1 || need apt "apt-get (the sysroots come from the Debian archive)"
+            command -v dpkg-deb >/dev/null 2>&1 || need dpkg "dpkg-deb"
+            [ -r /usr/share/keyrings/debian-archive-keyring.gpg ] || need debian-archive-keyring "Debian's archive keys"
+            for emu in qemu-aarch64 qemu-s390x qemu-ppc64le; do
+                command -v $emu >/dev/null 2>&1 || { need qemu-user "QEMU user-mode emulators ($emu)"; break; }
+            done
+            ;;
+        yaml)
+            /usr/bin/python3 -c 'import yaml' >/dev/null 2>&1 || need python3-yaml "PyYAML for /usr/bin/python3"
+            ;;
+        numpy)
+            /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 ||
+                need python3-numpy "numpy for /usr/bin/python3"
             ;;
         qemu)
             command -v qemu-x86_64 >/dev/null 2>&1 || need qemu-user "QEMU user-mode emulator (qemu-x86_64)"
@@ -74,6 +99,10 @@ check() {
             for emu in qemu-x86_64 qemu-aarch64 qemu-s390x qemu-i386 qemu-ppc64le qemu-arm qemu-riscv64; do
                 command -v $emu >/dev/null 2>&1 || { need qemu-user "QEMU user-mode emulators ($emu)"; break; }
             done
+            # the Windows host: MinGW-w64 cross compiler, Wine (64-bit loader and the `wine` command)
+            command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || need gcc-mingw-w64-x86-64 "MinGW-w64 cross compiler (x86_64-w64-mingw32-gcc)"
+            [ -x /usr/lib/wine/wine64 ] || need wine64 "Wine's 64-bit loader (/usr/lib/wine/wine64)"
+            command -v wine >/dev/null 2>&1 || need wine "the wine command"
             ;;
         fuzz)
             cl=${FUZZ_CC:-clang}

@@ -11,6 +11,8 @@
 # The host list comes from the hosts file through `isotrain-conform matrix
 # --list` (one parser of hosts.json). MATRIX_HOSTS="a b" limits the run to
 # those hosts (the table then lists the others as without receipt).
+# MATRIX_SIGN_KEY=FILE signs every receipt with that SSH key (run --sign-key;
+# `make publish-matrix` passes the project key).
 set -u
 
 if [ "${1:-}" = --one ]; then
@@ -24,6 +26,7 @@ if [ "${1:-}" = --one ]; then
     fi
     start=$(date +%s)
     "$conform" run --iut "$iut" --level all --slowdown "$slowdown" --host "$name" \
+        ${MATRIX_SIGN_KEY:+--sign-key "$MATRIX_SIGN_KEY"} \
         --receipt "$out/$name.json" --junit "$out/$name.junit.xml" > "$out/$name.log" 2>&1
     rc=$?
     echo "matrix: $name: $(tail -n 1 "$out/$name.log") (exit $rc, $(( $(date +%s) - start )) s wall)"
@@ -55,6 +58,15 @@ for build in $(printf '%s\n' "$list" | cut -f2 | sort -u); do
         : > "$out/build-$build.failed"
         echo "matrix: build $build: FAILED; the last lines of $out/build-$build.log:"
         tail -n 5 "$out/build-$build.log" | sed 's/^/    /'
+    fi
+done
+# Wine creates its prefix (a Windows directory tree, ~10 s) on first use and
+# says so on stderr: done once here, so no host's time-outs or recorded
+# warnings include it. WINEPREFIX defaults to one under the build directory.
+export WINEPREFIX="${WINEPREFIX:-$(pwd)/build/wine-prefix}" WINEDEBUG="${WINEDEBUG:--all}"
+printf '%s\n' "$list" | cut -f5 | grep '^wine ' | sort -u | while read -r iut; do
+    if [ ! -e "$out/build-$(printf '%s\n' "$iut" | sed 's|.*build/cross/\([^/]*\)/.*|\1|').failed" ]; then
+        sh -c "$iut hello" > /dev/null 2>&1 || echo "matrix: priming Wine ($iut hello) failed"
     fi
 done
 built=$(date +%s)

@@ -28,9 +28,20 @@ CONF_THDRS := $(wildcard conformance/tests/*.h)
 CONF_CFLAGS = -std=c11 -Wall -Wextra -Werror $(NUMERIC_CFLAGS) -D_POSIX_C_SOURCE=200809L \
               -Ireference/include -Iconformance/src
 CONF_LIBS   := -lcjson -lm
+# macOS hides BSD and Darwin declarations (DT_REG, ...) under
+# _POSIX_C_SOURCE unless asked for them
+ifeq ($(shell uname -s),Darwin)
+CONF_CFLAGS += -D_DARWIN_C_SOURCE
+endif
 
-# The suite's revision, for receipts: rebuilt only when it changes.
-CONF_GIT_REV := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+# The suite's revision, for --version and receipts: the full commit id (an
+# abbreviation or a tag name could later name another commit), "-dirty"
+# when tracked files differ from it, "unknown" outside a checkout (or
+# ISOTRAIN_REVISION=... from a release tarball). Rebuilt only when it changes.
+ISOTRAIN_REVISION ?= $(or $(shell git rev-parse --verify -q HEAD 2>/dev/null),unknown)$(if $(shell git rev-parse --verify -q HEAD 2>/dev/null),$(if $(shell git status --porcelain --untracked-files=no 2>/dev/null),-dirty))
+CONF_GIT_REV := $(ISOTRAIN_REVISION)
+# where `make install` puts the vector sets; the runner falls back to it
+CONF_DATADIR = $(PREFIX)/share/isotrain
 
 .PHONY: conformance-runner conformance-runner-sanitize test-conformance test-conformance-native \
         test-conformance-sanitize deps-conform deps-conform-test conformance-mutants
@@ -49,11 +60,12 @@ $(1)/obj/%.o: conformance/src/%.c $(CONF_HDRS) reference/include/isotrain.h | de
 
 $(1)/git-rev.stamp: FORCE_CONF_REV
 	@mkdir -p $(1)
-	@echo '$$(CONF_GIT_REV)' | cmp -s - $$@ || echo '$$(CONF_GIT_REV)' > $$@
+	@echo '$$(CONF_GIT_REV) $$(CONF_DATADIR)' | cmp -s - $$@ || echo '$$(CONF_GIT_REV) $$(CONF_DATADIR)' > $$@
 
 $(1)/obj/core/version.o: conformance/src/core/version.c conformance/src/core/version.h $(1)/git-rev.stamp | deps-conform
 	@mkdir -p $$(@D)
-	$$(CC) $$(CONF_CFLAGS) -pedantic $(3) $(4) -DCONFORM_GIT_REV='"$$(CONF_GIT_REV)"' -c $$< -o $$@
+	$$(CC) $$(CONF_CFLAGS) -pedantic $(3) $(4) -DCONFORM_GIT_REV='"$$(CONF_GIT_REV)"' \
+	    -DCONFORM_DATADIR='"$$(CONF_DATADIR)"' -c $$< -o $$@
 
 $(1)/isotrain-conform: $(patsubst conformance/src/%.c,$(1)/obj/%.o,$(CONF_SRCS)) $(2)/libisotrain.a
 	$$(CC) $(4) $$(filter %.o,$$^) $(2)/libisotrain.a $$(CONF_LIBS) -o $$@

@@ -56,7 +56,7 @@ FUZZ_NAMES := $(basename $(notdir $(FUZZ_SRCS)))
 .PHONY: fuzz fuzz-build deps-fuzz $(addprefix fuzz-,$(FUZZ_NAMES))
 
 deps-fuzz:
-	@sh ci/ensure-deps.sh build fuzz
+	@FUZZ_CC=$(FUZZ_CC) sh ci/ensure-deps.sh build fuzz
 
 # The reference library with coverage instrumentation but without
 # libFuzzer's main (fuzzer-no-link): the harness brings the entry point.

@@ -8,24 +8,37 @@
 #                        host in build/matrix/<host>.json, then prints the
 #                        table and writes build/matrix/MATRIX.md. Exit 0 only
 #                        if every host is as the hosts file expects.
-#   make check-matrix    make matrix, then compares it with the published
-#                        receipts of the vectors (vectors/v1.0.0/receipts):
-#                        same per-host verdicts, first differing steps and
-#                        checkpoint digests (timings, dates, host CPU details
-#                        are not compared). Part of `make test`. Both then
+#   make check-matrix    checks that every published receipt of the vectors
+#                        (vectors/v1.0.0/receipts) verifies and is signed by
+#                        the project key (vectors/KEYS/allowed_signers), then
+#                        make matrix and compares it with them: same per-host
+#                        verdicts, first differing steps and checkpoint
+#                        digests (timings, dates, host CPU details are not
+#                        compared). Part of `make test`. Both then
 #                        check that every host ran the kernel set hosts.json
 #                        names for it (ci/check-matrix-kernels.sh).
-#   make publish-matrix  copies build/matrix's receipts and MATRIX.md into
-#                        vectors/v1.0.0/receipts (review the diff, then commit).
+#   make publish-matrix SIGN_KEY=FILE
+#                        from a clean git tree only: runs the matrix with
+#                        every receipt signed by FILE (the project's private
+#                        key, never in the repository), verifies them against
+#                        vectors/KEYS/allowed_signers and copies them and
+#                        MATRIX.md into vectors/v1.0.0/receipts (review the
+#                        diff, then commit).
 
 HOSTS_FILE   ?= qemu/hosts.json
 MATRIX_DIR   := $(BUILD)/matrix
 MATRIX_JOBS  ?= 2
-MATRIX_PUB   := vectors/v1.0.0/receipts
+MATRIX_PUB   ?= vectors/v1.0.0/receipts
+# Who may sign published receipts (ssh-keygen ALLOWED SIGNERS format).
+ALLOWED_SIGNERS ?= vectors/KEYS/allowed_signers
 # The hosts' receipts of the last `make matrix` (not the build logs).
 MATRIX_RECEIPTS = $(foreach h,$(shell $(CONFORM) matrix --hosts $(HOSTS_FILE) --list | cut -f1),$(wildcard $(MATRIX_DIR)/$(h).json))
 
-.PHONY: matrix matrix-run check-matrix publish-matrix
+.PHONY: matrix matrix-run check-matrix check-matrix-published publish-matrix publish-matrix-copy deps-sign
+
+# ssh-keygen -Y (OpenSSH 8.1 or later) signs and verifies receipts.
+deps-sign:
+	@sh ci/ensure-deps.sh sign
 
 # The runs themselves; their verdict is the table's (matrix / check-matrix).
 matrix-run: conformance-runner deps-matrix
@@ -35,12 +48,27 @@ matrix: matrix-run
 	$(CONFORM) matrix --hosts $(HOSTS_FILE) --markdown $(MATRIX_DIR)/MATRIX.md $(MATRIX_RECEIPTS)
 	sh ci/check-matrix-kernels.sh $(HOSTS_FILE) $(MATRIX_DIR)
 
-check-matrix: matrix-run
+# The published receipts first: signed by an allowed signer and verifying
+# (every verdict recomputed); then this machine's run against them.
+check-matrix-published: conformance-runner deps-sign
+	$(CONFORM) verify --allowed-signers $(ALLOWED_SIGNERS) $(wildcard $(MATRIX_PUB)/*.json)
+
+check-matrix: check-matrix-published matrix-run
 	$(CONFORM) matrix --hosts $(HOSTS_FILE) --markdown $(MATRIX_DIR)/MATRIX.md \
 	    --against $(MATRIX_PUB) $(MATRIX_RECEIPTS)
 	sh ci/check-matrix-kernels.sh $(HOSTS_FILE) $(MATRIX_DIR)
 
-publish-matrix: conformance-runner
+# Receipts are published from a clean revision (the receipts name it) and
+# signed there; the signature is checked before anything is copied.
+publish-matrix: conformance-runner deps-sign
+	@test -n "$(SIGN_KEY)" || { echo "publish-matrix: give SIGN_KEY=FILE, the project's private key (public half: vectors/KEYS/isotrain-project.pub)" >&2; exit 2; }
+	@test -z "$$(git status --porcelain)" || { echo "publish-matrix: the git tree is not clean; receipts are published from a committed revision:" >&2; git status --short >&2; exit 2; }
+	MATRIX_SIGN_KEY="$(SIGN_KEY)" $(MAKE) --no-print-directory matrix-run
+	@$(MAKE) --no-print-directory publish-matrix-copy
+
+# A separate make so the receipt list is the one the run just wrote.
+publish-matrix-copy:
+	$(CONFORM) verify --allowed-signers $(ALLOWED_SIGNERS) $(MATRIX_RECEIPTS)
 	@mkdir -p $(MATRIX_PUB)
 	rm -f $(MATRIX_PUB)/*.json $(MATRIX_PUB)/MATRIX.md
 	cp $(MATRIX_RECEIPTS) $(MATRIX_PUB)/

@@ -17,9 +17,13 @@ MUTANTS_MARK  := <!-- timings:
 
 .PHONY: mutants check-mutants mutants-tools
 
-$(MUTANTS_TABLE): conformance/tools/mutants_table.c | deps-conform
+# Receipts are DSSE envelopes: the table opens them with the runner's own
+# reader (conformance/src/trust/dsse.c).
+MUTANTS_TABLE_SRCS := conformance/src/trust/dsse.c conformance/src/trust/sshsig.c conformance/src/core/util.c \
+                      conformance/src/core/problems.c
+$(MUTANTS_TABLE): conformance/tools/mutants_table.c $(MUTANTS_TABLE_SRCS) $(NATIVE)/libisotrain.a | deps-conform
 	@mkdir -p $(MUTANTS_DIR)
-	$(CC) $(CONF_CFLAGS) -pedantic -O2 $< -lcjson -o $@
+	$(CC) $(CONF_CFLAGS) -pedantic -O2 $< $(MUTANTS_TABLE_SRCS) $(NATIVE)/libisotrain.a -lcjson -o $@
 
 mutants-tools: deps-cross reference conformance-runner
 	@$(MAKE) --no-print-directory $(MUTANTS_TABLE)

@@ -9,6 +9,11 @@
 #                            verdicts by the runner -> $(PYTORCH_MATRIX_OUT)         ~3-5 min
 #   make pytorch-divergence  addmod113: repeat, default-vs-avx2 compare, divergence curve
 #                            -> $(PYTORCH_OUT)/divergence.csv, divergence.svg        ~5-8 min
+#   make pytorch-sysroots    Debian's python3-torch for arm64, s390x, ppc64el in
+#                            $(PYTORCH_SYSROOTS)/<arch>/root (private apt; cached)
+#   make pytorch-cross-isa   pinned PyTorch (default kernels, 1 thread) natively and under
+#                            qemu-aarch64/-s390x/-ppc64le, verdicts by the runner
+#                            -> $(PYTORCH_CROSS_OUT)/cross-isa.md
 #
 # Debian's python3-torch is built for /usr/bin/python3; a python3 earlier in
 # PATH (pyenv, venv) does not see it, so /usr/bin/python3 is preferred.
@@ -20,11 +25,19 @@ PYTORCH_MATRIX_OUT ?= $(BUILD)/pytorch-matrix
 PYTORCH_MATRIX_STEPS ?= 200
 PYTORCH_DIVERGENCE_STEPS ?= 300
 PYTORCH_QEMU      ?= qemu-x86_64
+comma := ,
+PYTORCH_SYSROOTS  ?= $(BUILD)/pytorch-sysroot
+PYTORCH_CROSS_OUT ?= $(BUILD)/pytorch-cross-isa
+PYTORCH_CROSS_ARCHES ?= arm64 s390x ppc64el
+PYTORCH_CROSS_STEPS ?= 200
+# QEMU runs the whole Python + libtorch process: fewer steps there (the
+# first difference, if any, is in the first few)
+PYTORCH_CROSS_QEMU_STEPS ?= 30
 
-.PHONY: pytorch-deps pytorch-deps-qemu test-pytorch pytorch-matrix pytorch-divergence
+.PHONY: pytorch-deps pytorch-deps-qemu test-pytorch pytorch-matrix pytorch-divergence pytorch-sysroots pytorch-cross-isa
 
 # no __pycache__ in the source tree
-test-pytorch pytorch-matrix pytorch-divergence: export PYTHONDONTWRITEBYTECODE := 1
+test-pytorch pytorch-matrix pytorch-divergence pytorch-cross-isa: export PYTHONDONTWRITEBYTECODE := 1
 
 pytorch-deps:
 	@PYTORCH_PY=$(PYTORCH_PY) sh ci/ensure-deps.sh torch
@@ -33,7 +46,8 @@ pytorch-deps-qemu:
 	@PYTORCH_PY=$(PYTORCH_PY) sh ci/ensure-deps.sh torch qemu
 
 test-pytorch: pytorch-deps conformance-runner
-	$(PYTORCH_PY) adapters/pytorch/tests/test_adapter.py --conform $(PYTORCH_CONFORM) --python $(PYTORCH_PY)
+	$(PYTORCH_PY) adapters/pytorch/tests/test_adapter.py --conform $(PYTORCH_CONFORM) --python $(PYTORCH_PY) \
+	    --isotrain $(BUILD)/native/isotrain
 
 pytorch-matrix: pytorch-deps-qemu conformance-runner
 	@mkdir -p $(PYTORCH_MATRIX_OUT)
@@ -45,3 +59,15 @@ pytorch-divergence: pytorch-deps conformance-runner
 	$(PYTORCH_PY) adapters/pytorch/addmod113_study.py --conform $(PYTORCH_CONFORM) --python $(PYTORCH_PY) \
 	    --out $(PYTORCH_OUT) --steps $(PYTORCH_DIVERGENCE_STEPS)
 
+
+pytorch-sysroots:
+	@sh ci/ensure-deps.sh sysroot
+	@for arch in $(PYTORCH_CROSS_ARCHES); do \
+	    sh ci/pytorch-sysroot.sh $$arch $(PYTORCH_SYSROOTS)/$$arch || exit 1; \
+	done
+
+pytorch-cross-isa: pytorch-deps conformance-runner pytorch-sysroots
+	@mkdir -p $(PYTORCH_CROSS_OUT)
+	$(PYTORCH_PY) adapters/pytorch/cross_isa.py --conform $(PYTORCH_CONFORM) --python $(PYTORCH_PY) \
+	    --sysroots $(PYTORCH_SYSROOTS) --out $(PYTORCH_CROSS_OUT) --steps $(PYTORCH_CROSS_STEPS) \
+	    --qemu-steps $(PYTORCH_CROSS_QEMU_STEPS) --arches $(subst $(eval) ,$(comma),$(strip $(PYTORCH_CROSS_ARCHES)))

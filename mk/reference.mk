@@ -35,7 +35,10 @@ KERNEL_FLAGS_x86_avx2   := -mavx2
 KERNEL_FLAGS_x86_avx512 := -mavx512f
 endif
 
-all: $(OUT)/libisotrain.a $(OUT)/isotrain
+# EXE=.exe for Windows builds (MinGW's gcc appends it to -o names anyway)
+EXE ?=
+
+all: $(OUT)/libisotrain.a $(OUT)/isotrain$(EXE)
 
 $(OUT)/obj/%.o: reference/src/%.c reference/include/isotrain.h $(wildcard reference/src/*.h) \
                  reference/src/kernels/kernels.h | $(OUT)/obj
@@ -59,7 +62,7 @@ $(OUT)/libisotrain.a: $(LIB_OBJS)
 CLI_SRCS := $(wildcard reference/cli/*.c)
 CLI_HDRS := $(wildcard reference/cli/*.h)
 
-$(OUT)/isotrain: $(CLI_SRCS) $(CLI_HDRS) $(OUT)/libisotrain.a
+$(OUT)/isotrain$(EXE): $(CLI_SRCS) $(CLI_HDRS) $(OUT)/libisotrain.a
 	$(CC) $(ALL_CFLAGS) -DIT_BUILD_FLAGS='"$(CC) $(OPT) $(NUMERIC_CFLAGS) $(EXTRA_CFLAGS) $(EXTRA_LDFLAGS)"' \
 	    $(CLI_SRCS) $(OUT)/libisotrain.a $(EXTRA_LDFLAGS) -o $@
 

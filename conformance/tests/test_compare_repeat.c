@@ -125,3 +125,37 @@ Test(compare, repeat_reports_a_failed_run)
     tu_result_free(&r);
     free(iut);
 }
+
+/* With both runs' checkpoints, compare names the first differing tensor and
+ * element: the flip mutant changes w2[5][7] by one ULP at step 137. A
+ * checkpoint that no longer matches its trace digest, and a missing one,
+ * are said as such. */
+Test(compare, checkpoints_name_the_tensor_and_element)
+{
+    char *a = xasprintf("%s/a", dir), *b = xasprintf("%s/b", dir);
+    char *cmd = xasprintf("'%s' train --profile mlp13k --steps 138 --trace '%s.t' --checkpoint-dir '%s' --checkpoint-steps all && "
+                          "'%s' train --profile mlp13k --steps 138 --trace '%s.t' --checkpoint-dir '%s' --checkpoint-steps all",
+                          tu_env("IT_REF_CLI"), a, a, tu_env("IT_MUTANT_FLIP"), b, b);
+    tu_result r = tu_sh(cmd);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    tu_result_free(&r);
+    char *ta = xasprintf("%s.t", a), *tb = xasprintf("%s.t", b);
+    r = tu_conform("compare", ta, tb, "--checkpoints-a", a, "--checkpoints-b", b, NULL);
+    cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
+    tu_assert_has(r.out, "first differing tensor at step 137: w2, element (5, 7) [flat index 4807]: "
+                         "A 0x3cab4ce6 (0.0209106915), B 0x3cab4ce7 (0.0209106933), 1 ULP");
+    tu_assert_has(r.out, "differing elements at step 137: 1 of 13088 (embed: 0, w1: 0, b1: 0, w2: 1, b2: 0); max 1 ULP");
+    tu_result_free(&r);
+    /* B's checkpoint of step 137 replaced by A's: the bytes now agree, the traces do not */
+    char *cp = xasprintf("cp '%s/step-000137.bin' '%s/step-000137.bin'", a, b);
+    r = tu_sh(cp);
+    tu_result_free(&r);
+    r = tu_conform("compare", ta, tb, "--checkpoints-a", a, "--checkpoints-b", b, NULL);
+    tu_assert_has(r.out, "checkpoints of step 137: identical bytes (the traces' digests say otherwise");
+    tu_result_free(&r);
+    r = tu_conform("compare", ta, tb, "--checkpoints-a", a, NULL);
+    cr_assert_eq(r.code, 2, "%s%s", r.out, r.err);
+    tu_assert_has(r.err, "--checkpoints-a and --checkpoints-b go together");
+    tu_result_free(&r);
+    free(cp), free(cmd), free(a), free(b), free(ta), free(tb);
+}

@@ -200,7 +200,7 @@ Test(iuts, unsupported_verbs_are_skipped_never_passed)
     /* nothing failed, nothing passed: skipped cases make a PARTIAL run */
     assert_ended_cleanly(&r, 3, "PARTIAL");
     tu_assert_has(r.out, "the IUT does not implement the ops verb (exit status 64, P1)");
-    tu_assert_has(r.out, "SKIP mlp13k: the IUT does not implement the train verb (exit status 64, P1)");
+    tu_assert_has(r.out, "SKIP mlp13k: the IUT does not implement the train verb or this profile (exit status 64, P1, P7)");
     tu_assert_has(r.out, "ops NOT REACHED, train NOT REACHED, fresh NOT REACHED");
     tu_assert_has(r.out, "\n1 passed, 0 failed, ");
     tu_result_free(&r);
@@ -251,4 +251,18 @@ Test(iuts, fewer_steps_is_not_a_pass)
     tu_assert_has(r.out, "scope: not a full certification: --steps 3: training stopped before step 6");
     tu_result_free(&r);
     free(iut);
+}
+
+/* spec §12: a later minor version only adds, so the reference (spec 1.1.0)
+ * runs the 1.0.0 vectors without a word; another major version is warned of. */
+Test(iuts, spec_versions_the_vectors_cover)
+{
+    char *ref = tu_iut("reference.sh");
+    tu_result r = tu_conform("run", "--iut", ref, "--vectors", tu_env("IT_VECTORS"), "--level", "ops", "--filter", "dot", NULL);
+    tu_assert_lacks(r.out, "warning: the IUT implements spec");
+    tu_result_free(&r);
+    r = run_iut("future_spec.sh", "ops", "--filter", "dot");
+    tu_assert_has(r.out, "warning: the IUT implements spec 2.0.0, the vectors are for spec");
+    tu_result_free(&r);
+    free(ref);
 }

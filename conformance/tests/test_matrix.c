@@ -425,22 +425,37 @@ Test(matrix, run_receipt_feeds_the_matrix, .timeout = 120)
 
 /* A receipt is untrusted input: a step number beyond any integer type must be
  * refused by name, never converted (UBSan: out-of-range double to int). */
+static void huge_first_diff(cJSON *r)
+{
+    cJSON *p = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "levels"), "train"),
+                                                      "profiles"), 0);
+    cJSON_ReplaceItemInObject(p, "first_differing_step", cJSON_CreateNumber(118446744073709551616.0));
+}
+
+static void fractional_step(cJSON *r)
+{
+    cJSON *p = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "levels"), "train"),
+                                                      "profiles"), 0);
+    cJSON *ck = cJSON_GetArrayItem(cJSON_GetObjectItem(p, "checkpoints"), 1);
+    cJSON_ReplaceItemInObject(ck, "step", cJSON_CreateNumber(50.5));
+}
+
 Test(matrix, out_of_range_numbers_are_refused)
 {
     hosts();
     good_nat();
     good_hsw();
-    failing_x87();
-    tu_edit(dir, "r/x87.json", "\"first_differing_step\": 1", "\"first_differing_step\": 118446744073709551616");
+    receipt_edited("r/x87.json", "x87", 0, 1, "qemu-i386", "Conroe", "i386", "sse sse2 sse3", NULL, huge_first_diff);
     tu_result r = matrix(NULL);
     cr_assert_eq(r.code, 2, "exit %d\n%s\n%s", r.code, r.out, r.err);
-    tu_assert_has(r.err, "r/x87.json: levels.train.profiles[0].first_differing_step: expected a whole number from 0 to");
+    tu_assert_has(r.err, "r/x87.json");
+    tu_assert_has(r.err, "first_differing_step");
     tu_result_free(&r);
-    failing_x87();
-    tu_edit(dir, "r/x87.json", "{\"step\": 50,", "{\"step\": 50.5,");
+    receipt_edited("r/x87.json", "x87", 0, 1, "qemu-i386", "Conroe", "i386", "sse sse2 sse3", NULL, fractional_step);
     r = matrix(NULL);
     cr_assert_eq(r.code, 2, "exit %d\n%s\n%s", r.code, r.out, r.err);
-    tu_assert_has(r.err, "checkpoints[1].step: expected a whole number from 0 to 4294967295");
+    tu_assert_has(r.err, "r/x87.json");
+    tu_assert_has(r.err, "step");
     tu_result_free(&r);
 }
 
@@ -456,4 +471,113 @@ Test(matrix, unbounded_slowdown_is_refused)
     cr_assert_eq(r.code, 2, "exit %d\n%s\n%s", r.code, r.out, r.err);
     tu_assert_has(r.err, "hosts[1].slowdown: expected a number from 1 to 1000");
     tu_result_free(&r);
+}
+
+/* A Wine host: no -cpu (Wine emulates the OS, not the CPU), and the OS the
+ * IUT reports from inside must be the hosts file's. A qemu-* host without
+ * -cpu is refused (QEMU's default CPU is 'max'). */
+static const char *wine_os;
+
+/* A full receipt of a Windows build run by Wine: no -cpu, and the os its
+ * info reported. */
+static void as_wine(cJSON *r)
+{
+    cJSON *e = cJSON_GetObjectItem(r, "emulator");
+    cJSON_ReplaceItemInObject(e, "cpu", cJSON_CreateNull());
+    cJSON *vals = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "iut"), "self_report"), "values");
+    cJSON_AddStringToObject(vals, "os", wine_os);
+}
+
+static void wine_receipt(const char *os)
+{
+    wine_os = os;
+    receipt_edited("r/win.json", "win", 1, -1, "wine", "-", "x86_64", "sse sse2", NULL, as_wine);
+}
+
+Test(matrix, wine_host_has_no_cpu_and_its_os_is_checked)
+{
+    put("hosts.json",
+        "{\"hosts\": [{\"name\": \"win\", \"emulator\": \"wine\", \"cpu\": null, \"os\": \"windows\", \"isa\": \"x86_64\",\n"
+        " \"endianness\": \"little\", \"stands_for\": \"x\", \"build\": \"win64\", \"expected\": \"pass\",\n"
+        " \"required_features\": [\"sse2\"], \"absent_features\": []}]}");
+    char *h = path("hosts.json"), *a = path("r/win.json");
+    tu_result r = tu_conform("matrix", "--hosts", h, "--list", NULL);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    tu_assert_has(r.out, "\twine build/cross/win64/isotrain.exe\n");
+    tu_result_free(&r);
+    wine_receipt("windows");
+    r = tu_conform("matrix", "--hosts", h, a, NULL);
+    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "wine (host CPU)");
+    tu_result_free(&r);
+    wine_receipt("linux");
+    r = tu_conform("matrix", "--hosts", h, a, NULL);
+    cr_assert_eq(r.code, 1, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "info reports os=linux, the hosts file says windows");
+    tu_result_free(&r);
+
+    put("hosts.json",
+        "{\"hosts\": [{\"name\": \"q\", \"emulator\": \"qemu-x86_64\", \"cpu\": null, \"isa\": \"x86_64\",\n"
+        " \"endianness\": \"little\", \"stands_for\": \"x\", \"build\": \"x86_64\", \"expected\": \"pass\",\n"
+        " \"required_features\": [], \"absent_features\": []}]}");
+    r = tu_conform("matrix", "--hosts", h, "--list", NULL);
+    cr_assert_eq(r.code, 2, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.err, "cpu is given exactly when the emulator is qemu-*");
+    tu_result_free(&r);
+    free(h), free(a);
+}
+
+static void no_matrix_host(cJSON *r)
+{
+    cJSON_ReplaceItemInObject(r, "matrix_host", cJSON_CreateNull());
+}
+
+/* Receipts from machines the hosts file does not list (someone's own
+ * computers): each is a row of its own, expected to pass, described by its
+ * receipt; they fold into one table with the listed hosts, or alone without
+ * --hosts. A receipt without matrix_host is named by its file. A failing
+ * machine fails the table; a build-failure record for an unlisted host is
+ * bad input. */
+Test(matrix, receipts_from_machines_not_in_the_hosts_file)
+{
+    hosts();
+    good_nat();
+    good_hsw();
+    failing_x87();
+    receipt("r/alice.json", "alice-laptop", 1, -1, D50, NULL, NULL, "aarch64", "hwcap=0x8fb", NULL);
+    receipt("r/bob.json", "bob-desktop", 1, -1, D50, NULL, NULL, "x86_64", "sse sse2", NULL);
+    char *h = path("hosts.json"), *n = path("r/nat.json"), *w = path("r/hsw.json"), *x = path("r/x87.json"),
+         *al = path("r/alice.json"), *bo = path("r/bob.json"), *md = path("M.md");
+    tu_result r = tu_conform("matrix", "--hosts", h, "--markdown", md, n, w, x, al, bo, NULL);
+    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "alice-laptop");
+    tu_assert_has(r.out, "machine: aarch64");
+    tu_assert_has(r.out, "5 of 5 hosts as expected (4 passed");
+    tu_result_free(&r);
+    char *m = tu_read(md);
+    tu_assert_has(m, "a machine not in the hosts file, described by its receipt");
+    free(m);
+
+    /* without a hosts file: the machines alone; one named by its file */
+    receipt_edited("r/bob.json", "bob-desktop", 1, -1, NULL, NULL, "x86_64", "sse sse2", NULL, no_matrix_host);
+    r = tu_conform("matrix", al, bo, NULL);
+    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "bob ");
+    tu_assert_has(r.out, "2 of 2 hosts as expected (2 passed");
+    tu_result_free(&r);
+
+    /* a machine that does not agree fails the table */
+    receipt("r/carol.json", "carol", 0, 50, DX, NULL, NULL, "x86_64", "sse sse2", NULL);
+    char *ca = path("r/carol.json");
+    r = tu_conform("matrix", al, bo, ca, NULL);
+    cr_assert_eq(r.code, 1, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "carol: FAIL: verdict FAIL");
+    tu_result_free(&r);
+
+    /* two receipts for one machine: bad input */
+    r = tu_conform("matrix", al, al, NULL);
+    cr_assert_eq(r.code, 2, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.err, "already has a receipt");
+    tu_result_free(&r);
+    free(h), free(n), free(w), free(x), free(al), free(bo), free(md), free(ca);
 }

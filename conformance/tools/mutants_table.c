@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trust/dsse.h"
+
 #define TIMINGS_MARKER "<!-- timings: everything below is excluded from make check-mutants -->"
 
 enum { F_ID, F_DEFECT, F_SPEC, F_BUILD, F_CFLAGS, F_LDFLAGS, F_RUN, F_EXPECTED, F_EVIDENCE, N_FIELDS };
@@ -116,7 +118,17 @@ static void read_receipt(mutant *m, const char *dir)
     free(secs);
     snprintf(path, sizeof path, "%s/%s/receipt.json", dir, m->f[F_ID]);
     char *text = slurp(path);
-    cJSON *r = text ? cJSON_Parse(text) : NULL;
+    /* the receipt inside its DSSE envelope (trust/dsse.h) */
+    cJSON *r = NULL;
+    if (text) {
+        problems pr;
+        problems_init(&pr);
+        dsse_opened o;
+        if (dsse_open(path, text, strlen(text), &o, &pr) == 0)
+            r = cJSON_Duplicate(o.receipt, 1);
+        dsse_opened_free(&o);
+        problems_free(&pr);
+    }
     free(text);
     const char *verdict = r ? str(r, "verdict") : NULL;
     if (!verdict) {

@@ -9,6 +9,17 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#ifdef _WIN32
+#include <direct.h>
+#include <fcntl.h>
+#include <io.h>
+/* Windows has no permission bits for mkdir */
+#define it_mkdir(path) _mkdir(path)
+#else
+#define it_mkdir(path) mkdir((path), 0777)
+#endif
+
+#include "export.h"
 #include "fpenv_force.h"
 #include "isotrain.h"
 #include "ops_server.h"
@@ -30,6 +41,7 @@ static void usage(FILE *out)
           "  isotrain info [--force-ftz]\n"
           "  isotrain hello\n"
           "  isotrain ops\n"
+          "  isotrain export --profile mlp13k --format npy|npz|safetensors --out PATH CHECKPOINT\n"
           "  isotrain --version | --help\n"
           "  isotrain --kernels NAME VERB ...   (before any verb)\n"
           "\n"
@@ -49,7 +61,9 @@ static void usage(FILE *out)
           "info    prints version, ISA, CPU features and the FTZ/DAZ probe; with\n"
           "        --force-ftz it first turns flushing on, to show the probe firing.\n"
           "hello   prints the one line of spec/iut-protocol.md P2.\n"
-          "ops     answers op requests on stdin, one line each (iut-protocol P3-P6).\n",
+          "ops     answers op requests on stdin, one line each (iut-protocol P3-P6).\n"
+          "export  writes a checkpoint's tensors, named and shaped as the profile says,\n"
+          "        as numpy .npy files (one per tensor), one .npz, or one safetensors file.\n",
           out);
 }
 
@@ -110,12 +124,15 @@ static int cmd_info(int argc, char **argv)
     printf("isotrain_version=%s\n", IT_VERSION);
     printf("spec_version=%s\n", IT_SPEC_VERSION);
     printf("isa=%s\n", it_host_isa());
+    printf("os=%s\n", it_host_os());
     printf("endianness=%s\n", it_host_endianness());
     printf("cpu_model=%s\n", model);
     /* QEMU user mode emulates CPUID but passes the host's /proc/cpuinfo
      * through, so a model read from the file may be the host's */
 #if defined(__x86_64__) || defined(__i386__)
     printf("cpu_model_source=cpuid\n");
+#elif defined(__APPLE__)
+    printf("cpu_model_source=sysctl\n");
 #else
     printf("cpu_model_source=/proc/cpuinfo\n");
 #endif
@@ -175,7 +192,7 @@ static int make_checkpoint_dir(const char *dir)
             continue;
         char c = p[i];
         p[i] = '\0';
-        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+        if (it_mkdir(p) != 0 && errno != EEXIST) {
             fprintf(stderr, "isotrain train: cannot create checkpoint directory %s: %s\n", p, strerror(errno));
             free(p);
             return -1;
@@ -255,8 +272,7 @@ static int cmd_train(int argc, char **argv)
             }
             recipe.seed = seed;
             am.seed = seed;
-        }
-        else if (strcmp(a, "--checkpoint-steps") == 0) {
+        } else if (strcmp(a, "--checkpoint-steps") == 0) {
             steps_given = 1;
             all_steps = strcmp(v, "all") == 0;
             if (!all_steps && parse_steps_list(v, ck, sizeof ck / sizeof ck[0], &n_ck) != 0)
@@ -323,7 +339,7 @@ static int cmd_train(int argc, char **argv)
         return EXIT_IO;
     }
     FILE *trace = stdout;
-    if (strcmp(trace_path, "-") != 0 && !(trace = fopen(trace_path, "w"))) {
+    if (strcmp(trace_path, "-") != 0 && !(trace = fopen(trace_path, "wb"))) {
         fprintf(stderr, "isotrain train: cannot create trace %s: %s\n", trace_path, strerror(errno));
         free(all);
         return EXIT_IO;
@@ -357,7 +373,7 @@ static int cmd_hello(int argc, char **argv)
         fprintf(stderr, "isotrain hello: takes no arguments\n");
         return EXIT_USAGE;
     }
-    /* train_seed=1: `train --seed S` is supported (P2, P7) */
+    /* train_seed=1: `train --seed S` is supported (P2, P7); kernels=: the set in use */
     printf("protocol=1 name=isotrain-reference version=%s spec=%s train_seed=1 isa=%s kernels=%s\n", IT_VERSION,
            IT_SPEC_VERSION, it_host_isa(), it_kernels_name());
     return fflush(stdout) == 0 ? 0 : EXIT_IO;
@@ -391,6 +407,12 @@ static int choose_kernels(const char *name, const char *source)
 
 int main(int argc, char **argv)
 {
+#ifdef _WIN32
+    /* The protocol, traces and checkpoints are bytes with \n line ends
+     * (spec §9.2, iut-protocol P3); Windows' text mode would write \r\n. */
+    if (_setmode(_fileno(stdout), _O_BINARY) == -1 || _setmode(_fileno(stdin), _O_BINARY) == -1)
+        return EXIT_IO;
+#endif
     if (choose_kernels(NULL, "ISOTRAIN_KERNELS") != 0)
         return EXIT_USAGE;
     if (argc >= 2 && strcmp(argv[1], "--kernels") == 0) {
@@ -423,7 +445,9 @@ int main(int argc, char **argv)
         return cmd_hello(argc - 2, argv + 2);
     if (strcmp(argv[1], "ops") == 0)
         return cmd_ops(argc - 2, argv + 2);
+    if (strcmp(argv[1], "export") == 0)
+        return it_export_main(argc - 2, argv + 2);
     /* iut-protocol P1: the runner reads 64 as "verb not implemented" */
-    fprintf(stderr, "isotrain: unsupported verb '%s' (known: hello ops train info)\n", argv[1]);
+    fprintf(stderr, "isotrain: unsupported verb '%s' (known: hello ops train info export)\n", argv[1]);
     return EXIT_UNSUPPORTED;
 }

@@ -26,7 +26,7 @@ typedef struct {
 } op_ctx;
 
 #if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
+__attribute__((format(IT_PRINTF_FORMAT, 2, 3)))
 #endif
 static int bad(op_ctx *c, const char *fmt, ...)
 {

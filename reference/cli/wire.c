@@ -8,7 +8,7 @@
 #include "isotrain.h"
 
 #if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
+__attribute__((format(IT_PRINTF_FORMAT, 3, 4)))
 #endif
 static int fail(char *err, size_t cap, const char *fmt, ...)
 {

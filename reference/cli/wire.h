@@ -8,6 +8,15 @@
 #ifndef IT_WIRE_H
 #define IT_WIRE_H
 
+/* printf-style checking for the CLI's formatters. MinGW's "printf" check is
+ * msvcrt's (no %zu); Windows builds use MinGW's own C99 printf
+ * (-D__USE_MINGW_ANSI_STDIO=1, mk/cross.mk), which gnu_printf describes. */
+#if defined(__MINGW32__)
+#define IT_PRINTF_FORMAT gnu_printf
+#else
+#define IT_PRINTF_FORMAT printf
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>

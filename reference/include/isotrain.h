@@ -327,6 +327,7 @@ it_status it_mlp13k_run(const it_mlp13k_recipe *r, const it_run_options *o,
 
 const char *it_host_isa(void);         /* e.g. "x86_64", "aarch64", "s390x" */
 const char *it_host_endianness(void);  /* "little" or "big" */
+const char *it_host_os(void);          /* "linux", "windows", "macos", "freebsd" or "unknown" */
 /* Writes a space-separated list of relevant CPU features the process sees. */
 void it_host_cpu_features(char *buf, size_t cap);
 void it_host_cpu_model(char *buf, size_t cap);

@@ -8,6 +8,9 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
+#if defined(__APPLE__)
+#include <sys/sysctl.h>
+#endif
 #if defined(__linux__) && (defined(__aarch64__) || defined(__arm__) || defined(__powerpc64__) || \
                            defined(__s390x__) || defined(__riscv))
 #include <sys/auxv.h>
@@ -32,6 +35,21 @@ const char *it_host_isa(void)
     return "s390x";
 #elif defined(__riscv) && __riscv_xlen == 64
     return "riscv64";
+#else
+    return "unknown";
+#endif
+}
+
+const char *it_host_os(void)
+{
+#if defined(_WIN32)
+    return "windows";
+#elif defined(__APPLE__)
+    return "macos";
+#elif defined(__linux__)
+    return "linux";
+#elif defined(__FreeBSD__)
+    return "freebsd";
 #else
     return "unknown";
 #endif
@@ -70,6 +88,17 @@ void it_host_cpu_features(char *buf, size_t cap)
         if (b & (1u << 5)) append(buf, cap, "avx2");
         if (b & (1u << 16)) append(buf, cap, "avx512f");
     }
+#elif defined(__APPLE__)
+    /* no auxv or /proc on macOS: the kernel's own feature flags */
+    static const char *const keys[][2] = {{"hw.optional.neon", "asimd"},
+                                          {"hw.optional.arm.FEAT_FP16", "fp16"},
+                                          {"hw.optional.arm.FEAT_SME", "sme"}};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        int v = 0;
+        size_t len = sizeof v;
+        if (sysctlbyname(keys[k][0], &v, &len, NULL, 0) == 0 && v)
+            append(buf, cap, keys[k][1]);
+    }
 #elif defined(IT_HAVE_AUXV)
     char word[40];
     snprintf(word, sizeof word, "hwcap=0x%lx", getauxval(AT_HWCAP));
@@ -100,6 +129,10 @@ void it_host_cpu_model(char *buf, size_t cap)
             start++;
         snprintf(buf, cap, "%s", start);
     }
+#elif defined(__APPLE__)
+    size_t len = cap;
+    if (sysctlbyname("machdep.cpu.brand_string", buf, &len, NULL, 0) != 0)
+        snprintf(buf, cap, "unknown");
 #else
     /* QEMU user mode shows the host's /proc/cpuinfo on most targets; the
      * receipt records the emulator's -cpu model separately for that reason. */

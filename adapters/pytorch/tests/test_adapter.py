@@ -12,6 +12,8 @@
 4. IsotrainTrace on a user loop (with per-tensor keys) parses with the runner.
 5. `isotrain-conform repeat` on addmod113 with a few steps.
 6. divergence.py writes a CSV and a well-formed SVG.
+7. load_export.py loads the reference's `isotrain export` (.npz and
+   .safetensors) into the PyTorch model with every parameter byte intact.
 No test framework needed: each check prints ok/FAIL, the exit status counts failures.
 """
 
@@ -44,6 +46,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--conform", required=True)
     ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--isotrain", default=os.path.join(ADAPTER, "..", "..", "build", "native", "isotrain"))
     a = ap.parse_args()
     py = a.python
     iut = os.path.join(ADAPTER, "iut.py")
@@ -142,6 +145,21 @@ def main():
             check("divergence.py: SVG is well-formed XML with an <svg> root", root.tag.endswith("svg"))
         except (ET.ParseError, OSError) as e:
             check("divergence.py: SVG is well-formed XML with an <svg> root", False, str(e))
+
+        # 7
+        ref_ck = os.path.join(tmp, "ref")
+        os.makedirs(ref_ck)
+        p = run([a.isotrain, "train", "--profile", "mlp13k", "--steps", "5", "--trace", os.path.join(tmp, "rt"),
+                 "--checkpoint-dir", ref_ck, "--checkpoint-steps", "5"])
+        ck_file = os.path.join(ref_ck, "step-000005.bin")
+        want = hashlib.sha256(open(ck_file, "rb").read()).hexdigest() if p.returncode == 0 else "no checkpoint"
+        for fmt in ("npz", "safetensors"):
+            out = os.path.join(tmp, "ck." + fmt)
+            e = run([a.isotrain, "export", "--profile", "mlp13k", "--format", fmt, "--out", out, ck_file])
+            q = run([py, os.path.join(ADAPTER, "load_export.py"), out], env=env)
+            check("load_export.py: the reference's %s export in the PyTorch model hashes like the checkpoint" % fmt,
+                  e.returncode == 0 and q.returncode == 0 and ("sha256 " + want) in q.stdout,
+                  (p.stderr + e.stderr + q.stdout + q.stderr)[-400:])
 
     print("test-pytorch: %s" % ("all checks passed" if not failures else "%d check(s) FAILED" % len(failures)))
     return 1 if failures else 0

@@ -1,5 +1,6 @@
 /* cli_args.c — the command line of isotrain-conform (see cli_usage). */
 #include "core/options.h"
+#include "core/version.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -14,12 +15,12 @@ void cli_usage(FILE *out)
           "        [--timeout-case S] [--timeout-run S] [--slowdown F] [--steps N]\n"
           "        [--emulator NAME --emulator-cpu MODEL] [--host NAME] [--filter GROUP]...\n"
           "        [--keep-work] [--verbose] [--seed S] [--sign-key KEY]\n"
-          "  isotrain-conform compare TRACE_A TRACE_B\n"
+          "  isotrain-conform compare TRACE_A TRACE_B [--checkpoints-a DIR --checkpoints-b DIR]\n"
           "  isotrain-conform repeat --runs N --iut 'CMD' --profile P [--steps S]\n"
           "        [--timeout-run S] [--slowdown F] [--keep-work]\n"
           "  isotrain-conform lint DIR\n"
           "  isotrain-conform verify [--allowed-signers FILE] [--vectors DIR] RECEIPT...\n"
-          "  isotrain-conform matrix --hosts FILE [--markdown FILE] [--against DIR]\n"
+          "  isotrain-conform matrix [--hosts FILE] [--markdown FILE] [--against DIR]\n"
           "        [--allowed-signers FILE] [--vectors DIR] RECEIPT...\n"
           "  isotrain-conform matrix --hosts FILE --list\n"
           "  isotrain-conform --version | --help\n"
@@ -28,19 +29,23 @@ void cli_usage(FILE *out)
           "         (every op vector bit-exact) and the train level (every step's loss bits\n"
           "         and parameter digest); on a mismatch it says where. Exit 0 only if every\n"
           "         required check ran and passed, 1 otherwise, 2 on bad usage or vectors.\n"
-          "compare  the first differing step of two traces and the loss gap from there\n"
+          "compare  the first differing step of two traces and the loss gap from there; with\n"
+          "         both runs' checkpoint directories, the first differing tensor and element\n"
           "         (exit 0 identical, 1 different, 2 bad input).\n"
           "repeat   trains N times and checks the runs are bit-identical step by step.\n"
           "lint     checks a vector set (manifest and every file) and lists every problem.\n"
           "matrix   the host matrix: one receipt per host of the hosts file, a table of the\n"
           "         checkpoint digests per host, each host's verdict against its expected one\n"
-          "         (pass / expected-fail); --against DIR also compares verdicts and digests\n"
+          "         (pass / expected-fail); a receipt whose host the file does not list (or any\n"
+          "         receipt, without --hosts) is a machine of its own, described by its receipt\n"
+          "         and expected to pass; --against DIR also compares verdicts and digests\n"
           "         with published receipts (exit 0 all as expected, 1 not, 2 bad input).\n"
           "verify   recomputes every verdict of a receipt from its own case list, checks its\n"
           "         cross-references and, with --allowed-signers, its signature (exit 0 all\n"
           "         verify, 1 a receipt does not, 2 bad input).\n"
           "\n"
-          "Defaults: --vectors vectors/v1.0.0, --level all, --timeout-case 60 (sweep: 5x),\n"
+          "Defaults: --vectors vectors/v1.0.0 when the current directory has it, else the\n"
+          "installed set (--version names it), --level all, --timeout-case 60 (sweep: 5x),\n"
           "--timeout-run 600, --slowdown 1 (multiplies both time-outs), --seed: drawn from\n"
           "/dev/urandom. run exits 0 PASS, 1 FAIL, 3 PARTIAL, 4 UNOFFICIAL, 2 bad usage.\n",
           out);
@@ -75,7 +80,7 @@ static int count(const char *flag, const char *v, long lo, long *out, char *err,
 int cli_parse(int argc, char **argv, conform_args *a, char *err, size_t cap)
 {
     memset(a, 0, sizeof *a);
-    a->vectors = "vectors/v1.0.0";
+    a->vectors = conform_default_vectors();
     a->level = "all";
     a->timeout_case = 60;
     a->timeout_run = 600;
@@ -212,6 +217,10 @@ int cli_parse(int argc, char **argv, conform_args *a, char *err, size_t cap)
             a->seed = v;
             a->seed_given = 1;
         }
+        else if (!strcmp(flag, "--checkpoints-a"))
+            a->ckpt_a = val;
+        else if (!strcmp(flag, "--checkpoints-b"))
+            a->ckpt_b = val;
         else if (!strcmp(flag, "--filter")) {
             size_t l = strlen(val);
             if (split_used + l + 1 > sizeof split_buf) {
@@ -268,6 +277,10 @@ int cli_parse(int argc, char **argv, conform_args *a, char *err, size_t cap)
             snprintf(err, cap, "compare needs two trace files");
             return -1;
         }
+        if (!a->ckpt_a != !a->ckpt_b) {
+            snprintf(err, cap, "compare: --checkpoints-a and --checkpoints-b go together");
+            return -1;
+        }
         break;
     case CMD_REPEAT:
         if (!a->iut || a->runs < 2 || !a->profile) {
@@ -276,8 +289,8 @@ int cli_parse(int argc, char **argv, conform_args *a, char *err, size_t cap)
         }
         break;
     case CMD_MATRIX:
-        if (!a->hosts) {
-            snprintf(err, cap, "matrix needs --hosts FILE (e.g. qemu/hosts.json)");
+        if (!a->hosts && (a->list || a->against || !a->n_receipts)) {
+            snprintf(err, cap, "matrix needs --hosts FILE (e.g. qemu/hosts.json), or receipts alone (machines described by their receipts)");
             return -1;
         }
         if (!a->n_receipts && !a->against && !a->list) {

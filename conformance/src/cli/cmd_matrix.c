@@ -15,16 +15,18 @@ static void list_hosts(const mhost *hs, size_t n)
         const mhost *h = &hs[i];
         printf("%s\t%s\t%s\t%g\t", h->name, h->build, h->expected, h->slowdown);
         if (h->emulator)
-            printf("%s -cpu %s ", h->emulator, h->cpu);
-        printf("build/cross/%s/isotrain\n", h->build);
+            printf("%s ", h->emulator);
+        if (h->cpu)
+            printf("-cpu %s ", h->cpu);
+        printf("build/cross/%s/isotrain%s\n", h->build, h->os && !strcmp(h->os, "windows") ? ".exe" : "");
     }
 }
 
 int matrix_command(const conform_args *a)
 {
-    mhost *hs;
-    size_t nh;
-    if (mx_hosts_load(a->hosts, &hs, &nh) != 0)
+    mhost *hs = NULL;
+    size_t nh = 0;
+    if (a->hosts && mx_hosts_load(a->hosts, &hs, &nh) != 0)
         return 2;
     if (a->list) {
         list_hosts(hs, nh);
@@ -35,7 +37,7 @@ int matrix_command(const conform_args *a)
     int rc = 0;
     size_t nr = a->n_receipts, np = 0;
     mreceipt *rs = xcalloc(nr + 1, sizeof *rs), *pub = NULL;
-    mrow *rows = xcalloc(nh, sizeof *rows);
+    mrow *rows = xcalloc(nh + 1, sizeof *rows);
     for (size_t i = 0; i < nr && rc == 0; i++)
         if (mx_receipt_load(a->receipts[i], &rs[i]) != 0)
             rc = 2;
@@ -47,14 +49,22 @@ int matrix_command(const conform_args *a)
         rs = pub, nr = np;
         pub = NULL, np = 0;
     }
-    /* every receipt names a listed host, once */
+    /* every receipt names a host once; one that the hosts file does not list
+     * is a machine of its own, a row described by its receipt */
+    size_t nlisted = nh;
     for (size_t i = 0; i < nr && rc == 0; i++) {
         int known = 0;
-        for (size_t k = 0; k < nh; k++)
+        for (size_t k = 0; k < nlisted; k++)
             known |= !strcmp(rs[i].host, hs[k].name);
-        if (!known) {
-            mx_bad(rs[i].path, "matrix_host", "host '%s' is not in %s", rs[i].host, a->hosts);
+        if (!known && rs[i].build_failed) {
+            mx_bad(rs[i].path, "matrix_host", "a build-failure record for host '%s', which %s does not list", rs[i].host,
+                   a->hosts ? a->hosts : "(no hosts file)");
             rc = 2;
+        } else if (!known) {
+            hs = xrealloc(hs, (nh + 1) * sizeof *hs);
+            mx_machine_host(&rs[i], &hs[nh++]);
+            rows = xrealloc(rows, nh * sizeof *rows);
+            memset(&rows[nh - 1], 0, sizeof *rows);
         }
         for (size_t k = 0; k < i && rc == 0; k++)
             if (!strcmp(rs[i].host, rs[k].host)) {

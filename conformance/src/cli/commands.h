@@ -9,7 +9,7 @@
  * JUnit; 0 PASS, 1 FAIL, 3 PARTIAL, 4 UNOFFICIAL, 2 refused or bad input. */
 int run_command(const conform_args *a);
 /* compare TRACE_A TRACE_B: 0 identical, 1 different, 2 bad input. */
-int compare_command(const char *trace_a, const char *trace_b);
+int compare_command(const char *trace_a, const char *trace_b, const char *ckpt_dir_a, const char *ckpt_dir_b);
 /* repeat --runs N --iut CMD --profile P [--steps S]: 0 all runs bit-identical,
  * 1 they differ or a run failed, 2 usage. */
 int repeat_command(const conform_args *a);

@@ -12,7 +12,7 @@
 #include "core/ulp.h"
 #include "core/util.h"
 
-enum { COMPARE_TRACE_MAX = 256 << 20 };
+enum { COMPARE_TRACE_MAX = 256 << 20, COMPARE_CKPT_MAX = 1 << 30 };
 
 static int load(const char *path, trace_doc *t)
 {
@@ -42,8 +42,85 @@ static void describe_step(const char *tag, const trace_step *s)
     }
 }
 
-/* Design brief: "compares any two traces"; spec §9.2 traces, losses by bits. */
-int compare_command(const char *pa, const char *pb)
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Where two checkpoints of one step differ (design brief: "the first tensor
+ * and element, the ULP distance"): element by element over the raw
+ * little-endian binary32 values, named by tensor when the size is mlp13k's
+ * (spec §11.2), by flat index otherwise. The runner reads both files itself. */
+static void checkpoint_diff(const char *da, const char *db, size_t step)
+{
+    char *pa = xasprintf("%s/step-%06zu.bin", da, step), *pb = xasprintf("%s/step-%06zu.bin", db, step);
+    char *a = NULL, *b = NULL, err[512];
+    size_t la = 0, lb = 0;
+    if (read_file(pa, COMPARE_CKPT_MAX, &a, &la, err, sizeof err) != 0 ||
+        read_file(pb, COMPARE_CKPT_MAX, &b, &lb, err, sizeof err) != 0) {
+        printf("checkpoints: %s\n", err);
+    } else if (la != lb || la % 4) {
+        printf("checkpoints: %s is %zu bytes, %s %zu: not the same model\n", pa, la, pb, lb);
+    } else {
+        size_t n = la / 4, first = n;
+        ulp_hist h;
+        ulp_hist_init(&h);
+        size_t per_tensor[5] = {0};
+        int named = n == IT_MLP13K_NPARAMS;
+        for (size_t i = 0; i < n; i++) {
+            uint32_t x = le32((const unsigned char *)a + 4 * i), y = le32((const unsigned char *)b + 4 * i);
+            if (f32_same(x, y))
+                continue;
+            if (first == n)
+                first = i;
+            ulp_hist_add(&h, x, y);
+            for (size_t t = 0; named && t < 5; t++)
+                if (i >= it_mlp13k_tensors[t].offset &&
+                    i < it_mlp13k_tensors[t].offset + it_mlp13k_tensors[t].rows * it_mlp13k_tensors[t].cols)
+                    per_tensor[t]++;
+        }
+        if (first == n)
+            printf("checkpoints of step %zu: identical bytes (the traces' digests say otherwise: check the trace writer)\n",
+                   step);
+        else {
+            uint32_t x = le32((const unsigned char *)a + 4 * first), y = le32((const unsigned char *)b + 4 * first);
+            char fx[48], fy[48];
+            f32_describe(x, fx, sizeof fx);
+            f32_describe(y, fy, sizeof fy);
+            uint64_t u = ulp_distance(x, y);
+            char us[32];
+            snprintf(us, sizeof us, u == UINT64_MAX ? "sign/NaN" : "%llu ULP", (unsigned long long)u);
+            if (named) {
+                size_t t = 0;
+                while (t + 1 < 5 && first >= it_mlp13k_tensors[t + 1].offset)
+                    t++;
+                const it_tensor_info *ti = &it_mlp13k_tensors[t];
+                size_t k = first - ti->offset;
+                printf("first differing tensor at step %zu: %s, element (%zu, %zu) [flat index %zu]: A %s, B %s, %s\n", step,
+                       ti->name, k / ti->cols, k % ti->cols, first, fx, fy, us);
+                printf("differing elements at step %zu: %zu of %zu (", step, h.differing, n);
+                for (size_t q = 0; q < 5; q++)
+                    printf("%s%s: %zu", q ? ", " : "", it_mlp13k_tensors[q].name, per_tensor[q]);
+                printf("); max %llu ULP\n", (unsigned long long)h.max_ulp);
+            } else {
+                printf("first differing element at step %zu: flat index %zu: A %s, B %s, %s\n", step, first, fx, fy, us);
+                printf("differing elements at step %zu: %zu of %zu; max %llu ULP\n", step, h.differing, n,
+                       (unsigned long long)h.max_ulp);
+            }
+            sbuf t;
+            sbuf_init(&t);
+            ulp_hist_text(&h, &t);
+            printf("ULP histogram: %s\n", t.p ? t.p : "");
+            sbuf_free(&t);
+        }
+    }
+    free(a), free(b), free(pa), free(pb);
+}
+
+/* Design brief: "compares any two traces"; spec §9.2 traces, losses by bits.
+ * With both checkpoint directories, also where the first differing step's
+ * parameters differ. */
+int compare_command(const char *pa, const char *pb, const char *cka, const char *ckb)
 {
     trace_doc a, b;
     memset(&a, 0, sizeof a);
@@ -87,6 +164,8 @@ int compare_command(const char *pa, const char *pb)
             s++;
         if (loss_same && s >= first && first > 0)
             printf("loss bits identical through step %zu while parameters differ from step %zu\n", s, first);
+        if (cka && ckb && !dig_same)
+            checkpoint_diff(cka, ckb, first);
         printf("loss gap from step %zu:\n", first ? first : 1);
         printf("  %6s  %-14s %-14s %-15s %s\n", "step", "loss A", "loss B", "|A-B|", "ULP");
         for (size_t i = first ? first : 1; i < common; i++) {

@@ -25,12 +25,13 @@ int main(int argc, char **argv)
         cli_usage(stdout);
         return 0;
     case CMD_VERSION:
-        printf("isotrain-conform %s (git %s)\n", CONFORM_VERSION, conform_git_revision());
+        printf("isotrain-conform %s (git %s)\ndefault vectors: %s\n", CONFORM_VERSION, conform_git_revision(),
+               conform_default_vectors());
         return 0;
     case CMD_RUN:
         return run_command(&a);
     case CMD_COMPARE:
-        return compare_command(a.pos[0], a.pos[1]);
+        return compare_command(a.pos[0], a.pos[1], a.ckpt_a, a.ckpt_b);
     case CMD_REPEAT:
         return repeat_command(&a);
     case CMD_LINT:

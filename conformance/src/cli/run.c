@@ -102,6 +102,20 @@ int run_command(const conform_args *a)
         if (cli_level_on(a, "train"))
             level_train_run(&rc);
         level_fresh_run(&rc);
+        /* a binary swapped while it ran: what was certified is not what the
+         * receipt would name */
+        iut_binary after;
+        iut_binary_inspect(a->iut, &after);
+        if (strcmp(after.sha256, rc.bin_before.sha256) != 0) {
+            char *why = xasprintf("the IUT binary changed during the run: %s had SHA-256 %s before, %s after",
+                                  rc.bin_before.path ? rc.bin_before.path : "?",
+                                  rc.bin_before.sha256[0] ? rc.bin_before.sha256 : "(none)",
+                                  after.sha256[0] ? after.sha256 : "(none)");
+            results_add(&rc.res, "protocol", "protocol", "iut-binary", V_FAIL, why, 1, 0);
+            fprintf(rc.out, "FAIL iut-binary: %s\n", why);
+            free(why);
+        }
+        iut_binary_free(&after);
     } else {
         if (cli_level_on(a, "ops")) {
             rc.lv_ops = L_NOT_REACHED;
@@ -128,14 +142,15 @@ int run_command(const conform_args *a)
             reached = ln[i];
     }
     run_scope_verdict(&rc, hello_ok);
-    const char *overall = rc.verdict.word;
     int sig = contain_interrupted();
     if (sig) { /* P8: an interrupted run is never a verdict on the IUT */
-        overall = "ERROR";
+        rc.verdict.word = "ERROR";
+        rc.verdict.exit_code = 128 + sig;
         run_warn(&rc, "interrupted by signal %d (%s): the IUT's process tree was killed and the work directory "
                       "removed; this run says nothing about the IUT",
                  sig, sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "signal");
     }
+    const char *overall = rc.verdict.word;
     rc.t_total = now_s() - rc.t_start;
 
     for (size_t i = 0; i < rc.n_warnings; i++)
@@ -164,9 +179,7 @@ int run_command(const conform_args *a)
     fflush(rc.out);
     int code = rc.verdict.exit_code;
     run_ctx_free(&rc);
-    if (sig)
-        return 128 + sig;
-    if (io_bad)
+    if (io_bad && !sig)
         return 2;
     return code;
 }

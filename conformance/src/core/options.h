@@ -34,6 +34,7 @@ typedef struct {
     unsigned long long seed;
     const char *sign_key;   /* run: --sign-key KEY (ssh-keygen -Y sign) */
     const char *allowed_signers; /* verify, matrix: --allowed-signers FILE */
+    const char *ckpt_a, *ckpt_b; /* compare --checkpoints-a/-b DIR: step-NNNNNN.bin of each trace */
     const char *pos[2]; /* compare TRACE_A TRACE_B, lint DIR */
     size_t n_pos;
 } conform_args;

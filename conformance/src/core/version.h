@@ -1,10 +1,15 @@
-/* version.h — the suite's own version and the git revision it was built from
- * (passed with -D at build time; "unknown" outside a checkout). */
+/* version.h — the suite's own version, the git revision it was built from
+ * (passed with -D at build time: the full commit id, "-dirty" appended when
+ * the tracked files differed from it, "unknown" outside a checkout) and its
+ * default vector set. */
 #ifndef CONFORM_VERSION_H
 #define CONFORM_VERSION_H
 
 #define CONFORM_VERSION "1.0.0"
+#define CONFORM_DEFAULT_VECTOR_SET "v1.0.0"
 
 const char *conform_git_revision(void);
+/* vectors/v1.0.0 when the current directory has it, else the installed set */
+const char *conform_default_vectors(void);
 
 #endif

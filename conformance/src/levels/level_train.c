@@ -74,7 +74,7 @@ static void train_profile(run_ctx *rc, const train_vec *tv, train_report *rep)
         else if (r->signal)
             add(&run_problem, "the IUT crashed: %s", r->status_text);
         else if (unsupported)
-            add(&run_problem, "the IUT does not implement the train verb (exit status 64, P1)");
+            add(&run_problem, "the IUT does not implement the train verb or this profile (exit status 64, P1, P7)");
         else
             add(&run_problem, "the IUT exited non-zero: %s", r->status_text);
         if (rep->failure)
@@ -104,7 +104,7 @@ static void train_profile(run_ctx *rc, const train_vec *tv, train_report *rep)
         for (uint32_t s = 0; s <= tv->steps; s++) {
             char id[160];
             snprintf(id, sizeof id, "%s/%u", tv->profile, (unsigned)s);
-            results_add(&rc->res, "train", suite, id, V_SKIP, "the IUT does not implement the train verb (P1)", 1, 0);
+            results_add(&rc->res, "train", suite, id, V_SKIP, "the IUT does not implement the train verb or this profile (P1, P7)", 1, 0);
         }
         fprintf(rc->out, "  SKIP %s: %s\n", tv->profile, rep->problem);
         goto cleanup;

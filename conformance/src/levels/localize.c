@@ -356,8 +356,9 @@ static void op_replay(run_ctx *rc, const it_mlp13k_recipe *r, const float *befor
             line(&rep->loc_text,
                  "first differing op: op-level localization not possible: %zu of %zu op calls of step %u were not answered with outputs (first: %s)",
                  unanswered, rp.n, (unsigned)step, first_unanswered ? first_unanswered : "?");
-            line(&rep->loc_text, "  (the %zu answered calls match the reference; the unanswered ones show nothing)",
-                 rp.n - unanswered);
+            if (unanswered < rp.n)
+                line(&rep->loc_text, "  (the %zu answered calls match the reference; the unanswered ones show nothing)",
+                     rp.n - unanswered);
             cJSON *o = cJSON_AddObjectToObject(j, "op_localization");
             cJSON_AddBoolToObject(o, "possible", 0);
             cJSON_AddNumberToObject(o, "calls", (double)rp.n);

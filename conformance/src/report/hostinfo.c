@@ -163,7 +163,7 @@ static int qemu_opt_has_arg(const char *o)
 }
 
 /* Design brief, "Receipts": the IUT's binary digest where there is one;
- * P1: CMD may carry an emulator prefix. */
+ * P1: CMD may carry an emulator prefix (qemu-* with its options, or wine). */
 void iut_binary_inspect(const char *cmd, iut_binary *b)
 {
     memset(b, 0, sizeof *b);
@@ -174,7 +174,12 @@ void iut_binary_inspect(const char *cmd, iut_binary *b)
     if (i < n) {
         const char *base = strrchr(w[i], '/');
         base = base ? base + 1 : w[i];
-        if (!strncmp(base, "qemu-", 5)) {
+        if (!strcmp(base, "wine") || !strcmp(base, "wine64")) {
+            /* Wine runs the Windows binary on this CPU: no -cpu, and its
+             * options end at the program's name */
+            b->emulator = xstrdup(base);
+            i++;
+        } else if (!strncmp(base, "qemu-", 5)) {
             b->emulator = xstrdup(base);
             for (i++; i < n && w[i][0] == '-'; i++) {
                 if (qemu_opt_has_arg(w[i]) && i + 1 < n) {

@@ -244,6 +244,7 @@ static void check_train(const char *file, const cJSON *r, const results *res, co
             continue;
         }
         const cJSON *st;
+        char *seen = xcalloc((size_t)tv->steps + 1, 1);
         cJSON_ArrayForEach(st, tr)
         {
             double sd;
@@ -257,7 +258,19 @@ static void check_train(const char *file, const cJSON *r, const results *res, co
             snprintf(id, sizeof id, "%s/%u", name, (unsigned)s);
             snprintf(where, sizeof where, "levels.train.profiles[%zu].trace[%u]", pi, (unsigned)s);
             check_step(file, where, res, id, st, tv->trace[s].digest, s > 0, tv->trace[s].loss, pr);
+            seen[s] = 1;
         }
+        for (uint32_t s = 0; s <= tv->steps; s++) {
+            char id[96];
+            snprintf(id, sizeof id, "%s/%u", name, (unsigned)s);
+            const case_result *c = find_case(res, id);
+            if (c && c->v == V_PASS && !seen[s]) {
+                problems_add(pr, "%s: levels.train.profiles[%zu].trace: case %s is PASS without a recorded digest",
+                             file, pi, id);
+                break;
+            }
+        }
+        free(seen);
         size_t k = 0;
         cJSON_ArrayForEach(st, get(p, "checkpoints"))
         {
@@ -280,6 +293,58 @@ static void check_train(const char *file, const cJSON *r, const results *res, co
         }
         pi++;
     }
+}
+
+static int filter_has(const cJSON *fl, const char *name)
+{
+    if (cJSON_GetArraySize(fl) == 0)
+        return 1;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, fl) if (cJSON_IsString(x) && !strcmp(x->valuestring, name)) return 1;
+    return 0;
+}
+
+/* Every case the options select is in the case list: a deleted FAIL case
+ * cannot turn a FAIL into a PASS. */
+static void check_complete(const char *file, const cJSON *r, const results *res, const vector_set *vs, problems *pr)
+{
+    const cJSON *opt = get(r, "options");
+    const char *level = str(opt, "level"), *profile = str(opt, "profile");
+    const cJSON *fl = get(opt, "filters");
+    if (!level)
+        return;
+    if (strcmp(level, "train") != 0)
+        for (size_t g = 0; g < vs->n_groups; g++) {
+            if (!filter_has(fl, vs->groups[g].group))
+                continue;
+            for (size_t i = 0; i < vs->groups[g].n_cases; i++)
+                if (!find_case(res, vs->groups[g].cases[i].id)) {
+                    problems_add(pr, "%s: cases: the op case %s of the vector set is missing", file,
+                                 vs->groups[g].cases[i].id);
+                    return;
+                }
+        }
+    if (strcmp(level, "ops") != 0)
+        for (size_t t = 0; t < vs->n_trains; t++) {
+            const train_vec *tv = &vs->trains[t];
+            if ((profile && strcmp(profile, tv->profile) != 0) || !filter_has(fl, tv->profile))
+                continue;
+            char id[96];
+            snprintf(id, sizeof id, "%s/run", tv->profile);
+            int missing = !find_case(res, id);
+            for (uint32_t st = 0; st <= tv->steps && !missing; st++) {
+                snprintf(id, sizeof id, "%s/%u", tv->profile, (unsigned)st);
+                missing = !find_case(res, id);
+            }
+            if (missing)
+                problems_add(pr, "%s: cases: the train case %s of the vector set is missing", file, id);
+            /* the fresh-seed run is part of every train level the runner can check */
+            if (!strcmp(tv->profile, "mlp13k")) {
+                snprintf(id, sizeof id, "fresh/%s/run", tv->profile);
+                if (!find_case(res, id))
+                    problems_add(pr, "%s: cases: %s (the fresh-seed run, PASS or SKIP) is missing", file, id);
+            }
+        }
 }
 
 /* The fresh-seed run against the linked reference, and the fresh op cases
@@ -321,8 +386,13 @@ static void check_fresh(const char *file, const cJSON *r, const results *res, co
         fresh_list_free(&l);
     }
     const cJSON *ft = get(fr, "training");
-    if (!ft)
+    const case_result *run = find_case(res, "fresh/mlp13k/run");
+    if (!ft) {
+        if (run && run->v != V_SKIP)
+            problems_add(pr, "%s: levels.fresh.training: missing, but fresh/mlp13k/run is %s", file,
+                         verdict_name(run->v));
         return;
+    }
     const char *ts = str(ft, "seed");
     if (!ts || strcmp(ts, seed_s) != 0)
         problems_add(pr, "%s: levels.fresh.training.seed: not the run seed %s", file, seed_s);
@@ -416,6 +486,7 @@ void verify_receipt_object(const char *file, const cJSON *r, const verify_opts *
         vector_set vs;
         memset(&vs, 0, sizeof vs);
         if (load_vectors(file, r, vo, &vs, pr) == 0) {
+            check_complete(file, r, &res, &vs, pr);
             check_train(file, r, &res, &vs, pr);
             check_fresh(file, r, &res, &vs, pr);
         }

@@ -32,7 +32,7 @@ void mx_hosts_free(mhost *hs, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         mhost *h = &hs[i];
-        free(h->name), free(h->emulator), free(h->cpu), free(h->isa), free(h->endianness);
+        free(h->name), free(h->emulator), free(h->cpu), free(h->isa), free(h->endianness), free(h->os);
         free(h->stands_for), free(h->build), free(h->expected);
         mx_free_strv(h->req, h->n_req);
         mx_free_strv(h->abs, h->n_abs);
@@ -108,11 +108,20 @@ int mx_hosts_load(const char *file, mhost **out, size_t *n_out)
             mx_bad(file, NULL, "%s.expected: expected \"pass\" or \"expected-fail\", got \"%s\"", path, h->expected);
             break;
         }
-        if (!h->emulator != !h->cpu) {
+        /* QEMU user mode defaults to -cpu max (AVX2 on x86): a QEMU host
+         * without -cpu would not be the host it names. Wine emulates an OS,
+         * not a CPU, so it has none. */
+        int qemu = h->emulator && !strncmp(h->emulator, "qemu-", 5);
+        if (h->cpu ? !qemu : qemu) {
             ok = 0;
-            mx_bad(file, NULL, "%s: emulator and cpu are both null (native) or both given: always pass -cpu", path);
+            mx_bad(file, NULL, "%s: cpu is given exactly when the emulator is qemu-* (always pass -cpu; null for native and wine)",
+                   path);
             break;
         }
+        if (cJSON_GetObjectItemCaseSensitive(e, "os")) /* optional */
+            h->os = mx_dup(mx_jstr(file, e, path, "os", 1, &ok));
+        if (!ok)
+            break;
         if (strv_load(file, e, path, "required_features", &h->req, &h->n_req) ||
             strv_load(file, e, path, "absent_features", &h->abs, &h->n_abs)) {
             ok = 0;

@@ -15,10 +15,12 @@ enum { MAX_CK = 64, RECEIPT_CAP = 64 << 20, HOSTS_CAP = 1 << 20 };
 
 typedef struct {
     char *name, *emulator, *cpu, *isa, *endianness, *stands_for, *build, *expected;
+    char *os; /* NULL: not stated (any); "windows": the build's binary is isotrain.exe */
     double slowdown;
     char **req, **abs;
     size_t n_req, n_abs;
     int xfail; /* expected == "expected-fail" */
+    int machine; /* not in the hosts file: a machine described by its own receipt */
 } mhost;
 
 typedef struct {
@@ -30,7 +32,9 @@ typedef struct {
     int first_diff; /* first differing step, -1 none */
     char *train_problem;
     char *emu_name, *emu_cpu;
-    char *info_status, *info_isa, *info_end, *info_model, *info_features;
+    char *info_status, *info_isa, *info_end, *info_model, *info_features, *info_os;
+    char *run_os, *run_cpu; /* the runner's host section: where the receipt was made */
+    int unnamed; /* matrix_host null: host is the file's base name */
     char **warn;
     size_t n_warn;
     size_t n_ck;
@@ -81,6 +85,10 @@ void mx_receipt_free(mreceipt *r);
 /* Every *.json of DIR. */
 int mx_load_dir(const char *dir, mreceipt **out, size_t *n);
 const mreceipt *mx_find_receipt(const mreceipt *rs, size_t n, const char *host);
+
+/* machines.c: a host row for a receipt whose host is not in the hosts file
+ * (a real machine, described by its receipt). */
+void mx_machine_host(const mreceipt *r, mhost *h);
 
 /* judge.c: is the host what it claims, and is its verdict the expected one. */
 int mx_passed(const mreceipt *r);

@@ -15,7 +15,8 @@
 void mx_receipt_free(mreceipt *r)
 {
     free(r->path), free(r->host), free(r->build_log), free(r->verdict), free(r->lv_ops), free(r->lv_train);
-    free(r->train_problem), free(r->emu_name), free(r->emu_cpu), free(r->info_status), free(r->info_isa);
+    free(r->train_problem), free(r->emu_name), free(r->emu_cpu), free(r->info_status), free(r->info_isa), free(r->info_os);
+    free(r->run_os), free(r->run_cpu);
     free(r->info_end), free(r->info_model), free(r->info_features);
     mx_free_strv(r->warn, r->n_warn);
     memset(r, 0, sizeof *r);
@@ -53,12 +54,26 @@ int mx_receipt_load(const char *file, mreceipt *r)
         goto out;
     }
     const char *host = mx_jstr(file, j, "", "matrix_host", 1, &ok);
-    if (ok && !host) {
-        ok = 0;
-        mx_bad(file, "matrix_host", "null: the receipt does not name its host (run the runner with --host NAME)");
+    if (!ok)
         goto out;
+    if (!host) {
+        /* a run without --host (any machine): named by its file, a.json -> a */
+        const char *base = strrchr(file, '/');
+        base = base ? base + 1 : file;
+        size_t n = strlen(base);
+        if (n > 5 && !strcmp(base + n - 5, ".json"))
+            n -= 5;
+        r->host = xstrndup(base, n);
+        r->unnamed = 1;
+    } else
+        r->host = mx_dup(host);
+    const cJSON *rh = cJSON_GetObjectItemCaseSensitive(j, "host");
+    if (cJSON_IsObject(rh)) { /* optional: informative only, never judged */
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(rh, "os");
+        r->run_os = cJSON_IsString(v) ? xstrdup(v->valuestring) : NULL;
+        v = cJSON_GetObjectItemCaseSensitive(rh, "cpu_model");
+        r->run_cpu = cJSON_IsString(v) ? xstrdup(v->valuestring) : NULL;
     }
-    r->host = mx_dup(host);
     r->verdict = mx_dup(mx_jstr(file, j, "", "verdict", 0, &ok));
     const cJSON *levels = mx_jobj(file, j, "", "levels", &ok);
     const cJSON *lops = levels ? mx_jobj(file, levels, "levels", "ops", &ok) : NULL;
@@ -166,6 +181,9 @@ int mx_receipt_load(const char *file, mreceipt *r)
             quiet = 0;
             if ((v = mx_jstr(file, vals, "", "cpu_features", 1, &quiet)) != NULL)
                 r->info_features = xstrdup(v);
+            quiet = 0;
+            if ((v = mx_jstr(file, vals, "", "os", 1, &quiet)) != NULL)
+                r->info_os = xstrdup(v);
         }
     }
     const cJSON *emu = cJSON_GetObjectItemCaseSensitive(j, "emulator");

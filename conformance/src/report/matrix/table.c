@@ -78,8 +78,13 @@ static void cell(const mrow *w, uint32_t s, char *buf, size_t cap)
 
 static const char *where(const mhost *h, char *buf, size_t cap)
 {
-    if (h->emulator)
+    if (h->machine)
+        snprintf(buf, cap, "machine: %s%s%s%s", h->os ? h->os : "", h->os ? " " : "", h->isa,
+                 h->emulator ? " (emulated)" : "");
+    else if (h->emulator && h->cpu)
         snprintf(buf, cap, "%s -cpu %s", h->emulator, h->cpu);
+    else if (h->emulator)
+        snprintf(buf, cap, "%s (host CPU)", h->emulator);
     else
         snprintf(buf, cap, "native");
     return buf;
