@@ -138,9 +138,11 @@ check-workflow:
 # step's loss bits and checkpoint digest of mlp13k and addmod113, fresh-seed
 # runs of both), writes a receipt and JUnit, and prints the summary.
 # ISOTRAIN_THREADS: the reference trains addmod113 on 2 threads (same bits).
+# --timeout-run: 300 full-batch steps take 2-3 minutes on 2 idle cores; the
+# runner's 600 s default is too tight on a shared, busy machine.
 conformance: reference conformance-runner
 	ISOTRAIN_THREADS=$${ISOTRAIN_THREADS:-2} $(CONFORM) run --iut $(NATIVE)/isotrain --level all \
-	    --vectors vectors/v1.1.0 \
+	    --vectors vectors/v1.1.0 --timeout-run $${TIMEOUT_RUN:-3600} \
 	    --receipt $(BUILD)/conformance/receipt.json --junit $(BUILD)/conformance/junit.xml
 
 # Every kernel set this CPU runs (reference/src/kernels/), certified one by one

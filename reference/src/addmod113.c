@@ -10,7 +10,15 @@
  * (the '=' token) is computed beyond the keys and values: nothing at
  * positions 0 and 1 after attention reaches the loss (spec §13.5). */
 #define _POSIX_C_SOURCE 200809L
+/* Threads come from libc's POSIX threads (glibc 2.34+ has them in libc
+ * itself). A Windows build (MinGW) would need libwinpthread beside the C
+ * library, so there every share runs on the calling thread: the same bits,
+ * since threads only ever split independent outputs. */
+#if defined(_WIN32)
+#define IT_NO_THREADS 1
+#else
 #include <pthread.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,15 +104,19 @@ static void matmul(unsigned threads, size_t M, size_t N, size_t K, const float *
         return;
     }
     mm_job jobs[MAX_THREADS];
-    pthread_t tid[MAX_THREADS];
-    int started[MAX_THREADS];
     size_t m0 = 0;
     for (unsigned t = 0; t < threads; t++) {
         size_t m1 = M * (t + 1) / threads;
         jobs[t] = (mm_job){ks, m1 - m0, N, K, ars, acs, ldb, ldc, A + m0 * ars, B, C + m0 * ldc, acc};
         m0 = m1;
     }
+#ifdef IT_NO_THREADS
+    for (unsigned t = 0; t < threads; t++)
+        mm_run(&jobs[t]);
+#else
     /* thread 0's share runs here; a thread that cannot start runs inline */
+    pthread_t tid[MAX_THREADS];
+    int started[MAX_THREADS];
     for (unsigned t = 1; t < threads; t++) {
         started[t] = pthread_create(&tid[t], NULL, mm_run, &jobs[t]) == 0;
         if (!started[t])
@@ -114,6 +126,7 @@ static void matmul(unsigned threads, size_t M, size_t N, size_t K, const float *
     for (unsigned t = 1; t < threads; t++)
         if (started[t])
             pthread_join(tid[t], NULL);
+#endif
 }
 
 /* W (rows x cols) into WT (cols x rows): products read B[k][n] */
