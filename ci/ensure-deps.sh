@@ -103,6 +103,8 @@ check() {
             command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || need gcc-mingw-w64-x86-64 "MinGW-w64 cross compiler (x86_64-w64-mingw32-gcc)"
             [ -x /usr/lib/wine/wine64 ] || need wine64 "Wine's 64-bit loader (/usr/lib/wine/wine64)"
             command -v wine >/dev/null 2>&1 || need wine "the wine command"
+            # ci/matrix-addmod113.sh reads the hosts file and the receipts with it
+            [ -x /usr/bin/python3 ] || need python3 "/usr/bin/python3 (ci/matrix-addmod113.sh's table)"
             ;;
         fuzz)
             cl=${FUZZ_CC:-clang}

@@ -74,3 +74,11 @@ publish-matrix-copy:
 	rm -f $(MATRIX_PUB)/*.json $(MATRIX_PUB)/MATRIX.md
 	cp $(MATRIX_RECEIPTS) $(MATRIX_PUB)/
 	$(CONFORM) matrix --hosts $(HOSTS_FILE) --markdown $(MATRIX_PUB)/MATRIX.md $(MATRIX_PUB)/*.json || true
+
+# Profile addmod113 (spec §13) on every host: qemu/hosts.json's
+# addmod113_steps per host (300 natively, a prefix under QEMU), every op
+# vector of vectors/v1.1.0; receipts and MATRIX-addmod113.md in
+# build/matrix-addmod113/ (ci/matrix-addmod113.sh).
+.PHONY: matrix-addmod113
+matrix-addmod113: conformance-runner deps-matrix
+	MAKE="$(MAKE)" sh ci/matrix-addmod113.sh $(CONFORM) $(HOSTS_FILE) $(BUILD)/matrix-addmod113 $(MATRIX_JOBS)

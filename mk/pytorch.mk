@@ -54,10 +54,13 @@ pytorch-matrix: pytorch-deps-qemu conformance-runner
 	$(PYTORCH_PY) adapters/pytorch/matrix.py --conform $(PYTORCH_CONFORM) --python $(PYTORCH_PY) \
 	    --out $(PYTORCH_MATRIX_OUT) --steps $(PYTORCH_MATRIX_STEPS) --qemu $(PYTORCH_QEMU)
 
-pytorch-divergence: pytorch-deps conformance-runner
+# With the reference (native and aarch64 under QEMU) on spec profile
+# addmod113 beside PyTorch's drift, in the same figure.
+pytorch-divergence: pytorch-deps conformance-runner reference cross-aarch64
 	@mkdir -p $(PYTORCH_OUT)
 	$(PYTORCH_PY) adapters/pytorch/addmod113_study.py --conform $(PYTORCH_CONFORM) --python $(PYTORCH_PY) \
-	    --out $(PYTORCH_OUT) --steps $(PYTORCH_DIVERGENCE_STEPS)
+	    --out $(PYTORCH_OUT) --steps $(PYTORCH_DIVERGENCE_STEPS) \
+	    --reference $(NATIVE)/isotrain --reference-aarch64 $(BUILD)/cross/aarch64/isotrain
 
 
 pytorch-sysroots:

@@ -35,9 +35,9 @@ enum { EXIT_TRAIN_FAILED = 1, EXIT_USAGE = 2, EXIT_FPENV = 3, EXIT_IO = 4, EXIT_
 static void usage(FILE *out)
 {
     fputs("usage:\n"
-          "  isotrain train --profile mlp13k [--steps N] [--trace FILE|-] [--seed S]\n"
+          "  isotrain train --profile mlp13k|addmod113 [--steps N] [--trace FILE|-] [--seed S]\n"
           "                 [--checkpoint-dir DIR] [--checkpoint-steps S,S,...|all]\n"
-          "                 [--force-ftz]\n"
+          "                 [--threads N] [--force-ftz]\n"
           "  isotrain info [--force-ftz]\n"
           "  isotrain hello\n"
           "  isotrain ops\n"
@@ -49,11 +49,14 @@ static void usage(FILE *out)
           "        the instruction-set ones this CPU runs (isotrain info lists them);\n"
           "        auto (the default) takes the best. Every set gives the same bits.\n"
           "train   runs the profile and writes the trace (default: stdout) and raw\n"
-          "        checkpoints (default steps for mlp13k: 50,100,150,200; 0 = init;\n"
+          "        checkpoints (default steps for mlp13k: 50,100,150,200, for addmod113:\n"
+          "        100,200,300; 0 = init;\n"
           "        all = every step 0..N; DIR is created with its parents). --seed S\n"
           "        (decimal, 0..18446744073709551615) replaces the profile's seed for\n"
           "        init and sampling. A failed run prints failure=NAME step=T on\n"
-          "        stderr. --force-ftz turns flushing on first (a negative control:\n"
+          "        stderr. --threads N (addmod113, 1..64; default ISOTRAIN_THREADS or 1)\n"
+          "        splits independent outputs over N threads: the same bits for every N.\n"
+          "        --force-ftz turns flushing on first (a negative control:\n"
           "        the run must fail with failure=fpenv-flush).\n"
           "info    prints version, ISA, CPU features and the FTZ/DAZ probe; with\n"
           "        --force-ftz it first turns flushing on, to show the probe firing.\n"
@@ -158,12 +161,12 @@ static int cmd_info(int argc, char **argv)
  * in, on a line of its own. The step comes from the state the library left:
  * a non-finite loss is found before step+1's update, a non-finite parameter
  * after step's. FTZ/DAZ (spec 2.2) fails before step 0 is written. */
-static void report_failure(it_status st, const it_mlp13k_state *s)
+static void report_failure(it_status st, uint32_t s_step)
 {
     unsigned long step;
     switch (st) {
-    case IT_ERR_NONFINITE_LOSS: step = (unsigned long)s->step + 1; break;
-    case IT_ERR_NONFINITE_PARAM: step = s->step; break;
+    case IT_ERR_NONFINITE_LOSS: step = (unsigned long)s_step + 1; break;
+    case IT_ERR_NONFINITE_PARAM: step = s_step; break;
     case IT_ERR_FPENV: step = 0; break;
     default: return; /* I/O and usage errors are not run failures */
     }
@@ -215,8 +218,19 @@ static int cmd_train(int argc, char **argv)
     uint32_t steps = IT_MLP13K_STEPS;
     uint32_t ck[64] = {50, 100, 150, 200};
     size_t n_ck = 4;
-    int all_steps = 0, force_ftz = 0, steps_given = 0;
+    int all_steps = 0, force_ftz = 0, steps_given = 0, steps_set = 0;
+    /* ISOTRAIN_THREADS sets the default so a runner that knows nothing of
+     * --threads (spec/iut-protocol.md P7 has no such option) still gets a
+     * fast run; bad values are refused like a bad option */
+    uint32_t threads = 1;
+    const char *env_threads = getenv("ISOTRAIN_THREADS");
+    if (env_threads && *env_threads &&
+        (parse_u32("ISOTRAIN_THREADS", env_threads, &threads) != 0 || threads < 1 || threads > 64)) {
+        fprintf(stderr, "isotrain train: ISOTRAIN_THREADS expects 1..64, got '%s'\n", env_threads);
+        return EXIT_USAGE;
+    }
     it_mlp13k_recipe recipe = it_mlp13k_default_recipe();
+    it_addmod113_recipe am = {IT_AM_SEED, 1};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--force-ftz") == 0) {
@@ -233,6 +247,14 @@ static int cmd_train(int argc, char **argv)
         else if (strcmp(a, "--steps") == 0) {
             if (parse_u32(a, v, &steps) != 0)
                 return EXIT_USAGE;
+            steps_set = 1;
+        } else if (strcmp(a, "--threads") == 0) {
+            /* threads split independent outputs only (spec §13.5): any count
+             * gives the same bits, so it is a speed knob, not a recipe change */
+            if (parse_u32(a, v, &threads) != 0 || threads < 1 || threads > 64) {
+                fprintf(stderr, "isotrain train: --threads expects 1..64, got '%s'\n", v);
+                return EXIT_USAGE;
+            }
         } else if (strcmp(a, "--trace") == 0)
             trace_path = v;
         else if (strcmp(a, "--checkpoint-dir") == 0)
@@ -249,6 +271,7 @@ static int cmd_train(int argc, char **argv)
                 return EXIT_USAGE;
             }
             recipe.seed = seed;
+            am.seed = seed;
         } else if (strcmp(a, "--checkpoint-steps") == 0) {
             steps_given = 1;
             all_steps = strcmp(v, "all") == 0;
@@ -260,14 +283,24 @@ static int cmd_train(int argc, char **argv)
         }
     }
     if (!profile) {
-        fprintf(stderr, "isotrain train: --profile is required (known: mlp13k)\n");
+        fprintf(stderr, "isotrain train: --profile is required (known: mlp13k, addmod113)\n");
         return EXIT_USAGE;
     }
-    if (strcmp(profile, "mlp13k") != 0) {
+    int is_am = strcmp(profile, "addmod113") == 0;
+    if (!is_am && strcmp(profile, "mlp13k") != 0) {
         /* iut-protocol P7 (1.1.0): like a verb it lacks (P1), so the runner
          * skips what it cannot run instead of failing it */
-        fprintf(stderr, "isotrain train: unsupported profile '%s' (known: mlp13k)\n", profile);
+        fprintf(stderr, "isotrain train: unsupported profile '%s' (known: mlp13k, addmod113)\n", profile);
         return EXIT_UNSUPPORTED;
+    }
+    if (is_am) { /* spec §13.1: 300 steps, checkpoints 100, 200, 300 */
+        am.threads = threads;
+        if (!steps_set)
+            steps = IT_AM_STEPS;
+        if (!steps_given) {
+            ck[0] = 100, ck[1] = 200, ck[2] = 300;
+            n_ck = 3;
+        }
     }
     /* a request that cannot be honoured is an error, not a silent no-op */
     if (steps_given && !dir) {
@@ -312,9 +345,11 @@ static int cmd_train(int argc, char **argv)
         return EXIT_IO;
     }
     static it_mlp13k_state state; /* 100 KiB: keep it off the stack */
+    static it_addmod113_state am_state; /* 3.6 MiB */
     it_run_options opt = {steps, trace, dir, ck_list, n_ck};
     char err[512];
-    it_status st = it_mlp13k_run(&recipe, &opt, &state, err, sizeof err);
+    it_status st = is_am ? it_addmod113_run(&am, &opt, &am_state, err, sizeof err)
+                         : it_mlp13k_run(&recipe, &opt, &state, err, sizeof err);
     free(all);
     /* the trace lines of the completed steps are out before any failure is reported */
     if (trace == stdout)
@@ -325,7 +360,7 @@ static int cmd_train(int argc, char **argv)
     }
     if (st != IT_OK) {
         fprintf(stderr, "isotrain train: FAILED (%s): %s\n", it_status_name(st), err);
-        report_failure(st, &state);
+        report_failure(st, is_am ? am_state.step : state.step);
         return st == IT_ERR_FPENV ? EXIT_FPENV : st == IT_ERR_IO ? EXIT_IO : EXIT_TRAIN_FAILED;
     }
     return 0;

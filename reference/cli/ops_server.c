@@ -462,6 +462,162 @@ static int op_mlp13k_loss_grad(op_ctx *c)
     return 0;
 }
 
+/* ---- profile addmod113's ops (P5, 1.1.0) ------------------------------------------ */
+
+static void sqrt_array(const float *x, float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = it_sqrtf(x[i]);
+}
+
+static int op_sqrt(op_ctx *c) { return unary(c, sqrt_array); }
+
+static void relu_array(const float *x, float *y, size_t n) { it_relu_forward(x, n, y); }
+
+static int op_relu_forward(op_ctx *c) { return unary(c, relu_array); }
+
+static int op_relu_backward(op_ctx *c)
+{
+    float *x, *dy, *dx;
+    size_t n, ndy;
+    if (get_f32s(c, "x", &x, &n) != 0 || get_f32s(c, "dy", &dy, &ndy) != 0 ||
+        want_len(c, "dy", ndy, n, "as many as x") != 0 || !(dx = scratch(c, n)))
+        return -1;
+    it_relu_backward(x, dy, n, dx);
+    put_f32s(c, "dx", dx, n);
+    return 0;
+}
+
+/* heads, width, c, q, k, v with P5's lengths; t = len(k) / (heads*width) */
+enum { ATT_MAX_T = 16, ATT_MAX_HW = 1u << 16 };
+static int attention_inputs(op_ctx *c, uint64_t *heads, uint64_t *width, size_t *t, float **cs, float **q, float **k,
+                            float **v)
+{
+    size_t nc, nq, nk, nv;
+    if (get_int(c, "heads", 1, ATT_MAX_HW, heads) != 0 || get_int(c, "width", 1, ATT_MAX_HW, width) != 0)
+        return -1;
+    uint64_t hw = *heads * *width;
+    if (hw > ATT_MAX_HW)
+        return bad(c, "heads*width = %llu is above %u", (unsigned long long)hw, (unsigned)ATT_MAX_HW);
+    if (get_f32s(c, "c", cs, &nc) != 0 || want_len(c, "c", nc, 1, "one value") != 0 ||
+        get_f32s(c, "q", q, &nq) != 0 || want_len(c, "q", nq, hw, "heads*width") != 0 ||
+        get_f32s(c, "k", k, &nk) != 0 || get_f32s(c, "v", v, &nv) != 0 || want_len(c, "v", nv, nk, "as many as k") != 0)
+        return -1;
+    if (nk % hw != 0 || nk / hw < 1 || nk / hw > ATT_MAX_T)
+        return bad(c, "input 'k' has %zu elements: not t*heads*width with 1 <= t <= %u", nk, (unsigned)ATT_MAX_T);
+    *t = nk / hw;
+    return 0;
+}
+
+static int op_attention_forward(op_ctx *c)
+{
+    uint64_t heads, width;
+    size_t t;
+    float *cs, *q, *k, *v, *w, *z;
+    if (attention_inputs(c, &heads, &width, &t, &cs, &q, &k, &v) != 0 || !(w = scratch(c, heads * t)) ||
+        !(z = scratch(c, heads * width)))
+        return -1;
+    it_attention_forward(q, k, v, t, heads, width, cs[0], w, z);
+    put_f32s(c, "w", w, heads * t);
+    put_f32s(c, "z", z, heads * width);
+    return 0;
+}
+
+static int op_attention_backward(op_ctx *c)
+{
+    uint64_t heads, width;
+    size_t t, nw, ndz;
+    float *cs, *q, *k, *v, *w, *dz, *dq, *dk, *dv;
+    if (attention_inputs(c, &heads, &width, &t, &cs, &q, &k, &v) != 0 || get_f32s(c, "w", &w, &nw) != 0 ||
+        want_len(c, "w", nw, heads * t, "heads*t") != 0 || get_f32s(c, "dz", &dz, &ndz) != 0 ||
+        want_len(c, "dz", ndz, heads * width, "heads*width") != 0 || !(dq = scratch(c, heads * width)) ||
+        !(dk = scratch(c, t * heads * width)) || !(dv = scratch(c, t * heads * width)))
+        return -1;
+    it_attention_backward(q, k, v, w, dz, t, heads, width, cs[0], dq, dk, dv);
+    put_f32s(c, "dq", dq, heads * width);
+    put_f32s(c, "dk", dk, t * heads * width);
+    put_f32s(c, "dv", dv, t * heads * width);
+    return 0;
+}
+
+/* spec §7.2 at step t: the running products are advanced t times first.
+ * hyper = (lr, beta1, beta2, eps, decay), decay being 1 - lr*weight_decay. */
+enum { ADAMW_MAX_T = 1000000 };
+static int op_adamw(op_ctx *c)
+{
+    float *p, *g, *m, *v, *k;
+    size_t np, ng, nm, nv, nk;
+    uint64_t t;
+    if (get_f32s(c, "p", &p, &np) != 0 || get_f32s(c, "g", &g, &ng) != 0 ||
+        want_len(c, "g", ng, np, "as many as p") != 0 || get_f32s(c, "m", &m, &nm) != 0 ||
+        want_len(c, "m", nm, np, "as many as p") != 0 || get_f32s(c, "v", &v, &nv) != 0 ||
+        want_len(c, "v", nv, np, "as many as p") != 0 || get_int(c, "t", 1, ADAMW_MAX_T, &t) != 0 ||
+        get_f32s(c, "hyper", &k, &nk) != 0 || want_len(c, "hyper", nk, 5, "lr, beta1, beta2, eps, decay") != 0)
+        return -1;
+    it_adamw_consts ac = {k[0], k[1], k[2], k[3], k[4], 1.0f - k[1], 1.0f - k[2]};
+    it_adamw_clock clock = {1.0f, 1.0f, 0};
+    float bc1 = 0.0f, bc2 = 0.0f;
+    for (uint64_t s = 0; s < t; s++)
+        it_adamw_tick(&ac, &clock, &bc1, &bc2);
+    it_adamw_update(&ac, bc1, bc2, p, g, m, v, np);
+    put_f32s(c, "p", p, np);
+    put_f32s(c, "m", m, np);
+    put_f32s(c, "v", v, np);
+    return 0;
+}
+
+static int op_addmod113_perm(op_ctx *c)
+{
+    uint64_t seed;
+    if (get_u64(c, "seed", &seed) != 0)
+        return -1;
+    uint32_t *perm = track(c, malloc(sizeof(uint32_t) * IT_AM_PAIRS));
+    if (!perm)
+        return -1;
+    it_addmod113_permutation(seed, perm);
+    put_u32s(c, "perm", perm, IT_AM_PAIRS);
+    return 0;
+}
+
+static int op_addmod113_init(op_ctx *c)
+{
+    const wire_kv *t = get_name(c, "tensor");
+    if (!t)
+        return -1;
+    const it_tensor_info *info = NULL;
+    for (size_t i = 0; i < 11; i++)
+        if (name_is(t, it_addmod113_tensors[i].name))
+            info = &it_addmod113_tensors[i];
+    if (!info)
+        return bad(c, "input 'tensor': '%.*s' is not a tensor of addmod113 (w_e, w_pos, w_q, w_k, w_v, w_o, w_in, "
+                      "b_in, w_out, b_out, w_u)",
+                   (int)t->val_len, t->val);
+    float *params = scratch(c, IT_AM_NPARAMS);
+    if (!params)
+        return -1;
+    it_addmod113_init(IT_AM_SEED, params);
+    put_f32s(c, "values", params + info->offset, info->rows * info->cols);
+    return 0;
+}
+
+static int op_addmod113_loss_grad(op_ctx *c)
+{
+    float *params, *grads;
+    uint32_t *pairs;
+    size_t np, m;
+    if (get_f32s(c, "params", &params, &np) != 0 ||
+        want_len(c, "params", np, IT_AM_NPARAMS, "the 226,688 parameters of addmod113") != 0 ||
+        get_u32s(c, "pairs", &pairs, &m) != 0 || !(grads = scratch(c, IT_AM_NPARAMS)))
+        return -1;
+    for (size_t i = 0; i < m; i++)
+        if (pairs[i] >= IT_AM_PAIRS)
+            return bad(c, "input 'pairs': pairs[%zu] = %u is not below 12769", i, (unsigned)pairs[i]);
+    float loss = it_addmod113_loss_grad(params, pairs, m, grads, 1);
+    put_f32s(c, "loss", &loss, 1);
+    put_f32s(c, "grads", grads, IT_AM_NPARAMS);
+    return 0;
+}
+
 /* P5.1: SHA-256 of the little-endian results, NaN canonicalized. */
 static void sweep_digest(void (*f)(const float *, float *, size_t), uint32_t lo, uint64_t count,
                          unsigned char digest[32])
@@ -545,6 +701,15 @@ static const struct {
     {"mlp13k_batch", op_mlp13k_batch},
     {"mlp13k_loss_grad", op_mlp13k_loss_grad},
     {"sweep", op_sweep},
+    {"sqrt", op_sqrt},
+    {"relu_forward", op_relu_forward},
+    {"relu_backward", op_relu_backward},
+    {"attention_forward", op_attention_forward},
+    {"attention_backward", op_attention_backward},
+    {"adamw", op_adamw},
+    {"addmod113_perm", op_addmod113_perm},
+    {"addmod113_init", op_addmod113_init},
+    {"addmod113_loss_grad", op_addmod113_loss_grad},
 };
 
 /* ---- the request loop ------------------------------------------------------------ */

@@ -36,6 +36,7 @@ int it_fpenv_probe(it_fpenv_report *out);
 float it_expf(float x);  /* §3.2: correctly rounded e^x */
 float it_logf(float x);  /* §3.3: correctly rounded ln x */
 float it_tanhf(float x); /* §3.4: tanh as a fixed sequence of primitives */
+float it_sqrtf(float x); /* §3.6: correctly rounded square root (integers only) */
 
 /* The same functions over arrays, y[i] = f(x[i]), with the kernel set in use
  * (identical bits on every set; x and y may be the same array). */
@@ -183,6 +184,99 @@ void it_mlp13k_batch(const it_mlp13k_recipe *r, uint32_t step,
 float it_mlp13k_loss_grad(const float *params, const unsigned char *xs,
                           const unsigned char *ys, size_t batch, float *grads);
 
+/* ---- spec §5.9-§5.12, §6.5, §7.2, §13: profile addmod113 ------------------ */
+
+/* §5.9 / §5.10: relu(x) = +0 if x <= 0 (IEEE), else x (NaN passes through);
+ * the backward selects dy where x > 0 and +0 elsewhere (relu'(0) = 0). */
+void it_relu_forward(const float *x, size_t n, float *y);
+void it_relu_backward(const float *x, const float *dy, size_t n, float *dx);
+
+/* §5.11: attention of one query over T keys for H heads of width dh. q is
+ * H*dh, k and v are T x (H*dh) (position-major, head h at columns h*dh...).
+ * Writes the weights w (H x T) and z (H*dh, heads concatenated). */
+void it_attention_forward(const float *q, const float *k, const float *v, size_t T, size_t H, size_t dh,
+                          float scale, float *w, float *z);
+/* §5.12: given w, dz (H*dh): dq (H*dh), dk and dv (T x H*dh), written. */
+void it_attention_backward(const float *q, const float *k, const float *v, const float *w, const float *dz,
+                           size_t T, size_t H, size_t dh, float scale, float *dq, float *dk, float *dv);
+
+/* §7.2 AdamW. */
+typedef struct {
+    float lr, beta1, beta2, eps, decay; /* decay = 1 - lr*wd, one rounding */
+    float one_minus_beta1, one_minus_beta2;
+} it_adamw_consts;
+typedef struct {
+    float beta1_pow, beta2_pow; /* running products beta^t (§7.2), 1 at t = 0 */
+    uint32_t t;
+} it_adamw_clock;
+/* Advances the clock to step t+1 and returns the two bias corrections. */
+void it_adamw_tick(const it_adamw_consts *c, it_adamw_clock *k, float *bc1, float *bc2);
+/* One element-wise update of n parameters with moments m, v (§7.2). */
+void it_adamw_update(const it_adamw_consts *c, float bc1, float bc2, float *p, const float *g, float *m,
+                     float *v, size_t n);
+
+enum {
+    IT_AM_MOD = 113,           /* the modulus and the number of labels */
+    IT_AM_VOCAB = 114,         /* tokens 0..112 and '=' (113) */
+    IT_AM_EQ = 113,
+    IT_AM_CTX = 3,             /* [a, b, =] */
+    IT_AM_D = 128,             /* d_model */
+    IT_AM_HEADS = 4,
+    IT_AM_DHEAD = 32,
+    IT_AM_MLP = 512,
+    IT_AM_PAIRS = 113 * 113,   /* 12,769 */
+    IT_AM_NTRAIN = 3831,
+    IT_AM_NTEST = IT_AM_PAIRS - IT_AM_NTRAIN, /* 8,938 */
+    IT_AM_STEPS = 300,
+    IT_AM_OFF_WE = 0,
+    IT_AM_OFF_WPOS = IT_AM_OFF_WE + IT_AM_VOCAB * IT_AM_D,
+    IT_AM_OFF_WQ = IT_AM_OFF_WPOS + IT_AM_CTX * IT_AM_D,
+    IT_AM_OFF_WK = IT_AM_OFF_WQ + IT_AM_D * IT_AM_D,
+    IT_AM_OFF_WV = IT_AM_OFF_WK + IT_AM_D * IT_AM_D,
+    IT_AM_OFF_WO = IT_AM_OFF_WV + IT_AM_D * IT_AM_D,
+    IT_AM_OFF_WIN = IT_AM_OFF_WO + IT_AM_D * IT_AM_D,
+    IT_AM_OFF_BIN = IT_AM_OFF_WIN + IT_AM_MLP * IT_AM_D,
+    IT_AM_OFF_WOUT = IT_AM_OFF_BIN + IT_AM_MLP,
+    IT_AM_OFF_BOUT = IT_AM_OFF_WOUT + IT_AM_D * IT_AM_MLP,
+    IT_AM_OFF_WU = IT_AM_OFF_BOUT + IT_AM_D,
+    IT_AM_NPARAMS = IT_AM_OFF_WU + IT_AM_MOD * IT_AM_D /* 226,688 */
+};
+
+/* The eleven tensors of addmod113 in checkpoint order (§13.2). */
+extern const it_tensor_info it_addmod113_tensors[11];
+#define IT_AM_SEED 0x69736f747261696eull /* §13.1, the same as mlp13k's */
+
+/* §13.3: the permutation of the 12,769 pair indices a*113+b; the first
+ * 3,831 are the training set in training order, the rest the test set. */
+void it_addmod113_permutation(uint64_t seed, uint32_t perm[IT_AM_PAIRS]);
+/* §13.4 */
+void it_addmod113_init(uint64_t seed, float *params);
+/* §13.5: mean loss of the pairs (indices a*113+b) with its gradient
+ * (written, IT_AM_NPARAMS values), on `threads` threads (outputs split,
+ * never a sum). */
+float it_addmod113_loss_grad(const float *params, const uint32_t *pairs, size_t n, float *grads, unsigned threads);
+/* §13.7: SUM of the per-pair losses times `scale`, and how many pairs have
+ * the label as their first maximal logit. */
+void it_addmod113_eval(const float *params, const uint32_t *pairs, size_t n, float scale, float *loss,
+                       uint32_t *correct, unsigned threads);
+/* The position-2 values of one pair (for the op vectors and localization):
+ * logits (113) and the per-pair loss. */
+float it_addmod113_pair_forward(const float *params, uint32_t pair, float *logits);
+
+typedef struct {
+    uint64_t seed;
+    unsigned threads; /* 1 by default; any count gives the same bits */
+} it_addmod113_recipe;
+
+typedef struct {
+    float params[IT_AM_NPARAMS], grads[IT_AM_NPARAMS], m[IT_AM_NPARAMS], v[IT_AM_NPARAMS];
+    uint32_t perm[IT_AM_PAIRS];
+    it_adamw_clock clock;
+    uint32_t step;
+    float last_loss;
+    size_t bad_index;
+} it_addmod113_state;
+
 /* ---- spec §9 and §10: training runs ------------------------------------- */
 
 typedef enum {
@@ -219,6 +313,11 @@ typedef struct {
     const uint32_t *checkpoint_steps; /* steps to write (0 = init) */
     size_t n_checkpoint_steps;
 } it_run_options;
+
+/* Runs addmod113 (§13.8) with the same options; the trace's eval fields
+ * (§13.7) are written at every checkpoint step of the profile's list. */
+it_status it_addmod113_run(const it_addmod113_recipe *r, const it_run_options *o, it_addmod113_state *s,
+                           char *err, size_t cap);
 
 /* Runs the profile; on failure writes a message to err (cap bytes). */
 it_status it_mlp13k_run(const it_mlp13k_recipe *r, const it_run_options *o,

@@ -123,3 +123,40 @@ Test(cli, info_force_ftz_shows_the_probe_firing)
 {
     expect_error("info --force-ftz", 3, "fpenv=flush ftz=1");
 }
+
+/* addmod113 (spec §13.8): two processes, -O0 and -O2, the portable set and
+ * the best one, 1 and 2 threads: one trace. Two steps keep -O0 affordable;
+ * the step-0 line carries the §13.7 evaluation fields. */
+static char *train_am(const char *bin, const char *name, const char *opts, size_t *len)
+{
+    char cmd[1024], path[256], out[4096];
+    snprintf(path, sizeof path, "%s/%s.trace", test_tmpdir, name);
+    snprintf(cmd, sizeof cmd, "%s %s train --profile addmod113 --steps 2 --trace %s", bin, opts, path);
+    cr_assert_eq(run(cmd, out, sizeof out), 0, "%s: %s", cmd, out);
+    return test_slurp(path, len);
+}
+
+Test(cli, addmod113_traces_agree_across_processes_builds_kernels_and_threads, .init = test_make_tmpdir,
+     .fini = test_remove_tmpdir, .timeout = 600)
+{
+    size_t la, lb, lc, ld;
+    char *a = train_am(test_env("IT_CLI"), "a", "", &la);
+    char *b = train_am(test_env("IT_CLI"), "b", "", &lb);
+    char *c = train_am(test_env("IT_CLI_O0"), "O0", "", &lc);
+    char *d = train_am(test_env("IT_CLI"), "p2", "--kernels portable", &ld);
+    cr_assert(strstr(a, "step=0 digest=") && strstr(a, " test_correct="), "no evaluation fields:\n%s", a);
+    cr_assert(strstr(a, "\nstep=2 "), "the trace has no step 2");
+    cr_assert(la == lb && memcmp(a, b, la) == 0, "two processes differ");
+    cr_assert(la == lc && memcmp(a, c, la) == 0, "-O0 differs:\n%s\n%s", a, c);
+    cr_assert(la == ld && memcmp(a, d, la) == 0, "portable kernels differ:\n%s\n%s", a, d);
+    free(b);
+    size_t le;
+    char cmd[1024], path[256], out[4096];
+    snprintf(path, sizeof path, "%s/t2.trace", test_tmpdir);
+    snprintf(cmd, sizeof cmd, "%s train --profile addmod113 --steps 2 --threads 2 --trace %s", test_env("IT_CLI"),
+             path);
+    cr_assert_eq(run(cmd, out, sizeof out), 0, "%s: %s", cmd, out);
+    char *e = test_slurp(path, &le);
+    cr_assert(la == le && memcmp(a, e, la) == 0, "2 threads differ");
+    free(a), free(c), free(d), free(e);
+}

@@ -244,10 +244,10 @@ Test(iut, a_checkpoint_dir_that_is_not_a_directory_is_an_io_error, .init = test_
 Test(iut, an_unknown_profile_exits_64_like_an_unknown_verb, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
 {
     char args[512], err[1024], path[256];
-    snprintf(args, sizeof args, "train --profile addmod113 --steps 1 --trace %s/t", test_tmpdir);
+    snprintf(args, sizeof args, "train --profile gpt2-124m --steps 1 --trace %s/t", test_tmpdir);
     int st = run(args, NULL, 0, err, sizeof err);
     cr_assert_eq(st, 64, "exit %d: %s", st, err);
-    cr_assert(strstr(err, "unsupported profile 'addmod113'"), "%s", err);
+    cr_assert(strstr(err, "unsupported profile 'gpt2-124m'"), "%s", err);
     struct stat sb;
     snprintf(path, sizeof path, "%s/t", test_tmpdir);
     cr_assert(stat(path, &sb) != 0, "a trace was written for a profile the IUT does not have");

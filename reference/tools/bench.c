@@ -54,6 +54,57 @@ static double per_element(void (*f)(const float *, float *, size_t), float lo, f
     return best * 1e9 / NX;
 }
 
+static double proc_cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* addmod113 (spec §13): seconds per full-batch step (loss, gradient and
+ * AdamW over 3,831 pairs) for the portable set and the best one, on 1 and 2
+ * threads; every configuration must end on the same parameter bytes. Wall
+ * clock is what a user waits for; CPU time (all threads) shows how busy the
+ * machine was. */
+static int bench_addmod113(const char **sets, size_t nsets, int steps)
+{
+    static it_addmod113_state s;
+    const char *pick[2] = {"portable", sets[nsets - 1]};
+    char first[65] = "", dig[65];
+    int same = 1;
+    it_adamw_consts c = {it_f32_from_bits(0x3a83126f), it_f32_from_bits(0x3f666666), it_f32_from_bits(0x3f7ae148),
+                         it_f32_from_bits(0x322bcc77), it_f32_from_bits(0x3f7fbe77), it_f32_from_bits(0x3dccccd0),
+                         it_f32_from_bits(0x3ca3d700)};
+    if (steps < 1)
+        steps = 1;
+    printf("addmod113, %d full-batch steps (3,831 pairs, ~2.2e9 multiply-adds each), seconds per step:\n", steps);
+    for (int k = 0; k < 2; k++)
+        for (unsigned th = 1; th <= 2; th++) {
+            it_kernels_select(pick[k]);
+            it_addmod113_permutation(IT_AM_SEED, s.perm);
+            it_addmod113_init(IT_AM_SEED, s.params);
+            memset(s.m, 0, sizeof s.m);
+            memset(s.v, 0, sizeof s.v);
+            it_adamw_clock clk = {1.0f, 1.0f, 0};
+            double w0 = now(), c0 = proc_cpu_now();
+            for (int t = 0; t < steps; t++) {
+                float bc1, bc2;
+                it_addmod113_loss_grad(s.params, s.perm, IT_AM_NTRAIN, s.grads, th);
+                it_adamw_tick(&c, &clk, &bc1, &bc2);
+                it_adamw_update(&c, bc1, bc2, s.params, s.grads, s.m, s.v, IT_AM_NPARAMS);
+            }
+            double wall = (now() - w0) / steps, cpu = (proc_cpu_now() - c0) / steps;
+            it_params_digest(s.params, IT_AM_NPARAMS, dig);
+            if (!first[0])
+                strcpy(first, dig);
+            same &= strcmp(first, dig) == 0;
+            printf("  kernels=%-8s threads=%u  %.3f s/step wall clock, %.3f s/step CPU (all threads)  params %.16s...\n",
+                   pick[k], th, wall, cpu, dig);
+        }
+    printf("  every configuration: %s\n", same ? "identical parameter bytes" : "DIFFERENT PARAMETER BYTES");
+    return same;
+}
+
 int main(int argc, char **argv)
 {
     int runs = argc > 1 ? atoi(argv[1]) : 7;
@@ -116,6 +167,7 @@ int main(int argc, char **argv)
         printf("  kernels=%-8s exp %5.2f  log %5.2f  tanh %5.2f\n", sets[k], per_element(it_expf_array, -20.0f, 0.0f),
                per_element(it_logf_array, 1.0f, 512.0f), per_element(it_tanhf_array, -4.0f, 4.0f));
     }
+    same &= bench_addmod113(sets, nsets, getenv("BENCH_AM_STEPS") ? atoi(getenv("BENCH_AM_STEPS")) : 3);
     free(t);
     free(w);
     return same ? 0 : 1;

@@ -76,5 +76,6 @@ size_t fresh_gen_math(fresh_list *l, const char *group, fresh_rng *r);   /* exp,
 size_t fresh_gen_linalg(fresh_list *l, const char *group, fresh_rng *r); /* dot, linear, tanh_backward, sgd, embedding */
 size_t fresh_gen_loss(fresh_list *l, const char *group, fresh_rng *r);   /* softmax_xent, loss_grad */
 size_t fresh_gen_rng(fresh_list *l, const char *group, fresh_rng *r);    /* philox, rng */
+size_t fresh_gen_addmod(fresh_list *l, const char *group, fresh_rng *r); /* sqrt, relu, attention, adamw, addmod113 */
 
 #endif

@@ -17,7 +17,10 @@
  * trains from a seed nobody has published, and 20 steps exercise init,
  * sampling and the update at a tenth of the cost (it runs on every host of
  * the matrix, under emulation too). */
-enum { FRESH_TRAIN_STEPS = 20, LIST_PER_GROUP = 4 };
+/* addmod113's steps cost about 10^4 times mlp13k's: three of them still
+ * exercise the init, the permutation, the full-batch gradient and AdamW's
+ * running products under the fresh seed. */
+enum { FRESH_TRAIN_STEPS = 20, FRESH_AM_STEPS = 3, LIST_PER_GROUP = 4 };
 
 static void fresh_ops(run_ctx *rc)
 {
@@ -110,40 +113,83 @@ static void reference_run(uint64_t seed, uint32_t steps, struct fresh_step *fs)
     free(s);
 }
 
+/* spec §13.9: the addmod113 recipe under seed S, in the linked reference */
+static void reference_run_am(uint64_t seed, uint32_t steps, struct fresh_step *fs)
+{
+    static it_addmod113_state s;
+    it_adamw_consts c = {it_f32_from_bits(0x3a83126f), it_f32_from_bits(0x3f666666), it_f32_from_bits(0x3f7ae148),
+                         it_f32_from_bits(0x322bcc77), it_f32_from_bits(0x3f7fbe77), it_f32_from_bits(0x3dccccd0),
+                         it_f32_from_bits(0x3ca3d700)};
+    it_adamw_clock k = {1.0f, 1.0f, 0};
+    it_addmod113_permutation(seed, s.perm);
+    it_addmod113_init(seed, s.params);
+    memset(s.m, 0, sizeof s.m);
+    memset(s.v, 0, sizeof s.v);
+    for (uint32_t t = 0; t <= steps; t++) {
+        float loss = 0.0f;
+        if (t > 0) {
+            float bc1, bc2;
+            loss = it_addmod113_loss_grad(s.params, s.perm, IT_AM_NTRAIN, s.grads, 2);
+            it_adamw_tick(&c, &k, &bc1, &bc2);
+            it_adamw_update(&c, bc1, bc2, s.params, s.grads, s.m, s.v, IT_AM_NPARAMS);
+        }
+        it_params_digest(s.params, IT_AM_NPARAMS, fs[t].ref_sha256);
+        fs[t].ref_has_loss = t > 0;
+        fs[t].ref_loss = t > 0 ? it_f32_bits(loss) : 0;
+    }
+}
+
 static void fresh_train(run_ctx *rc, const train_vec *tv)
 {
     const conform_args *a = rc->a;
-    const char *suite = "fresh/train/mlp13k";
+    const int am = strcmp(tv->profile, "addmod113") == 0;
+    const char *prof = tv->profile;
+    char suite[64], run_id[64];
+    snprintf(suite, sizeof suite, "fresh/train/%s", prof);
+    snprintf(run_id, sizeof run_id, "fresh/%s/run", prof);
     if (!rc->train_seed) {
-        results_add(&rc->res, "fresh", suite, "fresh/mlp13k/run", V_SKIP,
+        results_add(&rc->res, "fresh", suite, run_id, V_SKIP,
                     "fresh-seed training not supported (spec 1.1.0 P7): the IUT's hello does not advertise train_seed=1",
                     1, 0);
-        fprintf(rc->out, "  SKIP fresh/mlp13k/run: fresh-seed training not supported (spec 1.1.0 P7): hello has no train_seed=1\n");
+        fprintf(rc->out, "  SKIP %s: fresh-seed training not supported (spec 1.1.0 P7): hello has no train_seed=1\n",
+                run_id);
         return;
     }
-    uint32_t n = FRESH_TRAIN_STEPS;
+    uint32_t n = am ? FRESH_AM_STEPS : FRESH_TRAIN_STEPS;
     if (a->steps >= 0 && (uint64_t)a->steps < n)
         n = (uint32_t)a->steps;
     char seed[24];
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)rc->run_seed);
-    fprintf(rc->out, "level fresh: profile mlp13k under --seed %s, %u steps, every step compared with the linked reference\n",
-            seed, (unsigned)n);
+    fprintf(rc->out, "level fresh: profile %s under --seed %s, %u steps, every step compared with the linked reference\n",
+            prof, seed, (unsigned)n);
     fflush(rc->out);
-    rc->fresh_train_ran = 1;
-    rc->n_fresh_steps = (size_t)n + 1;
-    rc->fresh_steps = xcalloc(rc->n_fresh_steps, sizeof *rc->fresh_steps);
-    struct fresh_step *fs = rc->fresh_steps;
+    /* the receipt's fresh_train record is mlp13k's; addmod113's steps are
+     * its cases */
+    struct fresh_step *fs;
+    if (!am) {
+        rc->fresh_train_ran = 1;
+        rc->n_fresh_steps = (size_t)n + 1;
+        rc->fresh_steps = xcalloc(rc->n_fresh_steps, sizeof *rc->fresh_steps);
+        fs = rc->fresh_steps;
+    } else {
+        fs = xcalloc((size_t)n + 1, sizeof *fs);
+    }
     for (uint32_t t = 0; t <= n; t++)
         fs[t].step = t;
-    reference_run(rc->run_seed, n, fs);
+    if (am)
+        reference_run_am(rc->run_seed, n, fs);
+    else
+        reference_run(rc->run_seed, n, fs);
 
     char err[512];
     train_exec x;
     if (train_exec_run_seed(a->iut, tv->profile, n, seed, 4 * tv->parameters, rc_timeout_run(rc), &x, err,
                             sizeof err) != 0) {
         char *why = xasprintf("runner: %s", err);
-        results_add(&rc->res, "fresh", suite, "fresh/mlp13k/run", V_ERROR, why, 1, 0);
+        results_add(&rc->res, "fresh", suite, run_id, V_ERROR, why, 1, 0);
         free(why);
+        if (am)
+            free(fs);
         return;
     }
     char *problem = NULL;
@@ -153,12 +199,12 @@ static void fresh_train(run_ctx *rc, const train_vec *tv)
         problem = xasprintf("garbage in the trace: %s", x.trace_err);
     else if (x.tr.n < (size_t)n + 1)
         problem = xasprintf("the trace ends at step %zu of %u", x.tr.n ? x.tr.n - 1 : 0, (unsigned)n);
-    results_add(&rc->res, "fresh", suite, "fresh/mlp13k/run", problem ? V_FAIL : V_PASS, problem, 1, x.r.seconds);
+    results_add(&rc->res, "fresh", suite, run_id, problem ? V_FAIL : V_PASS, problem, 1, x.r.seconds);
     size_t pass = 0, bad = 0;
     int listed = 0;
     for (uint32_t t = 0; t <= n; t++) {
         char id[64];
-        snprintf(id, sizeof id, "fresh/mlp13k/%u", (unsigned)t);
+        snprintf(id, sizeof id, "fresh/%s/%u", prof, (unsigned)t);
         struct fresh_step *f = &fs[t];
         if (x.trace_ok && t < x.tr.n) {
             f->reached = 1;
@@ -184,12 +230,14 @@ static void fresh_train(run_ctx *rc, const train_vec *tv)
             pass++;
         free(why);
     }
-    fprintf(rc->out, "  fresh mlp13k seed %s  %zu steps passed", seed, pass);
+    fprintf(rc->out, "  fresh %s seed %s  %zu steps passed", prof, seed, pass);
     if (bad)
         fprintf(rc->out, ", %zu failed", bad);
     fprintf(rc->out, " (run: %s, %.2f s)\n", x.r.status_text, x.r.seconds);
     free(problem);
     train_exec_free(&x, 0);
+    if (am)
+        free(fs);
 }
 
 /* P2: "train_seed=1" among hello's keys (spec 1.1.0). */
@@ -213,7 +261,8 @@ void level_fresh_run(run_ctx *rc)
             const train_vec *tv = &rc->vs.trains[i];
             if ((a->profile && strcmp(a->profile, tv->profile) != 0) || !cli_filter_match(a, tv->profile))
                 continue;
-            if (strcmp(tv->profile, "mlp13k") != 0 || tv->parameters != IT_MLP13K_NPARAMS) {
+            if (!(strcmp(tv->profile, "mlp13k") == 0 && tv->parameters == IT_MLP13K_NPARAMS) &&
+                !(strcmp(tv->profile, "addmod113") == 0 && tv->parameters == IT_AM_NPARAMS)) {
                 fprintf(rc->out, "  fresh %s: the runner links no reference for this profile\n", tv->profile);
                 continue;
             }

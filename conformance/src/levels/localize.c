@@ -16,6 +16,9 @@
 
 #define P IT_MLP13K_NPARAMS
 
+int localize_is_addmod113(const train_vec *tv);
+void localize_addmod113(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, train_report *rep, cJSON *j);
+
 static void line(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void line(sbuf *b, const char *fmt, ...)
 {
@@ -491,8 +494,12 @@ void localize_train(run_ctx *rc, const train_vec *tv, int ck_fd, const trace_doc
         } else if (S + 1 < tr->n)
             line(t, "loss bits identical through step %u; the loss first differs at step %u", (unsigned)S, (unsigned)S + 1);
     }
+    if (localize_is_addmod113(tv)) {
+        localize_addmod113(rc, tv, ck_fd, T, rep, j);
+        return;
+    }
     if (!is_mlp13k(tv)) {
-        line(t, "tensor/op localization: the runner's linked reference implements mlp13k only; profile %s is not recomputed",
+        line(t, "tensor/op localization: the runner's linked reference implements mlp13k and addmod113 only; profile %s is not recomputed",
              tv->profile);
         return;
     }
@@ -600,4 +607,224 @@ void localize_train(run_ctx *rc, const train_vec *tv, int ck_fd, const trace_doc
         line(t, "replaying step %u from the reference's state at step %u (the IUT's own checkpoint of it is unusable):",
              (unsigned)T, (unsigned)T - 1);
     op_replay(rc, &r, before, T, rep, j);
+}
+
+/* ---- profile addmod113 (spec §13) ------------------------------------------
+ * The same questions as for mlp13k: the first step, tensor, element and ULPs
+ * against the linked reference, then the op that departs: addmod113_init
+ * (step 0), or the step's addmod113_loss_grad over the full batch and the
+ * adamw update of the first differing element. */
+
+#define AMP ((size_t)IT_AM_NPARAMS)
+
+int localize_is_addmod113(const train_vec *tv)
+{
+    if (strcmp(tv->profile, "addmod113") != 0 || tv->parameters != AMP || tv->n_tensors != 11)
+        return 0;
+    for (size_t t = 0; t < 11; t++)
+        if (strcmp(tv->tensors[t].name, it_addmod113_tensors[t].name) != 0 ||
+            tv->tensors[t].offset != it_addmod113_tensors[t].offset)
+            return 0;
+    return 1;
+}
+
+static int load_ckpt_am(int ck_fd, uint32_t step, float *params)
+{
+    char file[32], err[256], *data;
+    size_t len;
+    snprintf(file, sizeof file, "step-%06u.bin", (unsigned)step);
+    if (ck_fd < 0 || read_file_at(ck_fd, file, 4 * AMP, RF_NOFOLLOW, &data, &len, err, sizeof err) != 0)
+        return -1;
+    int ok = len == 4 * AMP;
+    if (ok)
+        it_load_f32le((const unsigned char *)data, AMP, params);
+    free(data);
+    return ok ? 0 : -1;
+}
+
+static const it_tensor_info *am_tensor_of(size_t i)
+{
+    for (size_t k = 0; k < 11; k++)
+        if (i >= it_addmod113_tensors[k].offset &&
+            i < it_addmod113_tensors[k].offset + it_addmod113_tensors[k].rows * it_addmod113_tensors[k].cols)
+            return &it_addmod113_tensors[k];
+    return &it_addmod113_tensors[10];
+}
+
+static void am_op_replay(run_ctx *rc, uint32_t T, const float *before, const float *grads, float loss,
+                         const float *m_prev, const float *v_prev, size_t elem, const uint32_t *perm,
+                         const float *init, train_report *rep, cJSON *j)
+{
+    replay rp;
+    memset(&rp, 0, sizeof rp);
+    sbuf kv;
+    sbuf_init(&kv);
+    char id[96];
+    if (T == 0) {
+        for (size_t t = 0; t < 11; t++) {
+            const it_tensor_info *ti = &it_addmod113_tensors[t];
+            sbuf_free(&kv);
+            sbuf_init(&kv);
+            sbuf_printf(&kv, "tensor=%s", ti->name);
+            snprintf(id, sizeof id, "replay/0/init/%s", ti->name);
+            want_f32(&rp_add(&rp, "addmod113_init", id, kv.p)[0], init + ti->offset, ti->rows * ti->cols);
+        }
+    } else {
+        kv_f32(&kv, "params", before, AMP);
+        sbuf_adds(&kv, " pairs=");
+        for (size_t i = 0; i < IT_AM_NTRAIN; i++)
+            sbuf_printf(&kv, "%s%08x", i ? "," : "", (unsigned)perm[i]);
+        snprintf(id, sizeof id, "replay/%u/loss_grad", (unsigned)T);
+        value *w = rp_add(&rp, "addmod113_loss_grad", id, kv.p);
+        want_f32(&w[0], &loss, 1);
+        want_f32(&w[1], grads, AMP);
+        /* the update of one element, from the reference's moments before it */
+        const float hyper[5] = {it_f32_from_bits(0x3a83126f), it_f32_from_bits(0x3f666666),
+                                it_f32_from_bits(0x3f7ae148), it_f32_from_bits(0x322bcc77),
+                                it_f32_from_bits(0x3f7fbe77)};
+        it_adamw_consts c = {hyper[0], hyper[1], hyper[2], hyper[3], hyper[4], it_f32_from_bits(0x3dccccd0),
+                             it_f32_from_bits(0x3ca3d700)};
+        it_adamw_clock k = {1.0f, 1.0f, 0};
+        float bc1 = 0, bc2 = 0, p = before[elem], m = m_prev[elem], v = v_prev[elem];
+        for (uint32_t s = 0; s < T; s++)
+            it_adamw_tick(&c, &k, &bc1, &bc2);
+        it_adamw_update(&c, bc1, bc2, &p, &grads[elem], &m, &v, 1);
+        sbuf_free(&kv);
+        sbuf_init(&kv);
+        kv_f32(&kv, "p", &before[elem], 1);
+        kv_f32(&kv, "g", &grads[elem], 1);
+        kv_f32(&kv, "m", &m_prev[elem], 1);
+        kv_f32(&kv, "v", &v_prev[elem], 1);
+        kv_int(&kv, "t", T);
+        kv_f32(&kv, "hyper", hyper, 5);
+        snprintf(id, sizeof id, "replay/%u/adamw/%zu", (unsigned)T, elem);
+        w = rp_add(&rp, "adamw", id, kv.p);
+        want_f32(&w[0], &p, 1);
+        want_f32(&w[1], &m, 1);
+        want_f32(&w[2], &v, 1);
+    }
+    sbuf_free(&kv);
+    for (size_t i = 0; i < rp.n; i++) {
+        rp.reqs[i].want = &rp.wants[4 * i];
+        rp.reqs[i].timeout = rc_timeout_case(rc) * 4;
+    }
+    ops_res *res = xcalloc(rp.n, sizeof *res);
+    ops_summary sum;
+    ops_progress prog = {rc->out, 60.0, "op replay"};
+    ops_engine_run(rc->a->iut, rp.reqs, rp.n, rc_timeout_run(rc), res, &sum, &prog);
+    int found = 0, unanswered = 0;
+    for (size_t i = 0; i < rp.n; i++)
+        unanswered += res[i].v == V_SKIP || res[i].v == V_ERROR ||
+                      (res[i].v == V_FAIL && !res[i].has_diff && res[i].reason &&
+                       !strncmp(res[i].reason, "the IUT answered error=", 23));
+    for (size_t i = 0; i < rp.n && !found; i++)
+        if (res[i].v == V_FAIL && (res[i].has_diff || !res[i].reason ||
+                                   strncmp(res[i].reason, "the IUT answered error=", 23) != 0)) {
+            const char *what = T == 0 ? "addmod113_init (spec §13.4)"
+                               : i == 0 ? "addmod113_loss_grad (spec §13.5) over the 3,831 training pairs"
+                                        : "adamw (spec §7.2)";
+            line(&rep->loc_text, "first differing op: %s [%s]: %s", what, rp.ids[i], res[i].reason);
+            cJSON_AddStringToObject(j, "op", rp.reqs[i].op->name);
+            cJSON_AddStringToObject(j, "op_note", res[i].reason);
+            found = 1;
+        }
+    if (!found && unanswered)
+        line(&rep->loc_text, "first differing op: op-level localization not possible: %d of %zu calls were not answered with outputs%s",
+             unanswered, rp.n, sum.verb_unsupported ? " (the IUT does not implement ops)" : "");
+    else if (!found)
+        line(&rep->loc_text, "first differing op: none: %s; the defect is in how the IUT stores, updates or writes its parameters",
+             T == 0 ? "addmod113_init matches for every tensor" : "the step's loss, gradient and that element's update match");
+    for (size_t i = 0; i < rp.n; i++)
+        ops_res_free(&res[i]);
+    free(res);
+    ops_summary_free(&sum);
+    replay_free(&rp);
+}
+
+void localize_addmod113(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, train_report *rep, cJSON *j)
+{
+    sbuf *t = &rep->loc_text;
+    static float params[IT_AM_NPARAMS], before[IT_AM_NPARAMS], grads[IT_AM_NPARAMS], m[IT_AM_NPARAMS],
+        v[IT_AM_NPARAMS], m_prev[IT_AM_NPARAMS], v_prev[IT_AM_NPARAMS], iut[IT_AM_NPARAMS], init[IT_AM_NPARAMS];
+    static uint32_t perm[IT_AM_PAIRS];
+    it_adamw_consts c = {it_f32_from_bits(0x3a83126f), it_f32_from_bits(0x3f666666), it_f32_from_bits(0x3f7ae148),
+                         it_f32_from_bits(0x322bcc77), it_f32_from_bits(0x3f7fbe77), it_f32_from_bits(0x3dccccd0),
+                         it_f32_from_bits(0x3ca3d700)};
+    it_adamw_clock k = {1.0f, 1.0f, 0};
+    it_addmod113_permutation(IT_AM_SEED, perm);
+    it_addmod113_init(IT_AM_SEED, params);
+    memcpy(init, params, sizeof init);
+    memset(m, 0, sizeof m);
+    memset(v, 0, sizeof v);
+    float loss = 0.0f;
+    memcpy(before, params, sizeof before);
+    for (uint32_t s = 1; s <= T; s++) { /* the linked reference, two threads: same bits as one */
+        memcpy(before, params, sizeof before);
+        memcpy(m_prev, m, sizeof m);
+        memcpy(v_prev, v, sizeof v);
+        loss = it_addmod113_loss_grad(params, perm, IT_AM_NTRAIN, grads, 2);
+        float bc1, bc2;
+        it_adamw_tick(&c, &k, &bc1, &bc2);
+        it_adamw_update(&c, bc1, bc2, params, grads, m, v, AMP);
+    }
+    char dig[65];
+    it_params_digest(params, AMP, dig);
+    if (strcmp(dig, tv->trace[T].digest) != 0) {
+        line(t, "tensor/op localization: not possible: the reference linked into the runner does not reproduce the vectors at step %u",
+             (unsigned)T);
+        cJSON_AddStringToObject(j, "note", "linked reference disagrees with the vectors");
+        return;
+    }
+    size_t first = AMP;
+    if (load_ckpt_am(ck_fd, T, iut) != 0) {
+        line(t, "first differing tensor: unknown: the IUT's checkpoint of step %u is missing or not exactly %zu bytes",
+             (unsigned)T, 4 * AMP);
+    } else {
+        ulp_hist h;
+        ulp_hist_init(&h);
+        size_t per[11] = {0};
+        for (size_t i = 0; i < AMP; i++) {
+            uint32_t a = bits(iut[i]), b = bits(params[i]);
+            if (a == b)
+                continue;
+            ulp_hist_add(&h, a, b);
+            if (first == AMP)
+                first = i;
+            per[am_tensor_of(i) - it_addmod113_tensors]++;
+        }
+        if (first == AMP) {
+            line(t, "the checkpoint's values equal the reference's bit for bit (its digest differed?)");
+        } else {
+            const it_tensor_info *ti = am_tensor_of(first);
+            size_t local = first - ti->offset;
+            char g[48], w[48];
+            f32_describe(bits(iut[first]), g, sizeof g);
+            f32_describe(bits(params[first]), w, sizeof w);
+            uint64_t u = ulp_distance(bits(iut[first]), bits(params[first]));
+            line(t, "first differing tensor: %s, element (%zu, %zu) [flat index %zu]: IUT %s, reference %s, %llu ULP",
+                 ti->name, local / ti->cols, local % ti->cols, first, g, w, (unsigned long long)u);
+            sbuf pt;
+            sbuf_init(&pt);
+            for (size_t q = 0; q < 11; q++)
+                if (per[q])
+                    sbuf_printf(&pt, "%s%s: %zu", pt.len ? ", " : "", it_addmod113_tensors[q].name, per[q]);
+            line(t, "differing elements at step %u: %zu of %zu (%s); max %llu ULP", (unsigned)T, h.differing, AMP,
+                 pt.p, (unsigned long long)h.max_ulp);
+            cJSON_AddStringToObject(j, "tensor", ti->name);
+            cJSON_AddNumberToObject(j, "row", (double)(local / ti->cols));
+            cJSON_AddNumberToObject(j, "col", (double)(local % ti->cols));
+            cJSON_AddNumberToObject(j, "flat_index", (double)first);
+            cJSON_AddNumberToObject(j, "ulp", (double)u);
+            cJSON_AddNumberToObject(j, "differing_elements", (double)h.differing);
+            sbuf_free(&pt);
+        }
+    }
+    if (rc->ops_ran && rc->ops_sum.verb_unsupported) {
+        line(t, "first differing op: op-level localization not possible: the IUT does not implement the ops verb (exit status 64, P1)");
+        return;
+    }
+    if (T > 0)
+        line(t, "replaying step %u from the reference's state at step %u (the last step whose digest matched):",
+             (unsigned)T, (unsigned)T - 1);
+    am_op_replay(rc, T, before, grads, loss, m_prev, v_prev, first == AMP ? 0 : first, perm, init, rep, j);
 }

@@ -51,6 +51,27 @@ const op_def op_table[] = {
      {F("loss", VT_F32, "1"), F("grads", VT_F32, "13088")}, 2},
     {"sweep", "P5.1", {F("fn", VT_NAME, NULL), F("lo", VT_U32, "1"), F("count", VT_INT, NULL)}, 3,
      {F("sha256", VT_SHA256, NULL)}, 1},
+    /* 1.1.0: profile addmod113 */
+    {"sqrt", "3.6", {F("x", VT_F32, "n")}, 1, {F("y", VT_F32, "n")}, 1},
+    {"relu_forward", "5.9", {F("x", VT_F32, "n")}, 1, {F("y", VT_F32, "n")}, 1},
+    {"relu_backward", "5.10", {F("x", VT_F32, "n"), F("dy", VT_F32, "n")}, 2, {F("dx", VT_F32, "n")}, 1},
+    {"attention_forward", "5.11",
+     {F("heads", VT_INT, NULL), F("width", VT_INT, NULL), F("c", VT_F32, "1"), F("q", VT_F32, "heads*width"),
+      F("k", VT_F32, "t*heads*width"), F("v", VT_F32, "t*heads*width")}, 6,
+     {F("w", VT_F32, "heads*t"), F("z", VT_F32, "heads*width")}, 2},
+    {"attention_backward", "5.12",
+     {F("heads", VT_INT, NULL), F("width", VT_INT, NULL), F("c", VT_F32, "1"), F("q", VT_F32, "heads*width"),
+      F("k", VT_F32, "t*heads*width"), F("v", VT_F32, "t*heads*width"), F("w", VT_F32, "heads*t"),
+      F("dz", VT_F32, "heads*width")}, 8,
+     {F("dq", VT_F32, "heads*width"), F("dk", VT_F32, "t*heads*width"), F("dv", VT_F32, "t*heads*width")}, 3},
+    {"adamw", "7.2",
+     {F("p", VT_F32, "n"), F("g", VT_F32, "n"), F("m", VT_F32, "n"), F("v", VT_F32, "n"), F("t", VT_INT, NULL),
+      F("hyper", VT_F32, "5")}, 6,
+     {F("p", VT_F32, "n"), F("m", VT_F32, "n"), F("v", VT_F32, "n")}, 3},
+    {"addmod113_perm", "13.3", {F("seed", VT_U64, NULL)}, 1, {F("perm", VT_U32, "12769")}, 1},
+    {"addmod113_init", "13.4", {F("tensor", VT_NAME, NULL)}, 1, {F("values", VT_F32, "@amtensor")}, 1},
+    {"addmod113_loss_grad", "13.5", {F("params", VT_F32, "226688"), F("pairs", VT_U32, "m")}, 2,
+     {F("loss", VT_F32, "1"), F("grads", VT_F32, "226688")}, 2},
 };
 const size_t op_table_n = sizeof op_table / sizeof op_table[0];
 
@@ -91,6 +112,16 @@ static void bind(env *e, const char *name, size_t len, uint64_t v)
     e->n++;
 }
 
+static int am_tensor_size(const char *name, uint64_t *size)
+{
+    for (size_t t = 0; t < 11; t++)
+        if (strcmp(it_addmod113_tensors[t].name, name) == 0) {
+            *size = it_addmod113_tensors[t].rows * it_addmod113_tensors[t].cols;
+            return 0;
+        }
+    return -1;
+}
+
 static int tensor_size(const char *name, uint64_t *size)
 {
     for (size_t t = 0; t < 5; t++)
@@ -111,6 +142,19 @@ static int check_len(env *e, const op_field *f, const value *in0, const value *x
         uint64_t size;
         if (!in0->text || tensor_size(in0->text, &size) != 0) {
             snprintf(why, cap, "no size: tensor is not embed, w1, b1, w2 or b2");
+            return -1;
+        }
+        if (x->n != size) {
+            snprintf(why, cap, "expected %llu values (rows*cols of %s), got %zu", (unsigned long long)size,
+                     in0->text, x->n);
+            return -1;
+        }
+        return 0;
+    }
+    if (strcmp(f->len, "@amtensor") == 0) {
+        uint64_t size;
+        if (!in0->text || am_tensor_size(in0->text, &size) != 0) {
+            snprintf(why, cap, "no size: tensor is not one of addmod113's (spec 13.2)");
             return -1;
         }
         if (x->n != size) {
@@ -214,6 +258,22 @@ static int check_ranges(const op_def *d, env *e, const value *in, int *where, ch
             for (size_t i = 0; i < in[k].n; i++)
                 if (in[k].v[i] > 255)
                     BAD(k, "%s[%zu] = %llu is not a byte", d->in[k].key, i, (unsigned long long)in[k].v[i]);
+    } else if (!strcmp(n, "attention_forward") || !strcmp(n, "attention_backward")) {
+        if (in[0].v[0] == 0 || in[1].v[0] == 0 || in[0].v[0] * in[1].v[0] > 65536)
+            BAD(in[0].v[0] == 0 ? 0 : 1, "heads and width must be at least 1, heads*width at most 65536");
+        if (var(e, "t") < 1 || var(e, "t") > 16)
+            BAD(4, "k must hold t = 1..16 keys of heads*width values");
+    } else if (!strcmp(n, "adamw")) {
+        if (in[4].v[0] == 0 || in[4].v[0] > 1000000)
+            BAD(4, "t must be in [1, 1000000]");
+    } else if (!strcmp(n, "addmod113_init")) {
+        uint64_t size;
+        if (am_tensor_size(in[0].text, &size) != 0)
+            BAD(0, "tensor '%s' is not one of addmod113's (spec 13.2)", in[0].text);
+    } else if (!strcmp(n, "addmod113_loss_grad")) {
+        for (size_t i = 0; i < in[1].n; i++)
+            if (in[1].v[i] >= 12769)
+                BAD(1, "pairs[%zu] = %llu is not below 12769", i, (unsigned long long)in[1].v[i]);
     } else if (!strcmp(n, "sweep")) {
         if (strcmp(in[0].text, "exp") != 0 && strcmp(in[0].text, "log") != 0)
             BAD(0, "fn must be exp or log");

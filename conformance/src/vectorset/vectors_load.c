@@ -87,6 +87,18 @@ static int is_group_name(const char *s, size_t n)
     return 1;
 }
 
+/* x.y.z against x.y.z, numerically (both already checked by jx_is_version). */
+static int version_cmp(const char *a, const char *b)
+{
+    unsigned long x[3] = {0, 0, 0}, y[3] = {0, 0, 0};
+    sscanf(a, "%lu.%lu.%lu", &x[0], &x[1], &x[2]);
+    sscanf(b, "%lu.%lu.%lu", &y[0], &y[1], &y[2]);
+    for (int i = 0; i < 3; i++)
+        if (x[i] != y[i])
+            return x[i] < y[i] ? -1 : 1;
+    return 0;
+}
+
 /* The header fields every vector file shares: schema, versions, generator. */
 static void check_header(jctx *c, const cJSON *root, const char *schema, const manifest_info *m, vector_set *vs)
 {
@@ -106,8 +118,13 @@ static void check_header(jctx *c, const cJSON *root, const char *schema, const m
             continue;
         }
         const char *want = m ? (i ? m->vector_version : m->spec_version) : (i ? vs->vector_version : vs->spec_version);
-        if (want && strcmp(want, "?") != 0 && strcmp(v, want) != 0)
-            jx_expect(c, path, it, "\"%s\" (as in %s)", want, m ? "MANIFEST.json" : "the other vector files");
+        /* FORMAT.md §1: a file keeps the version that introduced it, so a
+         * set's files carry the set's version or an earlier one (v1.1.0
+         * holds v1.0.0's files byte for byte) */
+        if (m && want && strcmp(want, "?") != 0 && version_cmp(v, want) > 0)
+            jx_expect(c, path, it, "\"%s\" or an earlier version (MANIFEST.json's)", want);
+        else if (!m && want && strcmp(want, "?") != 0 && strcmp(v, want) != 0)
+            jx_expect(c, path, it, "\"%s\" (as in %s)", want, "the other vector files");
         else if (!want) {
             if (i)
                 vs->vector_version = xstrdup(v);

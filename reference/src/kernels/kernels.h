@@ -25,6 +25,12 @@ typedef struct it_kernel_set {
      * portable per-position loop. */
     float (*mlp13k_loss_grad)(const float *params, const unsigned char *xs, const unsigned char *ys,
                               size_t batch, float *grads);
+    /* C[m][n] = SUM over k = 0..K-1, ascending, of A(m, k) * B[k][n], from
+     * +0, or continuing from C[m][n] when `accumulate`; A(m, k) =
+     * A[m*ars + k*acs]. Lanes and threads take different (m, n), never
+     * parts of one sum (spec §4.1, §13.5). */
+    void (*matmul)(size_t M, size_t N, size_t K, const float *A, size_t ars, size_t acs, const float *B,
+                   size_t ldb, float *C, size_t ldc, int accumulate);
 } it_kernel_set;
 
 extern const it_kernel_set it_kernels_portable;
@@ -43,5 +49,8 @@ void it_sgd_update_portable(float *p, const float *g, size_t n, float lr);
 /* The readable per-position loop of spec §11.6 (mlp13k.c). */
 float it_mlp13k_loss_grad_portable(const float *params, const unsigned char *xs, const unsigned char *ys,
                                    size_t batch, float *grads);
+/* The readable matrix product (portable.c). */
+void it_matmul_portable(size_t M, size_t N, size_t K, const float *A, size_t ars, size_t acs, const float *B,
+                        size_t ldb, float *C, size_t ldc, int accumulate);
 
 #endif

@@ -488,4 +488,10 @@ static float mlp13k_loss_grad(const float *params, const unsigned char *xs, cons
     return loss_sum * inv_batch;
 }
 
-const it_kernel_set IT_K_SET = {IT_K_NAME, expf_v, logf_v, tanhf_v, sgd, mlp13k_loss_grad};
+static void matmul(size_t M, size_t N, size_t K, const float *A, size_t ars, size_t acs, const float *B, size_t ldb,
+                   float *C, size_t ldc, int accumulate)
+{
+    mm(M, N, K, A, ars, acs, B, ldb, C, ldc, accumulate, NULL);
+}
+
+const it_kernel_set IT_K_SET = {IT_K_NAME, expf_v, logf_v, tanhf_v, sgd, mlp13k_loss_grad, matmul};
