@@ -153,8 +153,8 @@ Test(matrix, all_agree_and_the_negative_control_fails)
     char *md = path("MATRIX.md");
     char *m = tu_read(md);
     tu_assert_has(m, "## isotrain host matrix: OK");
-    tu_assert_has(m, "| host | runs as | expected | result | step 0 | step 50 | step 100 | step 150 | step 200 | time |");
-    tu_assert_has(m, "| x87 | `qemu-i386 -cpu Conroe` | expected-fail | ➖ expected-fail (step 1) |");
+    tu_assert_has(m, "| host | runs as | kernels | expected | result | step 0 | step 50 | step 100 | step 150 | step 200 | time |");
+    tu_assert_has(m, "| x87 | `qemu-i386 -cpu Conroe` | - | expected-fail | ➖ expected-fail (step 1) |");
     tu_assert_has(m, "**yes** (2)");
     tu_assert_has(m, "TCG lacks hle");
     free(m);
@@ -580,4 +580,30 @@ Test(matrix, receipts_from_machines_not_in_the_hosts_file)
     tu_assert_has(r.err, "already has a receipt");
     tu_result_free(&r);
     free(h), free(n), free(w), free(x), free(al), free(bo), free(md), free(ca);
+}
+
+/* The kernel set each host ran (its hello line's kernels=, P2) is a column
+ * of the table, so a matrix shows which SIMD code produced each digest. */
+static void hello_with_avx2(cJSON *r)
+{
+    cJSON *iut = cJSON_GetObjectItem(r, "iut");
+    cJSON_DeleteItemFromObject(iut, "hello");
+    cJSON_AddStringToObject(iut, "hello", "protocol=1 name=x version=1 spec=1.1.0 train_seed=1 kernels=avx2");
+}
+
+Test(matrix, the_kernel_set_is_a_column)
+{
+    hosts();
+    good_nat();
+    receipt_edited("r/hsw.json", "hsw", 1, -1, "qemu-x86_64", "Haswell", "x86_64", "sse sse2 avx fma avx2", NULL,
+                   hello_with_avx2);
+    failing_x87();
+    tu_result r = matrix(NULL);
+    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "kernels");
+    tu_assert_has(r.out, "qemu-x86_64 -cpu Haswell  avx2 ");
+    char *m = tu_read(path("MATRIX.md"));
+    tu_assert_has(m, "| hsw | `qemu-x86_64 -cpu Haswell` | avx2 | pass |");
+    free(m);
+    tu_result_free(&r);
 }

@@ -94,6 +94,14 @@ int receipt_write(const run_ctx *rc, const char *path, const char *overall, cons
     add_str(iut, "name", rc->iut_name);
     add_str(iut, "version", rc->iut_version);
     add_str(iut, "spec", rc->iut_spec);
+    /* the kernel set the IUT says ran (its hello line's kernels=, P2), or null */
+    const char *kk = rc->hello_line ? strstr(rc->hello_line, " kernels=") : NULL;
+    if (kk) {
+        char *k = xstrndup(kk + 9, strcspn(kk + 9, " "));
+        add_str(iut, "kernels", k);
+        free(k);
+    } else
+        cJSON_AddNullToObject(iut, "kernels");
     /* hashed before the run (rc->bin_before) and again now: a binary swapped
      * while it ran shows as two digests, and verify refuses the receipt */
     iut_binary b;

@@ -32,6 +32,7 @@ typedef struct {
     int first_diff; /* first differing step, -1 none */
     char *train_problem;
     char *emu_name, *emu_cpu;
+    char *kernels; /* the kernel set the IUT named in its hello line (kernels=), or NULL */
     char *info_status, *info_isa, *info_end, *info_model, *info_features, *info_os;
     char *run_os, *run_cpu; /* the runner's host section: where the receipt was made */
     int unnamed; /* matrix_host null: host is the file's base name */

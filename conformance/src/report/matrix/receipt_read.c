@@ -15,7 +15,7 @@
 void mx_receipt_free(mreceipt *r)
 {
     free(r->path), free(r->host), free(r->build_log), free(r->verdict), free(r->lv_ops), free(r->lv_train);
-    free(r->train_problem), free(r->emu_name), free(r->emu_cpu), free(r->info_status), free(r->info_isa), free(r->info_os);
+    free(r->train_problem), free(r->kernels), free(r->emu_name), free(r->emu_cpu), free(r->info_status), free(r->info_isa), free(r->info_os);
     free(r->run_os), free(r->run_cpu);
     free(r->info_end), free(r->info_model), free(r->info_features);
     mx_free_strv(r->warn, r->n_warn);
@@ -164,6 +164,17 @@ int mx_receipt_load(const char *file, mreceipt *r)
     /* what the IUT's own `info` reported from inside the (emulated) host */
     const cJSON *iut = mx_jobj(file, j, "", "iut", &ok);
     const cJSON *self = iut ? mx_jobj(file, iut, "iut", "self_report", &ok) : NULL;
+    /* P2 extra key kernels=: the kernel set that ran (reference/src/kernels) */
+    const cJSON *hello = iut ? cJSON_GetObjectItemCaseSensitive(iut, "hello") : NULL;
+    if (cJSON_IsString(hello)) {
+        const char *k = strstr(hello->valuestring, " kernels=");
+        if (k) {
+            k += 9;
+            size_t n = strcspn(k, " ");
+            if (n > 0 && n < 32)
+                r->kernels = xstrndup(k, n);
+        }
+    }
     if (self) {
         r->info_status = mx_dup(mx_jstr(file, self, "iut.self_report", "status", 1, &ok));
         const cJSON *vals = cJSON_GetObjectItemCaseSensitive(self, "values");

@@ -100,7 +100,7 @@ void mx_print_text(FILE *o, const mrow *rows, size_t n, const columns *c)
         l = (int)strlen(where(rows[i].h, wb, sizeof wb));
         ww = l > ww ? l : ww;
     }
-    fprintf(o, "%-*s  %-*s  %-13s  %-22s", wh, "host", ww, "runs as", "expected", "result");
+    fprintf(o, "%-*s  %-*s  %-8s  %-13s  %-22s", wh, "host", ww, "runs as", "kernels", "expected", "result");
     for (size_t j = 0; j < c->n; j++) {
         snprintf(b, sizeof b, "step %u", (unsigned)c->step[j]);
         fprintf(o, "  %-9s", b);
@@ -117,7 +117,8 @@ void mx_print_text(FILE *o, const mrow *rows, size_t n, const columns *c)
             snprintf(res, sizeof res, "FAIL (control)"); /* explained below the table */
         else
             snprintf(res, sizeof res, "%s", mx_status_text(w->st));
-        fprintf(o, "%-*s  %-*s  %-13s  %-22s", wh, w->h->name, ww, where(w->h, wb, sizeof wb), w->h->expected, res);
+        fprintf(o, "%-*s  %-*s  %-8s  %-13s  %-22s", wh, w->h->name, ww, where(w->h, wb, sizeof wb),
+                w->r && w->r->kernels ? w->r->kernels : "-", w->h->expected, res);
         for (size_t j = 0; j < c->n; j++) {
             cell(w, c->step[j], b, sizeof b);
             fprintf(o, "  %-9s", b);
@@ -127,7 +128,7 @@ void mx_print_text(FILE *o, const mrow *rows, size_t n, const columns *c)
         else
             fprintf(o, "  %8s\n", "-");
     }
-    fprintf(o, "%-*s  %-*s  %-13s  %-22s", wh, "all agree", ww, "(hosts expected to pass)", "", "");
+    fprintf(o, "%-*s  %-*s  %-8s  %-13s  %-22s", wh, "all agree", ww, "(hosts expected to pass)", "", "", "");
     for (size_t j = 0; j < c->n; j++) {
         size_t cnt;
         int ag = mx_column_agrees(rows, n, c->step[j], &cnt);
@@ -154,10 +155,10 @@ void mx_render_markdown(sbuf *m, const mrow *rows, size_t n, const columns *c, i
 {
     char b[128];
     sbuf_printf(m, "## isotrain host matrix: %s\n\n", overall_ok ? "OK" : "FAILED");
-    sbuf_adds(m, "| host | runs as | expected | result |");
+    sbuf_adds(m, "| host | runs as | kernels | expected | result |");
     for (size_t j = 0; j < c->n; j++)
         sbuf_printf(m, " step %u |", (unsigned)c->step[j]);
-    sbuf_adds(m, " time |\n|---|---|---|---|");
+    sbuf_adds(m, " time |\n|---|---|---|---|---|");
     for (size_t j = 0; j < c->n; j++)
         sbuf_adds(m, "---|");
     sbuf_adds(m, "---:|\n");
@@ -168,7 +169,8 @@ void mx_render_markdown(sbuf *m, const mrow *rows, size_t n, const columns *c, i
                           : w->st == ST_PASS  ? "✅ pass"
                           : w->st == ST_XFAIL ? "➖ expected-fail"
                                               : NULL;
-        sbuf_printf(m, "| %s | `%s` | %s | ", w->h->name, where(w->h, wb, sizeof wb), w->h->expected);
+        sbuf_printf(m, "| %s | `%s` | %s | %s | ", w->h->name, where(w->h, wb, sizeof wb),
+                    w->r && w->r->kernels ? w->r->kernels : "-", w->h->expected);
         if (res)
             sbuf_adds(m, res);
         else
@@ -185,7 +187,7 @@ void mx_render_markdown(sbuf *m, const mrow *rows, size_t n, const columns *c, i
         else
             sbuf_adds(m, " - |\n");
     }
-    sbuf_adds(m, "| **all agree** | hosts expected to pass | | |");
+    sbuf_adds(m, "| **all agree** | hosts expected to pass | | | |");
     for (size_t j = 0; j < c->n; j++) {
         size_t cnt;
         int ag = mx_column_agrees(rows, n, c->step[j], &cnt);
