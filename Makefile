@@ -215,7 +215,7 @@ install: reference conformance-runner
 	printf '%s\n' 'prefix=$(PREFIX)' 'exec_prefix=$${prefix}' 'libdir=$${exec_prefix}/lib' \
 	    'includedir=$${prefix}/include' '' 'Name: isotrain' \
 	    'Description: isotrain reference trainer (spec-exact binary32 training, libc only)' \
-	    'Version: $(IT_LIB_VERSION)' 'Libs: -L$${libdir} -lisotrain' 'Cflags: -I$${includedir}' \
+	    'Version: $(IT_LIB_VERSION)' 'Libs: -L$${libdir} -lisotrain -pthread' 'Cflags: -I$${includedir}' \
 	    > $(I_LIB)/pkgconfig/isotrain.pc
 	chmod 644 $(I_LIB)/pkgconfig/isotrain.pc
 	install -m 644 spec/*.md $(I_DOC)/

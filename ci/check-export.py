@@ -144,6 +144,24 @@ def main():
             same = rc == 0 and open(theirs, "rb").read() == open(mine, "rb").read()
             check(same, "%s: '%s' exports the same bytes (exit %d) %s" % (fmt, sys.argv[3], rc, out.strip()))
 
+    # the second profile: eleven tensors, names and shapes from its table
+    am_dir = os.path.join(work, "am")
+    rc, out = run([cli, "train", "--profile", "addmod113", "--steps", "1", "--trace", os.path.join(work, "am.t"),
+                   "--checkpoint-dir", am_dir, "--checkpoint-steps", "1"])
+    am_ck = open(os.path.join(am_dir, "step-000001.bin"), "rb").read() if rc == 0 else b""
+    rc, out = run([cli, "export", "--profile", "addmod113", "--format", "npz", "--out", os.path.join(work, "am.npz"),
+                   os.path.join(am_dir, "step-000001.bin")])
+    ok = rc == 0
+    if ok:
+        with np.load(os.path.join(work, "am.npz")) as f:
+            names = [n[:-4] for n in zipfile.ZipFile(os.path.join(work, "am.npz")).namelist()]
+            joined = b"".join(f[n].astype("<f4").tobytes() for n in names)
+            shapes = [f[n].shape for n in names]
+        ok = (names[:3] == ["w_e", "w_pos", "w_q"] and names[-1] == "w_u" and len(names) == 11
+              and joined == am_ck and shapes[7] == (shapes[7][0],))
+    check(ok, "addmod113: 11 tensors in checkpoint order (w_e ... w_u), vectors 1-D, bytes = the checkpoint's %s"
+          % out.strip())
+
     # the comparison fires: one flipped bit in one value
     flipped = bytearray(ckpt)
     flipped[4 * 600] ^= 1

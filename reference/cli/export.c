@@ -220,18 +220,29 @@ typedef struct {
 
 static const export_profile profiles[] = {
     {"mlp13k", it_mlp13k_tensors, 5, IT_MLP13K_NPARAMS},
+    {"addmod113", it_addmod113_tensors, 11, IT_AM_NPARAMS},
 };
 
 static void export_usage(FILE *f)
 {
-    fputs("usage: isotrain export --profile mlp13k --format npy|npz|safetensors --out PATH CHECKPOINT\n"
+    fputs("usage: isotrain export --profile mlp13k|addmod113 --format npy|npz|safetensors --out PATH CHECKPOINT\n"
           "  npy          PATH is a directory (created if missing): one NAME.npy per tensor\n"
           "  npz          PATH is one .npz archive of NAME.npy members (numpy.load)\n"
           "  safetensors  PATH is one .safetensors file (dtype F32, metadata: profile,\n"
           "               checkpoint_sha256)\n"
-          "Tensor names and shapes are the profile's (spec §11.2): embed [256,16],\n"
-          "w1 [32,16], b1 [32], w2 [256,32], b2 [256].\n",
+          "Tensor names and shapes are the profile's, in checkpoint order:\n",
           f);
+    for (size_t k = 0; k < sizeof profiles / sizeof profiles[0]; k++) {
+        fprintf(f, "  %s:", profiles[k].name);
+        for (size_t t = 0; t < profiles[k].n_tensors; t++) {
+            const it_tensor_info *ti = &profiles[k].tensors[t];
+            if (ti->cols == 1)
+                fprintf(f, " %s [%zu]", ti->name, ti->rows);
+            else
+                fprintf(f, " %s [%zu,%zu]", ti->name, ti->rows, ti->cols);
+        }
+        fputc('\n', f);
+    }
 }
 
 static int write_file(const char *path, const it_buf *b)
@@ -348,7 +359,7 @@ int it_export_main(int argc, char **argv)
         if (!strcmp(profiles[k].name, profile))
             pr = &profiles[k];
     if (!pr) {
-        fprintf(stderr, "isotrain export: unknown profile '%s' (known: mlp13k)\n", profile);
+        fprintf(stderr, "isotrain export: unknown profile '%s' (known: mlp13k addmod113)\n", profile);
         return EXIT_USAGE;
     }
     int npy = !strcmp(format, "npy"), npz = !strcmp(format, "npz"), st = !strcmp(format, "safetensors");

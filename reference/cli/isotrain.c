@@ -41,7 +41,7 @@ static void usage(FILE *out)
           "  isotrain info [--force-ftz]\n"
           "  isotrain hello\n"
           "  isotrain ops\n"
-          "  isotrain export --profile mlp13k --format npy|npz|safetensors --out PATH CHECKPOINT\n"
+          "  isotrain export --profile P --format npy|npz|safetensors --out PATH CHECKPOINT\n"
           "  isotrain --version | --help\n"
           "  isotrain --kernels NAME VERB ...   (before any verb)\n"
           "\n"
