@@ -266,6 +266,7 @@ float it_addmod113_pair_forward(const float *params, uint32_t pair, float *logit
 typedef struct {
     uint64_t seed;
     unsigned threads; /* 1 by default; any count gives the same bits */
+    int eval;         /* write §13.7's optional evaluation keys (1 by default) */
 } it_addmod113_recipe;
 
 typedef struct {

@@ -44,7 +44,7 @@ static it_status emit(const it_addmod113_recipe *r, const it_run_options *o, it_
     if (o->trace) {
         char digest[65], extra[160] = "";
         it_params_digest(s->params, IT_AM_NPARAMS, digest);
-        if (eval_step(s->step)) {
+        if (r->eval && eval_step(s->step)) {
             float trl, tel;
             uint32_t trc, tec;
             it_addmod113_eval(s->params, s->perm, IT_AM_NTRAIN, it_f32_from_bits(INV_NTRAIN_BITS), &trl, &trc,
