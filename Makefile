@@ -72,7 +72,7 @@ test-unit: deps-test reference reference-O0 $(NATIVE)/reference_tests
 	$(TEST_ENV) $(NATIVE)/reference_tests --jobs 2
 
 test-sanitize: deps-test reference reference-O0 reference-sanitize $(SAN)/reference_tests
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 LSAN_OPTIONS=suppressions=$(CURDIR)/ci/lsan-criterion.supp \
 	    IT_CLI=$(SAN)/isotrain IT_CLI_O0=$(O0)/isotrain $(SAN)/reference_tests --jobs 2
 
 # spec §2: the same step-200 digest natively and on aarch64 under QEMU.

@@ -107,7 +107,7 @@ test-conformance-native: deps-conform-test reference conformance-mutants
 
 test-conformance-sanitize: deps-conform-test reference reference-sanitize conformance-mutants
 	@$(MAKE) --no-print-directory $(CONF_SAN)/isotrain-conform $(CONF_SAN)/conform_tests
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 LSAN_OPTIONS=suppressions=$(CURDIR)/conformance/tests/lsan.supp \
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 LSAN_OPTIONS=suppressions=$(CURDIR)/ci/lsan-criterion.supp \
 	    $(CONF_TEST_ENV) IT_CONFORM=$(CONF_SAN)/isotrain-conform $(CONF_SAN)/conform_tests --jobs 2
 
 test-conformance: test-conformance-native test-conformance-sanitize
