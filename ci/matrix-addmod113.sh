@@ -32,6 +32,12 @@ steps_of() { # host -> addmod113_steps (default: 300 unemulated, 1 emulated)
 h=[x for x in json.load(open(sys.argv[1]))["hosts"] if x["name"]==sys.argv[2]][0]
 print(h.get("addmod113_steps", 300 if h.get("emulator") is None else 1))' "$hosts" "$1"
 }
+# Wine keeps its server's socket directory in TMPDIR and leaves it behind
+# when the runner kills the server with the rest of the IUT's processes:
+# the hosts run with a TMPDIR of their own, removed when this script ends.
+hosts_tmp=$(mktemp -d "${TMPDIR:-/tmp}/matrix-hosts.XXXXXX") || exit 2
+trap 'rm -rf "$hosts_tmp"' EXIT
+export TMPDIR="$hosts_tmp"
 start=$(date +%s)
 printf '%s\n' "$list" | while IFS="$(printf '\t')" read -r name build expected slowdown iut; do
     rm -f "$out/$name.json" "$out/$name.log"

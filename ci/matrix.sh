@@ -64,6 +64,12 @@ done
 # says so on stderr: done once here, so no host's time-outs or recorded
 # warnings include it. WINEPREFIX defaults to one under the build directory.
 export WINEPREFIX="${WINEPREFIX:-$(pwd)/build/wine-prefix}" WINEDEBUG="${WINEDEBUG:--all}"
+# Wine keeps its server's socket directory in TMPDIR and leaves it behind
+# when the runner kills the server with the rest of the IUT's processes:
+# the hosts run with a TMPDIR of their own, removed when this script ends.
+hosts_tmp=$(mktemp -d "${TMPDIR:-/tmp}/matrix-hosts.XXXXXX") || exit 2
+trap 'rm -rf "$hosts_tmp"' EXIT
+export TMPDIR="$hosts_tmp"
 printf '%s\n' "$list" | cut -f5 | grep '^wine ' | sort -u | while read -r iut; do
     if [ ! -e "$out/build-$(printf '%s\n' "$iut" | sed 's|.*build/cross/\([^/]*\)/.*|\1|').failed" ]; then
         sh -c "$iut hello" > /dev/null 2>&1 || echo "matrix: priming Wine ($iut hello) failed"
