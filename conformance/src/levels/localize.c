@@ -140,6 +140,31 @@ static void kv_int(sbuf *b, const char *key, unsigned long v)
 
 enum { V = IT_MLP13K_VOCAB, D = IT_MLP13K_EMBED, H = IT_MLP13K_HIDDEN, B = IT_MLP13K_BATCH };
 
+/* Replays one accumulating linear_backward (§5.7) of in -> out: records the
+ * gradients it accumulates onto (dw, db) as inputs, runs it, and expects
+ * the accumulated dw, db and the input gradient dx. dw_before and
+ * db_before are scratch of at least out*in and out floats. */
+static void add_linear_backward(replay *rp, sbuf *kv, const char *op, const char *id, const float *w, const float *x,
+                                const float *dy, size_t in, size_t out, float *dw, float *db, float *dx,
+                                float *dw_before, float *db_before)
+{
+    memcpy(dw_before, dw, out * in * sizeof *dw);
+    memcpy(db_before, db, out * sizeof *db);
+    it_linear_backward(w, x, dy, in, out, dw, db, dx);
+    sbuf_reset(kv);
+    kv_int(kv, "in", in);
+    kv_int(kv, "out", out);
+    kv_f32(kv, "w", w, out * in);
+    kv_f32(kv, "x", x, in);
+    kv_f32(kv, "dy", dy, out);
+    kv_f32(kv, "dw", dw_before, out * in);
+    kv_f32(kv, "db", db_before, out);
+    value *v = rp_add(rp, op, id, kv->p);
+    want_f32(&v[0], dw, out * in);
+    want_f32(&v[1], db, out);
+    want_f32(&v[2], dx, in);
+}
+
 /* Builds the replay of training step `step` from the state before it and
  * checks that the recomposition reproduces the library's step. grads_out
  * receives the recomposed gradient. Returns 0 if the recomposition agrees with
@@ -156,8 +181,8 @@ static int build_replay(replay *rp, const it_mlp13k_recipe *r, const float *para
     for (size_t i = 0; i < P; i++)
         grads[i] = 0.0f;
     const float inv = 1.0f / (float)B; /* 0x3c800000: exact */
-    static float dW2_before[V * H], dE_before[V * D];
-    float db2_before[V], dW1_before[H * D], db1_before[H];
+    /* the accumulated gradients before a backward op: its dw/db inputs */
+    static float dW_before[V * H], db_before[V], dE_before[V * D];
     sbuf kv;
     sbuf_init(&kv);
     char id[64];
@@ -216,21 +241,7 @@ static int build_replay(replay *rp, const it_mlp13k_recipe *r, const float *para
         w = rp_add(rp, pos_ops[5], ID(6), kv.p);
         want_f32(&w[0], dz2, V);
         /* 7 linear_backward 32 -> 256 (§5.7), accumulating */
-        memcpy(dW2_before, dW2, sizeof dW2_before);
-        memcpy(db2_before, db2, sizeof db2_before);
-        it_linear_backward(W2, h, dz2, H, V, dW2, db2, dh);
-        sbuf_reset(&kv);
-        kv_int(&kv, "in", H);
-        kv_int(&kv, "out", V);
-        kv_f32(&kv, "w", W2, V * H);
-        kv_f32(&kv, "x", h, H);
-        kv_f32(&kv, "dy", dz2, V);
-        kv_f32(&kv, "dw", dW2_before, V * H);
-        kv_f32(&kv, "db", db2_before, V);
-        w = rp_add(rp, pos_ops[6], ID(7), kv.p);
-        want_f32(&w[0], dW2, V * H);
-        want_f32(&w[1], db2, V);
-        want_f32(&w[2], dh, H);
+        add_linear_backward(rp, &kv, pos_ops[6], ID(7), W2, h, dz2, H, V, dW2, db2, dh, dW_before, db_before);
         /* 8 tanh_backward (§5.6) */
         it_tanh_backward(h, dh, H, dz1);
         sbuf_reset(&kv);
@@ -239,21 +250,7 @@ static int build_replay(replay *rp, const it_mlp13k_recipe *r, const float *para
         w = rp_add(rp, pos_ops[7], ID(8), kv.p);
         want_f32(&w[0], dz1, H);
         /* 9 linear_backward 16 -> 32 */
-        memcpy(dW1_before, dW1, sizeof dW1_before);
-        memcpy(db1_before, db1, sizeof db1_before);
-        it_linear_backward(W1, e, dz1, D, H, dW1, db1, de);
-        sbuf_reset(&kv);
-        kv_int(&kv, "in", D);
-        kv_int(&kv, "out", H);
-        kv_f32(&kv, "w", W1, H * D);
-        kv_f32(&kv, "x", e, D);
-        kv_f32(&kv, "dy", dz1, H);
-        kv_f32(&kv, "dw", dW1_before, H * D);
-        kv_f32(&kv, "db", db1_before, H);
-        w = rp_add(rp, pos_ops[8], ID(9), kv.p);
-        want_f32(&w[0], dW1, H * D);
-        want_f32(&w[1], db1, H);
-        want_f32(&w[2], de, D);
+        add_linear_backward(rp, &kv, pos_ops[8], ID(9), W1, e, dz1, D, H, dW1, db1, de, dW_before, db_before);
         /* 10 embedding_backward (§5.8), one position */
         memcpy(dE_before, dE, sizeof dE_before);
         it_embedding_backward(dE, D, xs[p], de);
