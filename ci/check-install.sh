@@ -4,8 +4,12 @@
 # so the runner's baked-in data directory is that prefix), then from a
 # directory with no vectors in it:
 #   1. the installed runner names the installed vectors as its default;
-#   2. it certifies the installed CLI with them (a full certification, every
-#      level: its verdict and exit status decide);
+#   2. it certifies the installed CLI with them (the argv form, a full
+#      certification, every level: its verdict and exit status decide);
+#   2b. its verify checks signatures against the installed allowed signers
+#      by default (a published receipt verifies, this run's own unsigned
+#      receipt is UNSIGNED unless --allow-unsigned), and finds the installed
+#      vector set without --vectors as run does;
 #   3. a C program builds against libisotrain with pkg-config's flags and
 #      computes the spec's step-0 digest (spec §11.4);
 # and make uninstall leaves no file in the prefix. Exit 0 only if all hold.
@@ -26,6 +30,7 @@ if ! $make --no-print-directory BUILD="$work/build" PREFIX="$prefix" install > "
 fi
 ok "make install PREFIX=$prefix ($(find "$prefix" -type f | wc -l) files)"
 
+repo=$(pwd)
 cd "$work/elsewhere" || exit 1
 want="$prefix/share/isotrain/vectors/v1.0.0"
 if "$prefix/bin/isotrain-conform" --version | grep -qx "default vectors: $want"; then
@@ -33,13 +38,32 @@ if "$prefix/bin/isotrain-conform" --version | grep -qx "default vectors: $want";
 else
     bad "isotrain-conform --version does not name $want: $("$prefix/bin/isotrain-conform" --version)"
 fi
-"$prefix/bin/isotrain-conform" run --iut "$prefix/bin/isotrain" > run.log 2>&1
+"$prefix/bin/isotrain-conform" run --iut-exec "$prefix/bin/isotrain" --receipt run.json > run.log 2>&1
 rc=$?
 if [ $rc = 0 ] && grep -q "$want" run.log && tail -n 1 run.log | grep -q "PASS (full certification)"; then
     ok "installed runner, installed CLI, installed vectors, from $(pwd): $(tail -n 1 run.log)"
 else
     tail -n 15 run.log
     bad "installed runner from $(pwd) (exit $rc)"
+fi
+# verify checks signatures by default against the installed allowed signers:
+# a published receipt (signed by a project key) verifies from here; this
+# run's own receipt is UNSIGNED (exit 1) unless --allow-unsigned says so
+keys="$prefix/share/isotrain/KEYS/allowed_signers"
+pub=$(ls "$repo"/vectors/v1.0.0/receipts/*.json 2>/dev/null | head -n 1)
+if [ -f "$keys" ] && "$prefix/bin/isotrain-conform" verify --vectors "$want" "$pub" > verify.log 2>&1 &&
+    grep -q "signatures checked against $keys" verify.log && grep -q "signer: signed by .*project key" verify.log; then
+    ok "installed verify: the installed allowed signers ($keys) by default: $(grep 'signer:' verify.log | head -n 1 | cut -c1-110)"
+else
+    cat verify.log
+    bad "installed verify with the installed allowed signers"
+fi
+if ! "$prefix/bin/isotrain-conform" verify run.json > unsigned.log 2>&1 && grep -q "UNSIGNED" unsigned.log &&
+    "$prefix/bin/isotrain-conform" verify --allow-unsigned run.json > allowed.log 2>&1; then
+    ok "installed verify: this run's unsigned receipt is UNSIGNED by default, accepted with --allow-unsigned"
+else
+    cat unsigned.log allowed.log
+    bad "installed verify of an unsigned receipt"
 fi
 
 cat > digest.c <<'C'

@@ -1,23 +1,27 @@
 #!/bin/sh
-# Usage: ci/check-vectors.sh MAKE_VECTORS DIR_1_0_0 [DIR_1_1_0]
-# Regenerates the vector sets (one generator run writes both) into a
+# Usage: ci/check-vectors.sh MAKE_VECTORS DIR_1_0_0 [DIR_1_1_0 [DIR_1_2_0]]
+# Regenerates the vector sets (one generator run writes them all) into a
 # temporary directory and requires each to be byte-identical to the committed
 # one (receipts/ aside: receipts are published, not generated). Also checks
-# that every file the two sets share is byte-identical between them (v1.1.0
-# carries v1.0.0's files unchanged, spec §12.4). Exit 0 only if all match.
+# that every file a set shares with the one before it is byte-identical
+# between them (each set carries the previous one's files unchanged, spec
+# §12.4). Exit 0 only if all match.
 set -eu
 gen=$1
 committed=$2
 committed11=${3:-}
+committed12=${4:-}
 
 [ -x "$gen" ] || { echo "check-vectors: no executable $gen" >&2; exit 2; }
-for d in "$committed" $committed11; do
+for d in "$committed" $committed11 $committed12; do
     [ -d "$d" ] || { echo "check-vectors: FAIL: no committed vector set at $d (run 'make vectors')" >&2; exit 1; }
 done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-if [ -n "$committed11" ]; then
+if [ -n "$committed12" ]; then
+    "$gen" "$work/v" "$work/v11" "$work/v12" || { echo "check-vectors: FAIL: the generator failed" >&2; exit 1; }
+elif [ -n "$committed11" ]; then
     "$gen" "$work/v" "$work/v11" || { echo "check-vectors: FAIL: the generator failed" >&2; exit 1; }
 else
     "$gen" "$work/v" || { echo "check-vectors: FAIL: the generator failed" >&2; exit 1; }
@@ -29,20 +33,26 @@ check() { # committed regenerated
         echo "check-vectors: PASS: $(find "$2" -type f | wc -l) regenerated files are byte-identical to $1"
     else
         echo "check-vectors: FAIL: regenerated vectors differ from $1:" >&2
-        sed -e "s|$work/v11|<regenerated>|g" -e "s|$work/v|<regenerated>|g" "$work/diff" >&2
+        sed -e "s|$work/v12|<regenerated>|g" -e "s|$work/v11|<regenerated>|g" -e "s|$work/v|<regenerated>|g" "$work/diff" >&2
         echo "check-vectors: the reference moved a vector: bump the vector version (spec §12) or fix the change" >&2
         status=1
     fi
 }
 check "$committed" "$work/v"
+shared() { # earlier later: every file of the earlier set is in the later one, byte for byte
+    n=0
+    for f in $(cd "$1" && find ops train -type f | sort); do
+        n=$((n + 1))
+        cmp -s "$1/$f" "$2/$f" || { echo "check-vectors: FAIL: $f differs between $1 and $2" >&2; status=1; }
+    done
+    [ $status -ne 0 ] || echo "check-vectors: PASS: the $n files of $1 are byte-identical in $2"
+}
 if [ -n "$committed11" ]; then
     check "$committed11" "$work/v11"
-    shared=0
-    for f in $(cd "$committed" && find ops train -type f | sort); do
-        shared=$((shared + 1))
-        cmp -s "$committed/$f" "$committed11/$f" || {
-            echo "check-vectors: FAIL: $f differs between $committed and $committed11" >&2; status=1; }
-    done
-    [ $status -ne 0 ] || echo "check-vectors: PASS: the $shared files of $committed are byte-identical in $committed11"
+    shared "$committed" "$committed11"
+fi
+if [ -n "$committed12" ]; then
+    check "$committed12" "$work/v12"
+    shared "$committed11" "$committed12"
 fi
 exit $status

@@ -12,9 +12,13 @@ the fleet needs; every problem is printed, exit 1 if any:
   - a job on real runners whose matrix covers x86_64 Linux, arm64 Linux
     (ubuntu-24.04-arm), macOS on Apple silicon (macos-14) and Windows, each
     running `isotrain-conform run` and uploading its receipt;
+  - the tiers: triggers on push, pull_request and a schedule (cron); a job
+    that runs the per-commit tier (.ci/run); a job that runs the scheduled
+    tier (make ci-scheduled) only on the schedule or by hand;
   - a gather job that needs both, runs even when one failed (if: always()),
     downloads the receipts, runs `isotrain-conform matrix` and writes the
-    table to the job summary ($GITHUB_STEP_SUMMARY).
+    table to the job summary ($GITHUB_STEP_SUMMARY), and writes the
+    conformance page (`isotrain-conform report`) and uploads it.
 --self-test: the check must reject broken copies of the file (each with one
 thing removed) and accept the file itself.
 """
@@ -59,6 +63,22 @@ def check(doc):
     def uploads(j):
         return any("upload-artifact" in str(s.get("uses", "")) for s in steps(j) if isinstance(s, dict))
 
+    on = doc.get("on", doc.get(True))
+    if not isinstance(on, dict) or "push" not in on or "pull_request" not in on:
+        bad.append("triggers: the per-commit tier needs push and pull_request")
+    sched = on.get("schedule") if isinstance(on, dict) else None
+    if not isinstance(sched, list) or not any(isinstance(c, dict) and c.get("cron") for c in sched):
+        bad.append("triggers: no schedule (cron) for the scheduled tier")
+    if not any(runs(j, ".ci/run") for j in jobs.values()):
+        bad.append("no job runs the per-commit tier (.ci/run)")
+    heavy = [n for n, j in jobs.items() if runs(j, "make ci-scheduled")]
+    if not heavy:
+        bad.append("no job runs the scheduled tier (make ci-scheduled)")
+    for n in heavy:
+        cond = str(jobs[n].get("if", "")) if isinstance(jobs[n], dict) else ""
+        if "schedule" not in cond:
+            bad.append("job %s: the scheduled tier must run only on the schedule (or by hand): no if on github.event_name"
+                       % n)
     lister = [n for n, j in jobs.items() if runs(j, "matrix --hosts qemu/hosts.json --list") and
               isinstance(j, dict) and j.get("outputs")]
     if not lister:
@@ -102,6 +122,10 @@ def check(doc):
             bad.append("gather job %s: downloads no receipts" % n)
         if not runs(j, "GITHUB_STEP_SUMMARY"):
             bad.append("gather job %s: writes no job summary" % n)
+        page = [s for s in steps(j) if isinstance(s, dict) and "isotrain-conform report" in text(s.get("run", ""))]
+        if not page or not any("upload-artifact" in str(s.get("uses", "")) and "index.html" in text(s.get("with", {}))
+                               for s in steps(j) if isinstance(s, dict)):
+            bad.append("gather job %s: writes no conformance page (isotrain-conform report) or does not upload it" % n)
     return bad
 
 
@@ -142,6 +166,12 @@ def main(argv):
     mutant("a step with both uses and run", lambda d: d["jobs"][gather]["steps"][0].update(uses="x/y@v1"))
     mutant("needs an unknown job", lambda d: d["jobs"][gather].update(needs=["nope"]))
     mutant("no job summary", lambda d: d["jobs"][gather]["steps"].pop(-2))
+    mutant("no conformance page", lambda d: d["jobs"][gather]["steps"].pop(
+        next(i for i, st in enumerate(d["jobs"][gather]["steps"]) if "isotrain-conform report" in text(st.get("run", "")))))
+    heavy = next(n for n, j in jobs.items() if "make ci-scheduled" in text(j.get("steps", "")))
+    mutant("no schedule trigger", lambda d: d.get("on", d.get(True)).pop("schedule"))
+    mutant("scheduled tier on every push", lambda d: d["jobs"][heavy].pop("if"))
+    mutant("no scheduled tier", lambda d: d["jobs"].pop(heavy))
     fails = 0
     for what, d in broken:
         got = check(d)

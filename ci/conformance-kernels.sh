@@ -15,7 +15,7 @@ sets=$("$iut" info | sed -n 's/^kernels_available=//p' | tr ',' ' ')
 [ -n "$sets" ] || { echo "conformance-kernels: $iut info lists no kernel set" >&2; exit 1; }
 fail=0
 for k in $sets; do
-    if ISOTRAIN_KERNELS=$k "$conform" run --iut "$iut" --level all --receipt "$out/kernels-$k.json" \
+    if ISOTRAIN_KERNELS=$k "$conform" run --iut-exec "$iut" --level all --receipt "$out/kernels-$k.json" \
         > "$out/kernels-$k.log" 2>&1 && grep -q "; PASS (full certification)$" "$out/kernels-$k.log"; then
         verdict=pass
     else
@@ -25,6 +25,14 @@ for k in $sets; do
     hello=$(python3 "$(dirname "$0")/receipt_json.py" "$out/kernels-$k.json" | sed -n 's/^ *"hello": "\(.*\)",*$/\1/p')
     if ! printf '%s\n' "$hello" | grep -q " kernels=$k\$"; then
         echo "conformance-kernels: $k: the receipt's hello line does not name kernels=$k" >&2
+        verdict=FAIL
+        fail=1
+    fi
+    # this machine's own fresh, unsigned receipt: it must verify (every
+    # verdict recomputed), and is accepted unsigned only because we say so
+    if ! "$conform" verify --allow-unsigned "$out/kernels-$k.json" > "$out/kernels-$k.verify" 2>&1; then
+        echo "conformance-kernels: $k: the receipt does not verify:" >&2
+        cat "$out/kernels-$k.verify" >&2
         verdict=FAIL
         fail=1
     fi

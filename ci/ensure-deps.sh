@@ -19,6 +19,11 @@
 #   matrix   every cross compiler, static libc and qemu-user of qemu/hosts.json,
 #            MinGW-w64 and Wine (the Windows host)
 #   fuzz     clang with libFuzzer and the sanitizer runtimes (make fuzz)
+#   browser  Debian's chromium (headless) and a font for its screenshots, python3
+#            (make test-report: the conformance page opened in a real browser)
+#   mpi      Open MPI: mpicc and mpi.h, and mpirun (the data-parallel trainer, mk/mpi.mk)
+#   ccache   the compiler cache the mutation matrix builds through (ci/mutants.sh):
+#            ~50 builds of one tree that differ in a file or a flag each
 set -u
 
 CC=${CC:-cc}
@@ -103,8 +108,8 @@ check() {
             command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || need gcc-mingw-w64-x86-64 "MinGW-w64 cross compiler (x86_64-w64-mingw32-gcc)"
             [ -x /usr/lib/wine/wine64 ] || need wine64 "Wine's 64-bit loader (/usr/lib/wine/wine64)"
             command -v wine >/dev/null 2>&1 || need wine "the wine command"
-            # ci/matrix-addmod113.sh reads the hosts file and the receipts with it
-            [ -x /usr/bin/python3 ] || need python3 "/usr/bin/python3 (ci/matrix-addmod113.sh's table)"
+            # ci/matrix-windows.sh reads the hosts file and the receipts with it
+            [ -x /usr/bin/python3 ] || need python3 "/usr/bin/python3 (ci/matrix-windows.sh's table)"
             ;;
         fuzz)
             cl=${FUZZ_CC:-clang}
@@ -114,6 +119,22 @@ check() {
                 "$cl" -x c - -fsanitize=fuzzer,address,undefined -o /dev/null >/dev/null 2>&1; then
                 need libclang-rt-14-dev "libFuzzer and the sanitizer runtimes for $cl (-fsanitize=fuzzer,address,undefined)"
             fi
+            ;;
+        browser)
+            [ -x /usr/bin/chromium ] || need chromium "Chromium, run headless (/usr/bin/chromium)"
+            command -v fc-list >/dev/null 2>&1 && [ -n "$(fc-list 2>/dev/null | head -n 1)" ] ||
+                need fonts-dejavu-core "a font for chromium's screenshots (fc-list lists none)"
+            [ -x /usr/bin/python3 ] || need python3 "/usr/bin/python3 (ci/check-report-browser.py)"
+            ;;
+        mpi)
+            if ! command -v mpicc >/dev/null 2>&1 ||
+                ! printf '#include <mpi.h>\nint main(void){return 0;}\n' | mpicc -x c - -o /dev/null >/dev/null 2>&1; then
+                need libopenmpi-dev "Open MPI's headers, libraries and compiler wrapper (mpi.h, mpicc)"
+            fi
+            command -v mpirun >/dev/null 2>&1 || need openmpi-bin "Open MPI's launcher (mpirun)"
+            ;;
+        ccache)
+            command -v ccache >/dev/null 2>&1 || need ccache "ccache, the compiler cache of the mutant builds (ci/mutants.sh)"
             ;;
         *)
             echo "ensure-deps.sh: unknown group '$group'" >&2

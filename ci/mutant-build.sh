@@ -1,7 +1,8 @@
 #!/bin/sh
 # Usage: ci/mutant-build.sh OUT PATCH|- [mk/reference.mk variables, e.g. CC=cc OPT=-O2 EXTRA_CFLAGS=...]
 #
-# Builds the reference into OUT through mk/reference.mk. With a PATCH (a file
+# Builds the reference into OUT through mk/reference.mk (MUTANT_MK=FILE: another
+# build file of mk/, e.g. mk/mpi-build.mk for the MPI trainer). With a PATCH (a file
 # of spec/mutants/, a unified diff against this tree), the build is of a
 # patched copy (OUT/tree: reference/, mk/ and spec/), so a mutant's variant
 # lives beside spec/mutants/mutants.tsv and never in reference/src.
@@ -10,9 +11,10 @@ out=${1:?usage: ci/mutant-build.sh OUT PATCH|- [VAR=VALUE...]}
 p=${2:?patch file of spec/mutants/, or -}
 shift 2
 make=${MAKE:-make}
+mk=${MUTANT_MK:-mk/reference.mk}
 case $out in /*) ;; *) out=$(pwd)/$out ;; esac
 if [ "$p" = - ]; then
-    exec $make --no-print-directory -f mk/reference.mk OUT="$out" "$@"
+    exec $make --no-print-directory -f "$mk" OUT="$out" "$@"
 fi
 case $p in */*) ;; *) p=spec/mutants/$p ;; esac
 [ -f "$p" ] || { echo "mutant-build: no patch $p" >&2; exit 2; }
@@ -21,4 +23,4 @@ rm -rf "$tree"
 mkdir -p "$tree"
 cp -R reference mk spec "$tree"/
 patch -s -p1 -d "$tree" < "$p" || { echo "mutant-build: $p does not apply to this tree" >&2; exit 2; }
-exec $make --no-print-directory -C "$tree" -f mk/reference.mk OUT="$out" "$@"
+exec $make --no-print-directory -C "$tree" -f "$mk" OUT="$out" "$@"

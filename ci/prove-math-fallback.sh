@@ -1,6 +1,6 @@
 #!/bin/sh
 # Usage: ci/prove-math-fallback.sh PROVE_MATH ISOTRAIN
-# Negative control of the SIMD sets' exact fallback (make prove-math): with
+# Negative controls of make prove-math. First the SIMD sets' exact fallback: with
 # --no-fallback, lanes near a binary32 rounding boundary keep their binary64
 # fast-path result, and on the inputs below that result is wrong, so the
 # proof must report mismatches for every SIMD kernel set. The inputs are the
@@ -11,12 +11,16 @@ set -u
 prove=${1:?usage: ci/prove-math-fallback.sh PROVE_MATH ISOTRAIN}
 iut=${2:?isotrain}
 sets=$("$iut" info | sed -n 's/^kernels_available=//p' | tr ',' '\n' | grep -v '^portable$' | paste -sd, -)
-if [ -z "$sets" ]; then
-    echo "prove-math-fallback: no SIMD kernel set on this CPU: nothing to control"
-    exit 0
-fi
 fail=0
-for case in "exp bf81eadf" "exp 4283070f" "log 41178feb" "log 3c413d3a"; do
+cases="exp bf81eadf,exp 4283070f,log 41178feb,log 3c413d3a"
+if [ -z "$sets" ]; then
+    echo "prove-math-fallback: no SIMD kernel set on this CPU: no fallback to control"
+    cases=
+fi
+IFS_SAVED=$IFS
+IFS=,
+for case in $cases; do
+    IFS=$IFS_SAVED
     set -- $case
     fn=$1 x=$2
     # the 256 inputs around x, so x sits in a full vector block, not a scalar tail
@@ -37,4 +41,25 @@ for case in "exp bf81eadf" "exp 4283070f" "log 41178feb" "log 3c413d3a"; do
         fail=1
     fi
 done
+IFS=$IFS_SAVED
+# The square root (spec §3.6): every set's, portable included, replaced by
+# x * rsqrt(x) refined by one Newton step (the fast square root of graphics
+# code): on 65,536 inputs around 0.5 the proof must find it wrong in every
+# set, and the real one right.
+all=$("$iut" info | sed -n 's/^kernels_available=//p')
+nall=$(printf '%s\n' "$all" | tr ',' '\n' | grep -c .)
+out=$("$prove" sqrt --sqrt-rsqrt-newton --kernels "$all" --range 3f000000 3f00ffff 2>&1)
+rc=$?
+n=$(printf '%s\n' "$out" | grep -c ': [1-9][0-9]* mismatches;')
+if [ $rc -eq 1 ] && [ "$n" -eq "$nall" ]; then
+    echo "prove-math-fallback: sqrt as rsqrt + one Newton step: wrong in all $nall sets ($all): the proof sees a non-IEEE square root"
+else
+    echo "prove-math-fallback: sqrt as rsqrt + Newton: expected a mismatch in each of $all, got exit $rc:" >&2
+    printf '%s\n' "$out" >&2
+    fail=1
+fi
+if ! "$prove" sqrt --kernels "$all" --range 3f000000 3f00ffff > /dev/null 2>&1; then
+    echo "prove-math-fallback: sqrt on the same inputs: FAILED" >&2
+    fail=1
+fi
 exit $fail

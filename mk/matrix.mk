@@ -22,8 +22,9 @@
 #                        every receipt signed by FILE (the project's private
 #                        key, never in the repository), verifies them against
 #                        vectors/KEYS/allowed_signers and copies them and
-#                        MATRIX.md into vectors/v1.0.0/receipts (review the
-#                        diff, then commit).
+#                        MATRIX.md into vectors/v1.0.0/receipts, with the
+#                        conformance page index.html (isotrain-conform report)
+#                        beside them (review the diff, then commit).
 
 HOSTS_FILE   ?= qemu/hosts.json
 MATRIX_DIR   := $(BUILD)/matrix
@@ -44,24 +45,28 @@ deps-sign:
 matrix-run: conformance-runner deps-matrix
 	MAKE="$(MAKE)" sh ci/matrix.sh $(CONFORM) $(HOSTS_FILE) $(MATRIX_DIR) $(MATRIX_JOBS)
 
+# --allow-unsigned: the receipts are this machine's own fresh runs (signed
+# only by publish-matrix); the matrix says UNSIGNED in their rows.
 matrix: matrix-run
-	$(CONFORM) matrix --hosts $(HOSTS_FILE) --markdown $(MATRIX_DIR)/MATRIX.md $(MATRIX_RECEIPTS)
+	$(CONFORM) matrix --allow-unsigned --hosts $(HOSTS_FILE) --markdown $(MATRIX_DIR)/MATRIX.md $(MATRIX_RECEIPTS)
 	sh ci/check-matrix-kernels.sh $(HOSTS_FILE) $(MATRIX_DIR)
 
 # The published receipts first: signed by an allowed signer and verifying
-# (every verdict recomputed); then this machine's run against them.
+# (every verdict recomputed; the signer named by its key's fingerprint);
+# then this machine's run against them (its own receipts unsigned: they are
+# accepted with --allow-unsigned, the published ones must be signed).
 check-matrix-published: conformance-runner deps-sign
 	$(CONFORM) verify --allowed-signers $(ALLOWED_SIGNERS) $(wildcard $(MATRIX_PUB)/*.json)
 
 check-matrix: check-matrix-published matrix-run
-	$(CONFORM) matrix --hosts $(HOSTS_FILE) --markdown $(MATRIX_DIR)/MATRIX.md \
+	$(CONFORM) matrix --allow-unsigned --hosts $(HOSTS_FILE) --markdown $(MATRIX_DIR)/MATRIX.md \
 	    --against $(MATRIX_PUB) $(MATRIX_RECEIPTS)
 	sh ci/check-matrix-kernels.sh $(HOSTS_FILE) $(MATRIX_DIR)
 
 # Receipts are published from a clean revision (the receipts name it) and
 # signed there; the signature is checked before anything is copied.
 publish-matrix: conformance-runner deps-sign
-	@test -n "$(SIGN_KEY)" || { echo "publish-matrix: give SIGN_KEY=FILE, the project's private key (public half: vectors/KEYS/isotrain-project.pub)" >&2; exit 2; }
+	@test -n "$(SIGN_KEY)" || { echo "publish-matrix: give SIGN_KEY=FILE, the project's private key (public half: vectors/KEYS/isotrain-project-2026-12.pub)" >&2; exit 2; }
 	@test -z "$$(git status --porcelain)" || { echo "publish-matrix: the git tree is not clean; receipts are published from a committed revision:" >&2; git status --short >&2; exit 2; }
 	MATRIX_SIGN_KEY="$(SIGN_KEY)" $(MAKE) --no-print-directory matrix-run
 	@$(MAKE) --no-print-directory publish-matrix-copy
@@ -71,14 +76,43 @@ publish-matrix-copy:
 	$(CONFORM) verify --allowed-signers $(ALLOWED_SIGNERS) $(MATRIX_RECEIPTS)
 	sh ci/check-matrix-kernels.sh $(HOSTS_FILE) $(MATRIX_DIR)
 	@mkdir -p $(MATRIX_PUB)
-	rm -f $(MATRIX_PUB)/*.json $(MATRIX_PUB)/MATRIX.md
+	rm -f $(MATRIX_PUB)/*.json $(MATRIX_PUB)/MATRIX.md $(MATRIX_PUB)/index.html
 	cp $(MATRIX_RECEIPTS) $(MATRIX_PUB)/
-	$(CONFORM) matrix --hosts $(HOSTS_FILE) --markdown $(MATRIX_PUB)/MATRIX.md $(MATRIX_PUB)/*.json || true
+	$(CONFORM) matrix --allowed-signers $(ALLOWED_SIGNERS) --hosts $(HOSTS_FILE) --markdown $(MATRIX_PUB)/MATRIX.md $(MATRIX_PUB)/*.json || true
+	$(CONFORM) report --hosts $(HOSTS_FILE) --allowed-signers $(ALLOWED_SIGNERS) -o $(MATRIX_PUB)/index.html \
+	    $(MATRIX_PUB)/*.json
 
-# Profile addmod113 (spec §13) on every host: qemu/hosts.json's
-# addmod113_steps per host (300 natively, a prefix under QEMU), every op
-# vector of vectors/v1.1.0; receipts and MATRIX-addmod113.md in
-# build/matrix-addmod113/ (ci/matrix-addmod113.sh).
-.PHONY: matrix-addmod113
-matrix-addmod113: conformance-runner deps-matrix
-	MAKE="$(MAKE)" sh ci/matrix-addmod113.sh $(CONFORM) $(HOSTS_FILE) $(BUILD)/matrix-addmod113 $(MATRIX_JOBS)
+# The windows matrix (issue 20; ci/matrix-windows.sh): every host once
+# against vectors/v1.2.0 with --windows. Unemulated hosts run the full runs
+# of all three profiles plus every window; emulated hosts (QEMU, Wine) a
+# prefix of qemu/hosts.json's prefix_steps (--steps bounds the golden and
+# fresh-seed runs, never a window) plus every window of addmod113 and
+# gptchar (start, middle, end), every op vector, PARTIAL by design; the
+# expected-fail host the ops level. Receipts and MATRIX-windows.md in
+# build/matrix-windows/. matrix-addmod113 is its old name, kept as an alias.
+#   make matrix-gptchar-full   (scheduled tier, hours under QEMU) gptchar's
+#                        500 steps and windows on every emulated host
+#                        expected to pass; GPTCHAR_FULL_STEPS=N cuts the
+#                        runs to N steps (a plumbing check, the table says
+#                        so). Receipts and MATRIX-gptchar-full.md in
+#                        build/matrix-gptchar-full/.
+#   make matrix-gptchar-windows  the same with --profile gptchar: gptchar's op
+#                        vectors and windows on every host, in full unemulated;
+#                        build/matrix-gptchar-windows/.
+#   make matrix-gptchar-windows-share  (per commit, part of make test) that on
+#                        GPTCHAR_SHARE_HOSTS: the unemulated host, the other ISA
+#                        with SIMD kernels, the big-endian one, x86_64 without
+#                        AVX; every host's windows are the scheduled tier's
+#                        (matrix-windows runs gptchar's too).
+GPTCHAR_SHARE_HOSTS ?= x86_64-native aarch64-cortex-a72 s390x x86_64-nehalem
+.PHONY: matrix-windows matrix-addmod113 matrix-gptchar-full matrix-gptchar-windows matrix-gptchar-windows-share
+matrix-gptchar-windows: conformance-runner deps-matrix
+	MAKE="$(MAKE)" sh ci/matrix-windows.sh --gptchar-windows $(CONFORM) $(HOSTS_FILE) $(BUILD)/matrix-gptchar-windows $(MATRIX_JOBS)
+matrix-gptchar-windows-share: conformance-runner deps-matrix
+	MATRIX_HOSTS="$(GPTCHAR_SHARE_HOSTS)" MAKE="$(MAKE)" sh ci/matrix-windows.sh --gptchar-windows $(CONFORM) $(HOSTS_FILE) \
+	    $(BUILD)/matrix-gptchar-windows-share $(MATRIX_JOBS)
+matrix-windows: conformance-runner deps-matrix
+	MAKE="$(MAKE)" sh ci/matrix-windows.sh $(CONFORM) $(HOSTS_FILE) $(BUILD)/matrix-windows $(MATRIX_JOBS)
+matrix-addmod113: matrix-windows
+matrix-gptchar-full: conformance-runner deps-matrix
+	MAKE="$(MAKE)" sh ci/matrix-windows.sh --gptchar-full $(CONFORM) $(HOSTS_FILE) $(BUILD)/matrix-gptchar-full $(MATRIX_JOBS)

@@ -9,34 +9,44 @@
 #                         fails if a mutant survives that the list does not record as equivalent
 #   make check-mutants    the same into build/mutants/mutants.md, and requires it to equal
 #                         spec/mutants.md above the timings marker
+#   make check-mutants-fresh
+#                         every op mutant of spec/mutants.md (a golden op vector kills it)
+#                         against the fresh cases alone (run --fresh-only: no golden vector
+#                         runs), reusing the builds of check-mutants; fails if one survives
 
 MUTANTS_DIR   := $(BUILD)/mutants
 MUTANTS_TABLE := $(MUTANTS_DIR)/mutants_table
 MUTANT_JOBS   ?= 2
 MUTANTS_MARK  := <!-- timings:
 
-.PHONY: mutants check-mutants mutants-tools
+.PHONY: mutants check-mutants check-mutants-fresh mutants-tools
 
 # Receipts are DSSE envelopes: the table opens them with the runner's own
 # reader (conformance/src/trust/dsse.c).
 MUTANTS_TABLE_SRCS := conformance/src/trust/dsse.c conformance/src/trust/sshsig.c conformance/src/core/util.c \
+                      conformance/src/core/json_strict.c conformance/src/trust/keys.c \
                       conformance/src/core/problems.c
 $(MUTANTS_TABLE): conformance/tools/mutants_table.c $(MUTANTS_TABLE_SRCS) $(NATIVE)/libisotrain.a | deps-conform
 	@mkdir -p $(MUTANTS_DIR)
 	$(CC) $(CONF_CFLAGS) -pedantic -O2 $< $(MUTANTS_TABLE_SRCS) $(NATIVE)/libisotrain.a -lcjson -o $@
 
-mutants-tools: deps-cross reference conformance-runner
+mutants-tools: deps-cross deps-mpi reference conformance-runner
+	@sh ci/ensure-deps.sh ccache
 	@$(MAKE) --no-print-directory $(MUTANTS_TABLE)
 
 mutants: mutants-tools
-	MUTANTS_OUT=$(MUTANTS_DIR) CONFORM=$(CONFORM) MUTANT_JOBS=$(MUTANT_JOBS) CC=$(CC) \
+	MUTANTS_OUT=$(MUTANTS_DIR) CONFORM=$(CONFORM) MUTANT_JOBS=$(MUTANT_JOBS) CC=$(CC) MPIRUN_FLAGS="$(MPIRUN_FLAGS)" \
 	    sh ci/mutants.sh all spec/mutants.md
 
 check-mutants: mutants-tools
-	MUTANTS_OUT=$(MUTANTS_DIR) CONFORM=$(CONFORM) MUTANT_JOBS=$(MUTANT_JOBS) CC=$(CC) \
+	MUTANTS_OUT=$(MUTANTS_DIR) CONFORM=$(CONFORM) MUTANT_JOBS=$(MUTANT_JOBS) CC=$(CC) MPIRUN_FLAGS="$(MPIRUN_FLAGS)" \
 	    sh ci/mutants.sh all $(MUTANTS_DIR)/mutants.md
 	@sed '/^$(MUTANTS_MARK)/,$$d' spec/mutants.md > $(MUTANTS_DIR)/committed.part
 	@sed '/^$(MUTANTS_MARK)/,$$d' $(MUTANTS_DIR)/mutants.md > $(MUTANTS_DIR)/regenerated.part
 	@diff -u $(MUTANTS_DIR)/committed.part $(MUTANTS_DIR)/regenerated.part || \
 	    { echo "check-mutants: spec/mutants.md is not what make mutants gives today (diff above)" >&2; exit 1; }
 	@echo "check-mutants: spec/mutants.md matches the regenerated table"
+
+check-mutants-fresh: mutants-tools
+	MUTANTS_OUT=$(MUTANTS_DIR) CONFORM=$(CONFORM) MUTANT_JOBS=$(MUTANT_JOBS) CC=$(CC) \
+	    sh ci/mutants.sh fresh-all

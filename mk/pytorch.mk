@@ -5,15 +5,17 @@
 #   make pytorch-deps        python3-torch (and numpy) for $(PYTORCH_PY); installs as root
 #   make test-pytorch        quick adapter tests (spec vectors, protocol, runner parses traces,
 #                            repeat on addmod113 with 3 steps)                    ~30 s
-#   make pytorch-matrix      R1/R2 of the design brief, natively and under qemu-x86_64,
-#                            verdicts by the runner -> $(PYTORCH_MATRIX_OUT)         ~3-5 min
+#   make pytorch-matrix      R1/R2 of the design brief, natively and under qemu-x86_64, and R2
+#                            with OpenBLAS as libblas.so.3 (private copy, OPENBLAS_CORETYPE
+#                            unset vs pinned), verdicts by the runner -> $(PYTORCH_MATRIX_OUT)
 #   make pytorch-divergence  addmod113: repeat, default-vs-avx2 compare, divergence curve
 #                            -> $(PYTORCH_OUT)/divergence.csv, divergence.svg        ~5-8 min
 #   make pytorch-sysroots    Debian's python3-torch for arm64, s390x, ppc64el in
 #                            $(PYTORCH_SYSROOTS)/<arch>/root (private apt; cached)
 #   make pytorch-cross-isa   pinned PyTorch (default kernels, 1 thread) natively and under
-#                            qemu-aarch64/-s390x/-ppc64le, verdicts by the runner
-#                            -> $(PYTORCH_CROSS_OUT)/cross-isa.md
+#                            qemu-aarch64/-s390x/-ppc64le, verdicts by the runner, single-op
+#                            probes, disassembly, compile probe -> $(PYTORCH_CROSS_OUT)/evidence.txt,
+#                            which must equal $(PYTORCH_CROSS_EXPECT) (fails with a diff otherwise)
 #
 # Debian's python3-torch is built for /usr/bin/python3; a python3 earlier in
 # PATH (pyenv, venv) does not see it, so /usr/bin/python3 is preferred.
@@ -23,6 +25,8 @@ PYTORCH_CONFORM   ?= $(BUILD)/conform/isotrain-conform
 PYTORCH_OUT       ?= $(BUILD)/pytorch
 PYTORCH_MATRIX_OUT ?= $(BUILD)/pytorch-matrix
 PYTORCH_MATRIX_STEPS ?= 200
+PYTORCH_MATRIX_OPENBLAS_STEPS ?= 20
+PYTORCH_OPENBLAS  ?= $(BUILD)/openblas
 PYTORCH_DIVERGENCE_STEPS ?= 300
 PYTORCH_QEMU      ?= qemu-x86_64
 comma := ,
@@ -33,6 +37,10 @@ PYTORCH_CROSS_STEPS ?= 200
 # QEMU runs the whole Python + libtorch process: fewer steps there (the
 # first difference, if any, is in the first few)
 PYTORCH_CROSS_QEMU_STEPS ?= 30
+# the committed expectation the evidence must equal; PYTORCH_CROSS_UPDATE=1
+# re-records it from the run (then commit it with the reason)
+PYTORCH_CROSS_EXPECT ?= adapters/pytorch/expected/cross-isa.txt
+PYTORCH_CROSS_UPDATE ?=
 
 .PHONY: pytorch-deps pytorch-deps-qemu test-pytorch pytorch-matrix pytorch-divergence pytorch-sysroots pytorch-cross-isa
 
@@ -49,10 +57,15 @@ test-pytorch: pytorch-deps conformance-runner
 	$(PYTORCH_PY) adapters/pytorch/tests/test_adapter.py --conform $(PYTORCH_CONFORM) --python $(PYTORCH_PY) \
 	    --isotrain $(BUILD)/native/isotrain
 
-pytorch-matrix: pytorch-deps-qemu conformance-runner
+# OpenBLAS for the R2 + OpenBLAS rows comes from a private extraction
+# (ci/openblas-private.sh; never installed: that would switch libblas.so.3 for
+# every process and break the reference-BLAS rows)
+pytorch-matrix: pytorch-deps-qemu conformance-runner reference
 	@mkdir -p $(PYTORCH_MATRIX_OUT)
+	ob=$$(sh ci/openblas-private.sh $(PYTORCH_OPENBLAS)) && \
 	$(PYTORCH_PY) adapters/pytorch/matrix.py --conform $(PYTORCH_CONFORM) --python $(PYTORCH_PY) \
-	    --out $(PYTORCH_MATRIX_OUT) --steps $(PYTORCH_MATRIX_STEPS) --qemu $(PYTORCH_QEMU)
+	    --out $(PYTORCH_MATRIX_OUT) --steps $(PYTORCH_MATRIX_STEPS) --qemu $(PYTORCH_QEMU) \
+	    --openblas "$$ob" --openblas-steps $(PYTORCH_MATRIX_OPENBLAS_STEPS) --isotrain $(NATIVE)/isotrain
 
 # With the reference (native and aarch64 under QEMU) on spec profile
 # addmod113 beside PyTorch's drift, in the same figure.
@@ -73,4 +86,5 @@ pytorch-cross-isa: pytorch-deps conformance-runner pytorch-sysroots
 	@mkdir -p $(PYTORCH_CROSS_OUT)
 	$(PYTORCH_PY) adapters/pytorch/cross_isa.py --conform $(PYTORCH_CONFORM) --python $(PYTORCH_PY) \
 	    --sysroots $(PYTORCH_SYSROOTS) --out $(PYTORCH_CROSS_OUT) --steps $(PYTORCH_CROSS_STEPS) \
-	    --qemu-steps $(PYTORCH_CROSS_QEMU_STEPS) --arches $(subst $(eval) ,$(comma),$(strip $(PYTORCH_CROSS_ARCHES)))
+	    --qemu-steps $(PYTORCH_CROSS_QEMU_STEPS) --arches $(subst $(eval) ,$(comma),$(strip $(PYTORCH_CROSS_ARCHES))) \
+	    --expect $(PYTORCH_CROSS_EXPECT) $(if $(PYTORCH_CROSS_UPDATE),--update-expected)

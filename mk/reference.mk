@@ -18,7 +18,7 @@ LIB_SRCS := $(wildcard reference/src/*.c)
 KERNEL_SRCS := $(wildcard reference/src/kernels/*.c)
 LIB_OBJS := $(patsubst reference/src/%.c,$(OUT)/obj/%.o,$(LIB_SRCS)) \
             $(patsubst reference/src/kernels/%.c,$(OUT)/obj/kernels/%.o,$(KERNEL_SRCS)) \
-            $(OUT)/obj/corpus_mlp13k.o
+            $(OUT)/obj/corpus_mlp13k.o $(OUT)/obj/corpus_gptchar.o
 
 # The kernel sets (reference/src/kernels/): each x86_64 file with its own
 # instruction set's flag and never an FMA one (ci/check-no-fma.sh checks the
@@ -33,6 +33,12 @@ KERNEL_FLAGS_x86_sse2   := -msse2
 KERNEL_FLAGS_x86_avx    := -mavx
 KERNEL_FLAGS_x86_avx2   := -mavx2
 KERNEL_FLAGS_x86_avx512 := -mavx512f
+KERNEL_FLAGS_x86_sha    := -msha -msse4.1
+endif
+# The Armv8 SHA2 instructions (kernels/arm_sha2.c); dispatch.c uses them only
+# when AT_HWCAP says the CPU has them.
+ifneq ($(filter aarch64-%,$(TARGET)),)
+KERNEL_FLAGS_arm_sha2   := -march=armv8-a+crypto
 endif
 
 # EXE=.exe for Windows builds (MinGW's gcc appends it to -o names anyway)
@@ -40,11 +46,11 @@ EXE ?=
 
 all: $(OUT)/libisotrain.a $(OUT)/isotrain$(EXE)
 
-$(OUT)/obj/%.o: reference/src/%.c reference/include/isotrain.h $(wildcard reference/src/*.h) \
+$(OUT)/obj/%.o: reference/src/%.c reference/include/isotrain.h reference/include/isotrain_reduce.h $(wildcard reference/src/*.h) \
                  reference/src/kernels/kernels.h | $(OUT)/obj
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-$(OUT)/obj/kernels/%.o: reference/src/kernels/%.c reference/src/kernels/kernels.h reference/src/kernels/simd_body.h \
+$(OUT)/obj/kernels/%.o: reference/src/kernels/%.c reference/src/kernels/kernels.h reference/src/kernels/simd_body.h reference/src/kernels/gemm_body.h \
                         reference/include/isotrain.h | $(OUT)/obj/kernels
 	$(CC) $(ALL_CFLAGS) $(KERNEL_OPT) $(KERNEL_FLAGS_$*) -c $< -o $@
 
@@ -52,6 +58,12 @@ $(OUT)/gen/corpus_mlp13k.c: spec/corpus/mlp13k.txt reference/tools/bin2c.sh | $(
 	sh reference/tools/bin2c.sh it_mlp13k_corpus $< > $@.tmp && mv $@.tmp $@
 
 $(OUT)/obj/corpus_mlp13k.o: $(OUT)/gen/corpus_mlp13k.c | $(OUT)/obj
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(OUT)/gen/corpus_gptchar.c: spec/corpus/gptchar.txt reference/tools/bin2c.sh | $(OUT)/gen
+	sh reference/tools/bin2c.sh it_gptchar_corpus $< > $@.tmp && mv $@.tmp $@
+
+$(OUT)/obj/corpus_gptchar.o: $(OUT)/gen/corpus_gptchar.c | $(OUT)/obj
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(OUT)/libisotrain.a: $(LIB_OBJS)

@@ -30,7 +30,10 @@ ADAPTER_VERSION = "0.1.0"
 SPEC_VERSION = "1.0.0"
 
 
-def build_model(torch):
+def build_model(torch, init="spec"):
+    """The model; init="spec" copies the spec's §11.4 values into it, init="torch"
+    keeps PyTorch's own default initialisation (seed it with torch.manual_seed
+    first): the comparison host_probes.py makes."""
     nn = torch.nn
 
     class MLP13k(nn.Module):
@@ -46,6 +49,8 @@ def build_model(torch):
             return self.fc2(torch.tanh(self.fc1(self.embed(x))))
 
     model = MLP13k()
+    if init == "torch":
+        return model
     init = spec.mlp13k_init()
     # parameters() order = spec §11.2 checkpoint order: embed, w1, b1, w2, b2
     with torch.no_grad():
@@ -81,7 +86,7 @@ def train(argv):
     from isotrain_trace import IsotrainTrace, IsotrainFailure
 
     # free-form diagnostics (P1: the runner keeps stderr, never parses it)
-    print("pytorch-mlp13k: %s" % proto.torch_facts(torch), file=sys.stderr)
+    print("pytorch-mlp13k: %s %s" % (proto.torch_facts(torch), proto.blas_facts()), file=sys.stderr)
     why = fpenv_probe(torch)
     if why:
         proto.report_failure("fpenv-flush", 0, why)

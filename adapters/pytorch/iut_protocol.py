@@ -10,6 +10,7 @@ Environment (both adapters):
                            at import time, reported by `hello`.
 """
 
+import ctypes
 import os
 import re
 import sys
@@ -95,3 +96,29 @@ def torch_facts(torch):
     return ("torch=%s cpu_capability=%s blas=%s threads=%d aten_cpu_capability_env=%s"
             % (tok(torch.__version__), tok(cap), tok(blas), torch.get_num_threads(),
                tok(os.environ.get("ATEN_CPU_CAPABILITY", "unset"))))
+
+
+def blas_facts():
+    """key=value tokens naming the BLAS this process actually loaded: the
+    mapped files whose name says blas (from /proc/self/maps, which QEMU user
+    mode emulates for the guest), and for OpenBLAS the kernel set it chose
+    (openblas_get_corename: its own CPUID dispatch, or OPENBLAS_CORETYPE).
+    For the diagnostics line on stderr (matrix.py checks it), not for hello."""
+    try:
+        with open("/proc/self/maps") as f:
+            paths = sorted({ln.split(None, 5)[5].strip() for ln in f if len(ln.split(None, 5)) == 6})
+    except OSError:
+        paths = []
+    blas = [p for p in paths if re.search(r"blas", os.path.basename(p))]
+    facts = "blas_so=%s" % (",".join(blas) or "none")
+    core = "none"
+    for p in blas:
+        if "openblas" in os.path.basename(p):
+            try:
+                lib = ctypes.CDLL(p)
+                lib.openblas_get_corename.restype = ctypes.c_char_p
+                core = lib.openblas_get_corename().decode()
+            except (OSError, AttributeError):
+                core = "unknown"
+            break
+    return facts + " openblas_core=%s" % re.sub(r"[\s=]+", "_", core)

@@ -62,7 +62,9 @@ def compute(out_path):
     res["nn.Embedding(114, 64) init"] = torch.nn.Embedding(114, 64).weight.detach()
     torch.manual_seed(0)
     res["nn.Linear(64, 256) init"] = torch.nn.Linear(64, 256).weight.detach()
-    np.savez(out_path, **{"%03d %s" % (i, k): v.detach().numpy() for i, (k, v) in enumerate(res.items())})
+    saved = {"%03d %s" % (i, k): v.detach().numpy() for i, (k, v) in enumerate(res.items())}
+    saved.update({"in:a": a.numpy(), "in:g": g.numpy(), "in:h": h.numpy()})  # for the formula check
+    np.savez(out_path, **saved)
 
 
 def ulps(x, y):
@@ -98,7 +100,7 @@ def main(argv):
               " (PyTorch %s):" % __import__("torch").__version__)
         head = "  %-40s" % "op" + "".join("  %-30s" % ("vs " + c) for c in caps)
         print(head)
-        for k in base.files:
+        for k in [k for k in base.files if not k.startswith("in:")]:
             x = base[k].reshape(-1)
             cells = []
             for c in caps:
@@ -107,6 +109,17 @@ def main(argv):
                 cells.append("identical" if d == 0 else
                              "%d/%d differ, <=%d ULP" % (d, x.size, int(ulps(x, yv).max())))
             print("  %-40s" % k[4:] + "".join("  %-30s" % c for c in cells))
+        # which formula each kernel set's results equal (evidence/fused_forms.py)
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "evidence"))
+        import fused_forms as ff
+        a, g, h = base["in:a"], base["in:g"], base["in:h"]
+        checks = (("tanh_backward (1-y*y)*g", ff.tanh_backward(g, h)),
+                  ("add_(alpha=-0.1): SGD lr 0.1", ff.axpy(a, g, -0.1)))
+        print("which formula each kernel set's results equal bit for bit (evidence/fused_forms.py):")
+        for name, forms in checks:
+            key = next(k for k in base.files if k[4:] == name)
+            print("  %-40s" % name + "".join("  %s: %s" % (c, ff.classify(results[c][key], forms))
+                                              for c in ["default"] + caps))
     return 0
 
 

@@ -31,6 +31,9 @@ from runlog import Tee
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 IUT = os.path.join(HERE, "iut.py")
+# measured (README, "R2 and OpenBLAS"): OpenBLAS's Nehalem kernels against the
+# reference BLAS on mlp13k, both pinned
+OPENBLAS_VS_REFERENCE = "identical"
 
 
 def cpu_flags():
@@ -56,13 +59,22 @@ class Runs:
     def trace(self, name):
         return os.path.join(self.a.out, "traces", name + ".trace")
 
-    def run(self, name, cap=None, threads=None, cpu=None):
-        env = {k: v for k, v in os.environ.items() if k not in ("ATEN_CPU_CAPABILITY", "ISOTRAIN_TORCH_THREADS")}
+    def run(self, name, cap=None, threads=None, cpu=None, openblas=False, coretype=None, steps=None):
+        """openblas: libblas.so.3 resolves to the private OpenBLAS (--openblas, by
+        LD_LIBRARY_PATH, one OpenBLAS thread); coretype: OPENBLAS_CORETYPE."""
+        env = {k: v for k, v in os.environ.items() if k not in (
+            "ATEN_CPU_CAPABILITY", "ISOTRAIN_TORCH_THREADS", "LD_LIBRARY_PATH", "OPENBLAS_CORETYPE",
+            "OPENBLAS_NUM_THREADS")}
         if cap:
             env["ATEN_CPU_CAPABILITY"] = cap
         if threads:
             env["ISOTRAIN_TORCH_THREADS"] = str(threads)
-        cmd = [self.python, IUT, "train", "--profile", "mlp13k", "--steps", str(self.a.steps),
+        if openblas:
+            env["LD_LIBRARY_PATH"] = self.a.openblas
+            env["OPENBLAS_NUM_THREADS"] = "1"
+        if coretype:
+            env["OPENBLAS_CORETYPE"] = coretype
+        cmd = [self.python, IUT, "train", "--profile", "mlp13k", "--steps", str(steps or self.a.steps),
                "--trace", self.trace(name)]
         if cpu:
             cmd = [self.a.qemu, "-cpu", cpu] + cmd
@@ -76,6 +88,17 @@ class Runs:
         self.facts[name] = m.group(1) if m else "?"
         if rc != 0:
             raise RuntimeError("%s exited with status %d (see %s)" % (" ".join(cmd), rc, log))
+        # the run loaded the BLAS its row is about (/proc/self/maps inside the process):
+        # the private OpenBLAS, or else the system's reference BLAS
+        so = re.search(r"blas_so=(\S+)", self.facts[name])
+        so = so.group(1) if so else ""
+        if openblas:
+            ok = all(p.startswith(self.a.openblas.rstrip("/") + "/") for p in so.split(",")) and "openblas" in so
+        else:
+            ok = "libblas" in so and "openblas" not in so
+        if not ok:
+            raise RuntimeError("%s loaded %s, not the %s its row needs (see %s)" % (
+                name, so or "no BLAS", "private OpenBLAS in " + self.a.openblas if openblas else "reference BLAS", log))
 
 
 def runner_compare(a, conform, name, trace_a, trace_b):
@@ -113,6 +136,11 @@ def main():
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--qemu", default="qemu-x86_64")
     ap.add_argument("--vectors", default="vectors/v1.0.0")
+    ap.add_argument("--isotrain", default="", help="the reference CLI (build/native/isotrain), for spec_diff.py")
+    ap.add_argument("--openblas", default="",
+                    help="directory holding OpenBLAS's libblas.so.3 (ci/openblas-private.sh); empty: no OpenBLAS rows")
+    ap.add_argument("--openblas-steps", type=int, default=20)
+    ap.add_argument("--openblas-core", default="Nehalem", help="the OPENBLAS_CORETYPE of the pinned OpenBLAS rows")
     a = ap.parse_args()
     for d in ("traces", "logs"):
         os.makedirs(os.path.join(a.out, d), exist_ok=True)
@@ -141,6 +169,15 @@ def main():
         jobs = [("qemu-Nehalem", {}, "Nehalem"), ("qemu-Haswell", {}, "Haswell"),
                 ("qemu-Nehalem-pinned", {"cap": "default", "threads": 1}, "Nehalem"),
                 ("qemu-Haswell-pinned", {"cap": "default", "threads": 1}, "Haswell")]
+        if a.openblas:
+            # R2 with OpenBLAS as libblas.so.3 (pinned otherwise), fewer steps: the first
+            # difference is at step 1. Its own CPUID dispatch, then OPENBLAS_CORETYPE pinned.
+            ob = {"cap": "default", "threads": 1, "openblas": True, "steps": a.openblas_steps}
+            r.run("native-pinned-%d" % a.openblas_steps, cap="default", threads=1, steps=a.openblas_steps)
+            r.run("native-pinned-openblas", **ob)
+            r.run("native-pinned-openblas-core", coretype=a.openblas_core, **ob)
+            jobs += [("qemu-Nehalem-pinned-openblas", ob, "Nehalem"), ("qemu-Haswell-pinned-openblas", ob, "Haswell"),
+                     ("qemu-Haswell-pinned-openblas-core", dict(ob, coretype=a.openblas_core), "Haswell")]
         with ThreadPoolExecutor(max_workers=2) as pool:
             for f in [pool.submit(r.run, n, cpu=c, **kw) for n, kw, c in jobs]:
                 f.result()
@@ -181,10 +218,39 @@ def main():
          T("qemu-Nehalem-pinned"), T("qemu-Haswell-pinned"), "identical"),
     ]
 
+    if a.openblas:
+        def core(name):  # the kernel set OpenBLAS reported in that run
+            m = re.search(r"openblas_core=(\S+)", r.facts.get(name, ""))
+            return m.group(1) if m else "?"
+        nb = a.openblas_steps
+        rows += [
+            ("r2-openblas-emulated", "R2 + OpenBLAS",
+             "pinned, OpenBLAS as libblas.so.3, OPENBLAS_CORETYPE unset: qemu Nehalem (core %s) vs qemu Haswell (core %s)"
+             % (core("qemu-Nehalem-pinned-openblas"), core("qemu-Haswell-pinned-openblas")),
+             T("qemu-Nehalem-pinned-openblas"), T("qemu-Haswell-pinned-openblas"), "differ"),
+            ("r2-openblas-native", "R2 + OpenBLAS",
+             "pinned, OpenBLAS, OPENBLAS_CORETYPE unset: native (core %s) vs qemu Nehalem (core %s)"
+             % (core("native-pinned-openblas"), core("qemu-Nehalem-pinned-openblas")),
+             T("native-pinned-openblas"), T("qemu-Nehalem-pinned-openblas"),
+             "differ" if "fma" in flags else None),
+            ("r2-openblas-core-emulated", "R2 + OpenBLAS pinned",
+             "pinned, OpenBLAS, OPENBLAS_CORETYPE=%s on Haswell: qemu Nehalem (core %s) vs qemu Haswell (core %s)"
+             % (a.openblas_core, core("qemu-Nehalem-pinned-openblas"), core("qemu-Haswell-pinned-openblas-core")),
+             T("qemu-Nehalem-pinned-openblas"), T("qemu-Haswell-pinned-openblas-core"), "identical"),
+            ("r2-openblas-core-native", "R2 + OpenBLAS pinned",
+             "pinned, OpenBLAS, OPENBLAS_CORETYPE=%s: native (core %s) vs qemu Nehalem (core %s)"
+             % (a.openblas_core, core("native-pinned-openblas-core"), core("qemu-Nehalem-pinned-openblas")),
+             T("native-pinned-openblas-core"), T("qemu-Nehalem-pinned-openblas"), "identical"),
+            ("blas-choice", "which BLAS",
+             "pinned, native: reference BLAS vs OpenBLAS with OPENBLAS_CORETYPE=%s (core %s), %d steps"
+             % (a.openblas_core, core("native-pinned-openblas-core"), nb),
+             T("native-pinned-%d" % nb), T("native-pinned-openblas-core"), OPENBLAS_VS_REFERENCE),
+        ]
+
     table, unexpected, broken = [], 0, 0
     for rid, ev, what, ta, tb, expect in rows:
         if tb is None or expect is None:
-            reason = "n/a (this CPU has no %s)" % ("AVX-512" if "avx512" in rid else "AVX2")
+            reason = "n/a (this CPU has no %s)" % ("AVX-512" if "avx512" in rid else "FMA" if "openblas" in rid else "AVX2")
             table.append((ev, what, reason, "", "n/a", "-"))
             continue
         rc, verdict, loss, _ = runner_compare(a, a.conform, rid, ta, tb)
@@ -252,6 +318,24 @@ def main():
     print(kd.stdout.rstrip() if kd.returncode == 0 and (has_avx2 or has_avx512) else
           "  (no second kernel set on this CPU)" if kd.returncode == 0 else "  kernel_diff.py failed: " + kd.stderr[-300:])
     print()
+    print("where step 1 departs from the spec, op by op (adapters/pytorch/evidence/spec_diff.py; informative):")
+    sys.stdout.flush()
+    if a.isotrain:
+        sd = subprocess.run([r.python, os.path.join(HERE, "evidence", "spec_diff.py"), "--isotrain", a.isotrain] +
+                            (["default", "avx2"] if has_avx2 else ["default"]), capture_output=True, text=True)
+        print(sd.stdout.rstrip() if sd.returncode == 0 else "  spec_diff.py failed: " + (sd.stdout + sd.stderr)[-300:])
+    else:
+        print("  (no --isotrain: the reference CLI answers the spec's side)")
+    print()
+    if a.openblas:
+        print("which OpenBLAS kernel sets give the reference BLAS's bits (adapters/pytorch/evidence/openblas_cores.py;"
+              " informative):")
+        sys.stdout.flush()
+        oc = subprocess.run([r.python, os.path.join(HERE, "evidence", "openblas_cores.py"), "--conform", a.conform,
+                             "--openblas", a.openblas, "--python", r.python, "--steps", str(a.openblas_steps)],
+                            capture_output=True, text=True)
+        print(oc.stdout.rstrip() if oc.returncode == 0 else "  openblas_cores.py failed: " + (oc.stdout + oc.stderr)[-300:])
+        print()
     print("training runs: %.0f s wall; traces in %s/traces, runner outputs in %s"
           % (t_runs, a.out, a.out))
     if broken:

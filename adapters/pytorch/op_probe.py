@@ -102,6 +102,15 @@ def make_inputs(torch, path):
     np.savez(path, **a)
 
 
+def run_all(torch, a):
+    """{op.output: ndarray} of every op of OPS on the saved inputs a."""
+    out = {}
+    for name, keys in OPS:
+        for k, v in run_op(torch, name, {k: a[k] for k in keys}).items():
+            out["%s.%s" % (name, k)] = v.detach().numpy()
+    return out
+
+
 def main(argv):
     torch = proto.setup_torch()
     if len(argv) == 2 and argv[0] == "inputs":
@@ -109,11 +118,7 @@ def main(argv):
     elif len(argv) == 3 and argv[0] == "run":
         with np.load(argv[1]) as f:
             a = {k: f[k] for k in f.files}
-        out = {}
-        for name, keys in OPS:
-            for k, v in run_op(torch, name, {k: a[k] for k in keys}).items():
-                out["%s.%s" % (name, k)] = v.detach().numpy()
-        np.savez(argv[2], **out)
+        np.savez(argv[2], **run_all(torch, a))
     else:
         sys.exit("usage: op_probe.py inputs FILE.npz | run INPUTS.npz OUT.npz")
 

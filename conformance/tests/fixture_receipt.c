@@ -49,6 +49,69 @@ static cJSON *step(uint32_t s, int has_loss, uint32_t loss, const char *sha)
     return o;
 }
 
+/* The argv form's subject as `run --iut-exec` records it (report/receipt.c):
+ * the executable (an emulator, whose guest is the IUT's program, or the
+ * program itself) and what ran in its tree. */
+void tu_receipt_subject(cJSON *r, const char *emu, const char *cpu, const char *isa)
+{
+    static const char *const ex = "2222222222222222222222222222222222222222222222222222222222222222";
+    static const char *const prog = "1111111111111111111111111111111111111111111111111111111111111111";
+    cJSON *iut = cJSON_GetObjectItem(r, "iut");
+    cJSON_DeleteItemFromObject(iut, "subject");
+    cJSON_DeleteItemFromObject(iut, "processes_seen");
+    cJSON *sj = cJSON_AddObjectToObject(iut, "subject");
+    cJSON_AddStringToObject(sj, "form", "argv");
+    cJSON_AddBoolToObject(sj, "bound", 1);
+    cJSON *files = cJSON_AddArrayToObject(sj, "files");
+    cJSON *ps = cJSON_AddArrayToObject(iut, "processes_seen");
+    typedef struct {
+        const char *role, *path, *sha, *isa;
+        int executed;
+    } fx_file;
+    fx_file fs[2] = {{"executable", "/work/build/isotrain", prog, isa, 1}, {NULL, NULL, NULL, NULL, 0}};
+    if (emu) {
+        fs[0] = (fx_file){"executable", "/usr/bin/qemu", ex, "x86_64", 1};
+        fs[1] = (fx_file){"guest", "/work/build/isotrain", prog, isa, 0};
+    }
+    for (int i = 0; i < 2 && fs[i].role; i++) {
+        cJSON *f = cJSON_CreateObject();
+        cJSON_AddStringToObject(f, "role", fs[i].role);
+        cJSON_AddStringToObject(f, "path", fs[i].path);
+        cJSON_AddStringToObject(f, "sha256", fs[i].sha);
+        cJSON_AddStringToObject(f, "sha256_after", fs[i].sha);
+        cJSON_AddStringToObject(f, "format", "ELF");
+        cJSON_AddStringToObject(f, "isa", fs[i].isa);
+        cJSON_AddBoolToObject(f, "executed", fs[i].executed);
+        cJSON_AddItemToArray(files, f);
+    }
+    cJSON *p = cJSON_CreateObject();
+    cJSON_AddStringToObject(p, "path", fs[0].path);
+    cJSON_AddStringToObject(p, "sha256", fs[0].sha);
+    cJSON_AddStringToObject(p, "format", "ELF");
+    cJSON_AddStringToObject(p, "isa", fs[0].isa);
+    cJSON_AddBoolToObject(p, "is_subject", 1);
+    cJSON_AddItemToArray(ps, p);
+    cJSON *bin = cJSON_GetObjectItem(iut, "binary");
+    cJSON_ReplaceItemInObject(bin, "sha256", cJSON_CreateString(prog));
+    cJSON_ReplaceItemInObject(bin, "sha256_after", cJSON_CreateString(prog));
+    if (emu) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "name", emu);
+        cJSON_AddStringToObject(e, "cpu", cpu);
+        cJSON_AddStringToObject(e, "source", "the IUT's executable");
+        cJSON_AddStringToObject(e, "path", "/usr/bin/qemu");
+        cJSON_AddStringToObject(e, "sha256", ex);
+        cJSON_AddStringToObject(e, "version", "qemu version 7.2");
+        cJSON_AddBoolToObject(e, "is_executable", 1);
+        cJSON_ReplaceItemInObject(r, "emulator", e);
+    } else
+        cJSON_ReplaceItemInObject(r, "emulator", cJSON_CreateNull());
+    /* the runner runs on the program's ISA unless an emulator stands between */
+    cJSON *host = cJSON_GetObjectItem(r, "host");
+    if (host)
+        cJSON_ReplaceItemInObject(host, "isa", cJSON_CreateString(emu ? "x86_64" : isa));
+}
+
 cJSON *tu_full_receipt(const char *host, int pass, int first_diff, const char *dx)
 {
     const char *vdir = tu_env("IT_VECTORS");
@@ -64,6 +127,7 @@ cJSON *tu_full_receipt(const char *host, int pass, int first_diff, const char *d
     results_init(&res);
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "schema", "isotrain-receipt-v1");
+    cJSON_AddNumberToObject(r, "trust_rules", 2);
     cJSON_AddStringToObject(r, "matrix_host", host);
     cJSON *vec = cJSON_AddObjectToObject(r, "vectors");
     cJSON_AddStringToObject(vec, "vector_version", vs.vector_version);
@@ -83,13 +147,20 @@ cJSON *tu_full_receipt(const char *host, int pass, int first_diff, const char *d
     cJSON_AddStringToObject(self, "command", "info");
     cJSON_AddStringToObject(self, "status", "ok");
     cJSON_AddObjectToObject(self, "values");
+    cJSON_AddStringToObject(iut, "containment", "pid-namespace");
     cJSON_AddNullToObject(r, "emulator");
     cJSON_AddArrayToObject(r, "emulator_warnings");
+    cJSON *hs = cJSON_AddObjectToObject(r, "host");
+    cJSON_AddStringToObject(hs, "isa", "x86_64");
+    tu_receipt_subject(r, NULL, NULL, "x86_64");
+    cJSON_AddNullToObject(r, "interrupted_by_signal");
     cJSON *opt = cJSON_AddObjectToObject(r, "options");
     cJSON_AddStringToObject(opt, "level", "all");
     cJSON_AddNullToObject(opt, "profile");
     cJSON_AddArrayToObject(opt, "filters");
     cJSON_AddStringToObject(opt, "seed", "1");
+    cJSON_AddBoolToObject(opt, "seed_given", 0);
+    cJSON_AddBoolToObject(opt, "fresh_only", 0);
 
     cJSON *cases = cJSON_CreateArray();
     add_case(cases, &res, "protocol", "protocol", "hello", V_PASS, NULL);
@@ -99,6 +170,7 @@ cJSON *tu_full_receipt(const char *host, int pass, int first_diff, const char *d
         for (size_t i = 0; i < vs.groups[g].n_cases; i++)
             add_case(cases, &res, "ops", suite, vs.groups[g].cases[i].id, V_PASS, NULL);
     }
+    add_case(cases, &res, "protocol", "protocol", OPS_SESSION_CASE, V_PASS, NULL);
     cJSON *levels = cJSON_AddObjectToObject(r, "levels");
     cJSON *lo = cJSON_AddObjectToObject(levels, "ops");
     cJSON_AddStringToObject(lo, "verdict", "PASS");
@@ -141,6 +213,7 @@ cJSON *tu_full_receipt(const char *host, int pass, int first_diff, const char *d
         add_case(cases, &res, "fresh", suite, l.c[i].id, V_PASS, NULL);
     }
     fresh_list_free(&l);
+    add_case(cases, &res, "protocol", "protocol", FRESH_OPS_SESSION_CASE, V_PASS, NULL);
     cJSON *lf = cJSON_AddObjectToObject(levels, "fresh");
     cJSON_AddStringToObject(lf, "verdict", "PASS");
     cJSON *ft = cJSON_AddObjectToObject(lf, "training");

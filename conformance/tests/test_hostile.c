@@ -51,7 +51,7 @@ static void sleep_s(double s)
 static tu_result run_level(const char *script, const char *level)
 {
     char *iut = tu_iut(script);
-    tu_result r = tu_conform("run", "--iut", iut, "--vectors", dir, "--level", level, "--timeout-case", "3",
+    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", dir, "--level", level, "--timeout-case", "3",
                              "--timeout-run", "20", NULL);
     free(iut);
     return r;
@@ -101,7 +101,7 @@ static int run_direct(const char *level, const char *iut_script)
         int devnull = open("/dev/null", O_WRONLY);
         dup2(devnull, 1);
         dup2(devnull, 2);
-        execl(conform, conform, "run", "--iut", iut, "--vectors", dir, "--level", level, "--timeout-case", "3",
+        execl(conform, conform, "run", "--iut-exec", iut, "--vectors", dir, "--level", level, "--timeout-case", "3",
               "--timeout-run", "20", (char *)NULL);
         _exit(127);
     }
@@ -145,7 +145,7 @@ static int interrupt_runner(const char *tmp, const char *receipt, int sig, doubl
         setenv("TMPDIR", tmp, 1);
         int devnull = open("/dev/null", O_WRONLY);
         dup2(devnull, 1);
-        execl(conform, conform, "run", "--iut", iut, "--vectors", dir, "--level", "train", "--receipt", receipt,
+        execl(conform, conform, "run", "--iut-exec", iut, "--vectors", dir, "--level", "train", "--receipt", receipt,
               (char *)NULL);
         _exit(127);
     }
@@ -266,7 +266,7 @@ Test(hostile, repeat_and_compare_refuse_fifos)
 Test(hostile, trickle_reader_times_out)
 {
     char *iut = tu_iut("trickle.sh");
-    tu_result r = tu_conform("run", "--iut", iut, "--vectors", tu_env("IT_VECTORS"), "--level", "ops",
+    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS"), "--level", "ops",
                              "--timeout-case", "3", NULL);
     assert_not_pass(&r);
     tu_assert_has(r.out, "no response within 3.0 s (time-out, P8); the IUT was killed");
@@ -324,7 +324,7 @@ Test(hostile, junit_stays_well_formed)
 {
     char *iut = tu_iut("ufffe.sh");
     char *jp = xasprintf("%s/junit.xml", work);
-    tu_result r = tu_conform("run", "--iut", iut, "--vectors", dir, "--level", "ops", "--junit", jp, NULL);
+    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", dir, "--level", "ops", "--junit", jp, NULL);
     assert_not_pass(&r);
     char *cmd = xasprintf("python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1]); print(\"well-formed\")' '%s'", jp);
     tu_result x = tu_sh(cmd);

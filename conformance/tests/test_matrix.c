@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
@@ -84,13 +85,7 @@ static void receipt_edited(const char *file, const char *host, int pass, int fir
     cJSON_AddStringToObject(vals, "endianness", "little");
     cJSON_AddStringToObject(vals, "cpu_model", "Some CPU");
     cJSON_AddStringToObject(vals, "cpu_features", features);
-    if (emu) {
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "name", emu);
-        cJSON_AddStringToObject(e, "cpu", cpu);
-        cJSON_AddStringToObject(e, "source", "the IUT command");
-        cJSON_ReplaceItemInObject(r, "emulator", e);
-    }
+    tu_receipt_subject(r, emu, cpu, isa);
     if (warning)
         cJSON_AddItemToArray(cJSON_GetObjectItem(r, "emulator_warnings"), cJSON_CreateString(warning));
     if (edit)
@@ -126,8 +121,8 @@ static tu_result matrix(const char *extra)
 {
     char *h = path("hosts.json"), *md = path("MATRIX.md"), *a = path("r/nat.json"), *b = path("r/hsw.json"),
          *c = path("r/x87.json");
-    tu_result r = extra ? tu_conform("matrix", "--hosts", h, "--markdown", md, extra, a, b, c, NULL)
-                        : tu_conform("matrix", "--hosts", h, "--markdown", md, a, b, c, NULL);
+    tu_result r = extra ? tu_conform("matrix", "--allow-unsigned", "--hosts", h, "--markdown", md, extra, a, b, c, NULL)
+                        : tu_conform("matrix", "--allow-unsigned", "--hosts", h, "--markdown", md, a, b, c, NULL);
     free(h), free(md), free(a), free(b), free(c);
     return r;
 }
@@ -153,8 +148,8 @@ Test(matrix, all_agree_and_the_negative_control_fails)
     char *md = path("MATRIX.md");
     char *m = tu_read(md);
     tu_assert_has(m, "## isotrain host matrix: OK");
-    tu_assert_has(m, "| host | runs as | kernels | expected | result | step 0 | step 50 | step 100 | step 150 | step 200 | time |");
-    tu_assert_has(m, "| x87 | `qemu-i386 -cpu Conroe` | - | expected-fail | ➖ expected-fail (step 1) |");
+    tu_assert_has(m, "| host | runs as | kernels | expected | result | signed by | subject | step 0 | step 50 | step 100 | step 150 | step 200 | time |");
+    tu_assert_has(m, "| x87 | `qemu-i386 -cpu Conroe` | - | expected-fail | ➖ expected-fail (step 1) | UNSIGNED | bound |");
     tu_assert_has(m, "**yes** (2)");
     tu_assert_has(m, "TCG lacks hle");
     free(m);
@@ -198,7 +193,7 @@ Test(matrix, missing_receipt)
     good_nat();
     failing_x87();
     char *h = path("hosts.json"), *a = path("r/nat.json"), *c = path("r/x87.json");
-    tu_result r = tu_conform("matrix", "--hosts", h, a, c, NULL);
+    tu_result r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, a, c, NULL);
     cr_assert_eq(r.code, 1, "%s\n%s", r.out, r.err);
     tu_assert_has(r.out, "no receipt");
     tu_assert_has(r.out, "hsw: no receipt: no receipt names this host");
@@ -210,7 +205,7 @@ Test(matrix, a_receipt_file_that_does_not_exist)
 {
     hosts();
     char *h = path("hosts.json"), *a = path("r/none.json");
-    tu_result r = tu_conform("matrix", "--hosts", h, a, NULL);
+    tu_result r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, a, NULL);
     cr_assert_eq(r.code, 2, "%s\n%s", r.out, r.err);
     tu_assert_has(r.err, "r/none.json");
     free(h), free(a);
@@ -268,7 +263,7 @@ Test(matrix, malformed_hosts_file)
                       "\"required_features\": [], \"absent_features\": []}]}");
     good_nat();
     char *h = path("hosts.json"), *a = path("r/nat.json");
-    tu_result r = tu_conform("matrix", "--hosts", h, a, NULL);
+    tu_result r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, a, NULL);
     cr_assert_eq(r.code, 2, "%s\n%s", r.out, r.err);
     tu_assert_has(r.err, "hosts.json: hosts[0].expected: expected \"pass\" or \"expected-fail\", got \"maybe\"");
     free(h), free(a);
@@ -321,11 +316,11 @@ Test(matrix, hwcap_features)
         " \"required_features\": [\"fp@hwcap:0\", \"asimd@hwcap:1\"], \"absent_features\": [\"sve@hwcap:22\"]}]}");
     receipt("r/a64.json", "a64", 1, -1, D50, "qemu-aarch64", "cortex-a72", "aarch64", "hwcap=0x8fb hwcap2=0x0", NULL);
     char *h = path("hosts.json"), *a = path("r/a64.json");
-    tu_result r = tu_conform("matrix", "--hosts", h, a, NULL);
+    tu_result r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, a, NULL);
     cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
     tu_result_free(&r);
     receipt("r/a64.json", "a64", 1, -1, D50, "qemu-aarch64", "cortex-a72", "aarch64", "hwcap=0x4008fa hwcap2=0x0", NULL);
-    r = tu_conform("matrix", "--hosts", h, a, NULL);
+    r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, a, NULL);
     cr_assert_eq(r.code, 1, "%s\n%s", r.out, r.err);
     tu_assert_has(r.out, "required feature fp@hwcap:0 is not reported");
     tu_assert_has(r.out, "feature sve@hwcap:22 must be absent but is reported");
@@ -363,7 +358,7 @@ Test(matrix, against_published_receipts)
 
     /* the published set alone: its own table */
     char *h = path("hosts.json");
-    r = tu_conform("matrix", "--hosts", h, arg, NULL);
+    r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, arg, NULL);
     cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
     tu_assert_has(r.out, "matrix: OK");
     tu_result_free(&r);
@@ -376,7 +371,7 @@ Test(matrix, list_for_scripts)
 {
     hosts();
     char *h = path("hosts.json");
-    tu_result r = tu_conform("matrix", "--hosts", h, "--list", NULL);
+    tu_result r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, "--list", NULL);
     cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
     tu_assert_has(r.out, "nat\tx86_64\tpass\t1\tbuild/cross/x86_64/isotrain\n");
     tu_assert_has(r.out, "hsw\tx86_64\tpass\t20\tqemu-x86_64 -cpu Haswell build/cross/x86_64/isotrain\n");
@@ -390,11 +385,16 @@ Test(matrix, list_for_scripts)
  * provide a feature the host is meant to have. */
 Test(matrix, run_receipt_feeds_the_matrix, .timeout = 120)
 {
-    char *iut = xasprintf("printf \"qemu-x86_64: warning: TCG doesn't support requested feature: CPUID.01H:ECX.fma [bit 12]\\n\" >&2; '%s'",
-                          tu_env("IT_REF_CLI"));
+    /* the argv form of a script that says what QEMU would, then runs the reference */
+    char *iut = path("warns.sh");
+    char *script = xasprintf("#!/bin/sh\nprintf \"qemu-x86_64: warning: TCG doesn't support requested feature: CPUID.01H:ECX.fma [bit 12]\\n\" >&2\nexec '%s' \"$@\"\n",
+                             tu_env("IT_REF_CLI"));
+    put("warns.sh", script);
+    free(script);
+    cr_assert(chmod(iut, 0755) == 0);
     char *rec = path("r/nat.json");
     make_parent_dirs(rec);
-    tu_result r = tu_conform("run", "--iut", iut, "--vectors", tu_env("IT_VECTORS"), "--host", "nat", "--receipt", rec,
+    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS"), "--host", "nat", "--receipt", rec,
                              NULL);
     cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
     tu_assert_has(r.out, "iut stderr (recorded in the receipt): qemu-x86_64: warning: TCG doesn't support requested feature");
@@ -413,7 +413,7 @@ Test(matrix, run_receipt_feeds_the_matrix, .timeout = 120)
         " \"stands_for\": \"x\", \"build\": \"x86_64\", \"expected\": \"pass\",\n"
         " \"required_features\": [\"fma\"], \"absent_features\": []}]}");
     char *h = path("hosts.json");
-    r = tu_conform("matrix", "--hosts", h, rec, NULL);
+    r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, rec, NULL);
     cr_assert_eq(r.code, 1, "%s\n%s", r.out, r.err);
     tu_assert_has(r.out, "QEMU cannot provide required feature fma");
     tu_assert_has(r.out, "step 200");
@@ -501,17 +501,17 @@ Test(matrix, wine_host_has_no_cpu_and_its_os_is_checked)
         " \"endianness\": \"little\", \"stands_for\": \"x\", \"build\": \"win64\", \"expected\": \"pass\",\n"
         " \"required_features\": [\"sse2\"], \"absent_features\": []}]}");
     char *h = path("hosts.json"), *a = path("r/win.json");
-    tu_result r = tu_conform("matrix", "--hosts", h, "--list", NULL);
+    tu_result r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, "--list", NULL);
     cr_assert_eq(r.code, 0, "%s", r.err);
     tu_assert_has(r.out, "\twine build/cross/win64/isotrain.exe\n");
     tu_result_free(&r);
     wine_receipt("windows");
-    r = tu_conform("matrix", "--hosts", h, a, NULL);
+    r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, a, NULL);
     cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
     tu_assert_has(r.out, "wine (host CPU)");
     tu_result_free(&r);
     wine_receipt("linux");
-    r = tu_conform("matrix", "--hosts", h, a, NULL);
+    r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, a, NULL);
     cr_assert_eq(r.code, 1, "%s\n%s", r.out, r.err);
     tu_assert_has(r.out, "info reports os=linux, the hosts file says windows");
     tu_result_free(&r);
@@ -520,7 +520,7 @@ Test(matrix, wine_host_has_no_cpu_and_its_os_is_checked)
         "{\"hosts\": [{\"name\": \"q\", \"emulator\": \"qemu-x86_64\", \"cpu\": null, \"isa\": \"x86_64\",\n"
         " \"endianness\": \"little\", \"stands_for\": \"x\", \"build\": \"x86_64\", \"expected\": \"pass\",\n"
         " \"required_features\": [], \"absent_features\": []}]}");
-    r = tu_conform("matrix", "--hosts", h, "--list", NULL);
+    r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, "--list", NULL);
     cr_assert_eq(r.code, 2, "%s\n%s", r.out, r.err);
     tu_assert_has(r.err, "cpu is given exactly when the emulator is qemu-*");
     tu_result_free(&r);
@@ -548,7 +548,7 @@ Test(matrix, receipts_from_machines_not_in_the_hosts_file)
     receipt("r/bob.json", "bob-desktop", 1, -1, D50, NULL, NULL, "x86_64", "sse sse2", NULL);
     char *h = path("hosts.json"), *n = path("r/nat.json"), *w = path("r/hsw.json"), *x = path("r/x87.json"),
          *al = path("r/alice.json"), *bo = path("r/bob.json"), *md = path("M.md");
-    tu_result r = tu_conform("matrix", "--hosts", h, "--markdown", md, n, w, x, al, bo, NULL);
+    tu_result r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, "--markdown", md, n, w, x, al, bo, NULL);
     cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
     tu_assert_has(r.out, "alice-laptop");
     tu_assert_has(r.out, "machine: aarch64");
@@ -560,7 +560,7 @@ Test(matrix, receipts_from_machines_not_in_the_hosts_file)
 
     /* without a hosts file: the machines alone; one named by its file */
     receipt_edited("r/bob.json", "bob-desktop", 1, -1, NULL, NULL, "x86_64", "sse sse2", NULL, no_matrix_host);
-    r = tu_conform("matrix", al, bo, NULL);
+    r = tu_conform("matrix", "--allow-unsigned", al, bo, NULL);
     cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
     tu_assert_has(r.out, "bob ");
     tu_assert_has(r.out, "2 of 2 hosts as expected (2 passed");
@@ -569,13 +569,13 @@ Test(matrix, receipts_from_machines_not_in_the_hosts_file)
     /* a machine that does not agree fails the table */
     receipt("r/carol.json", "carol", 0, 50, DX, NULL, NULL, "x86_64", "sse sse2", NULL);
     char *ca = path("r/carol.json");
-    r = tu_conform("matrix", al, bo, ca, NULL);
+    r = tu_conform("matrix", "--allow-unsigned", al, bo, ca, NULL);
     cr_assert_eq(r.code, 1, "%s\n%s", r.out, r.err);
     tu_assert_has(r.out, "carol: FAIL: verdict FAIL");
     tu_result_free(&r);
 
     /* two receipts for one machine: bad input */
-    r = tu_conform("matrix", al, al, NULL);
+    r = tu_conform("matrix", "--allow-unsigned", al, al, NULL);
     cr_assert_eq(r.code, 2, "%s\n%s", r.out, r.err);
     tu_assert_has(r.err, "already has a receipt");
     tu_result_free(&r);

@@ -39,7 +39,7 @@ Test(mutants, flipped_bit_after_step_137, .timeout = 120)
     need_vectors();
     char *dir = tu_tmpdir();
     char *rp = xasprintf("%s/receipt.json", dir);
-    tu_result r = tu_conform("run", "--iut", tu_env("IT_MUTANT_FLIP"), "--vectors", tu_env("IT_VECTORS"), "--level",
+    tu_result r = tu_conform("run", "--iut-exec", tu_env("IT_MUTANT_FLIP"), "--vectors", tu_env("IT_VECTORS"), "--level",
                              "train", "--receipt", rp, NULL);
     cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
     tu_assert_has(r.out, "first step whose parameters differ: 137");
@@ -72,7 +72,7 @@ Test(mutants, fma_in_the_linear_layer, .timeout = 120)
     need_vectors();
     char *dir = tu_tmpdir();
     char *rp = xasprintf("%s/receipt.json", dir);
-    tu_result r = tu_conform("run", "--iut", tu_env("IT_MUTANT_FMA"), "--vectors", tu_env("IT_VECTORS"), "--receipt",
+    tu_result r = tu_conform("run", "--iut-exec", tu_env("IT_MUTANT_FMA"), "--vectors", tu_env("IT_VECTORS"), "--receipt",
                              rp, NULL);
     cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
     tu_assert_has(r.out, "level ops: FAIL");
@@ -123,11 +123,11 @@ Test(mutants, fma_in_the_linear_layer, .timeout = 120)
 Test(mutants, reference_passes_the_vectors, .timeout = 120)
 {
     need_vectors();
-    tu_result r = tu_conform("run", "--iut", tu_env("IT_REF_CLI"), "--vectors", tu_env("IT_VECTORS"), NULL);
+    tu_result r = tu_conform("run", "--iut-exec", tu_env("IT_REF_CLI"), "--vectors", tu_env("IT_VECTORS"), NULL);
     cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
     tu_assert_has(r.out, "summary: PASS");
     tu_assert_has(r.out, "vectors: OFFICIAL");
-    tu_assert_has(r.out, "scope: full certification against the official vector set 1.0.0, fresh cases included");
+    tu_assert_has(r.out, "scope: full certification of spec 1.0 against the official vector set 1.0.0, fresh cases included");
     tu_assert_has(r.out, "; PASS (full certification)\n");
     tu_result_free(&r);
 }
@@ -136,7 +136,7 @@ Test(mutants, no_ops_verb_says_why_no_op_is_named, .timeout = 120)
 {
     need_vectors();
     char *iut = tu_iut("flip_no_ops.sh");
-    tu_result r = tu_conform("run", "--iut", iut, "--vectors", tu_env("IT_VECTORS"), "--level", "train", NULL);
+    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS"), "--level", "train", NULL);
     cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
     tu_assert_has(r.out, "first differing tensor: w2, element (5, 7)");
     tu_assert_has(r.out, "first differing op: op-level localization not possible: the IUT does not implement the ops verb (exit status 64, P1)");

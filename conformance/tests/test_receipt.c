@@ -36,9 +36,9 @@ static cJSON *get(cJSON *o, const char *path)
 
 Test(receipt, records_what_the_brief_lists)
 {
-    char *rp = xasprintf("%s/out/receipt.json", dir), *jp = xasprintf("%s/out/junit.xml", dir);
+    char *rp = xasprintf("%s/receipts/receipt.json", dir), *jp = xasprintf("%s/receipts/junit.xml", dir);
     const char *ref = tu_env("IT_REF_CLI");
-    tu_result r = tu_conform("run", "--iut", ref, "--vectors", dir, "--receipt", rp, "--junit", jp, "--seed", "7",
+    tu_result r = tu_conform("run", "--iut-exec", ref, "--vectors", dir, "--receipt", rp, "--junit", jp, "--seed", "7",
                              NULL);
     /* the fixture is not a pinned set: the best it can give is UNOFFICIAL */
     cr_assert_eq(r.code, 4, "%s%s", r.out, r.err);
@@ -71,18 +71,21 @@ Test(receipt, records_what_the_brief_lists)
     cr_assert(cJSON_IsNull(get(j, "emulator")));
     /* cases, levels, verdict, timings */
     cJSON *cases = get(j, "cases");
-    /* hello, 6 op cases, run + 4 steps, then the fresh cases: exp 5, dot 4,
-     * linear 8, and the fresh-seed run (run + 21 steps) */
+    /* hello, 6 op cases, the ops session, run + 4 steps, then the fresh
+     * cases: exp 20, dot 16, linear 16 (FRESH_MIN_PER_GROUP or more each),
+     * their ops session, and the fresh-seed run (run + 21 steps) */
     size_t n_fresh = 0;
     cJSON *c;
     cJSON_ArrayForEach(c, cases) n_fresh += !strcmp(cJSON_GetObjectItem(c, "level")->valuestring, "fresh");
-    cr_assert_eq((size_t)cJSON_GetArraySize(cases), 1 + 6 + 1 + 4 + n_fresh);
-    cr_assert_eq(n_fresh, 17 + 22, "fresh cases: %zu", n_fresh);
+    cr_assert_eq((size_t)cJSON_GetArraySize(cases), 1 + 6 + 1 + 1 + 4 + 1 + n_fresh);
+    cr_assert_eq(n_fresh, 52 + 22, "fresh cases: %zu", n_fresh);
     cr_assert_str_eq(get(j, "verdict")->valuestring, "UNOFFICIAL");
     cr_assert_eq(get(j, "exit_code")->valuedouble, 4);
     cr_assert(cJSON_IsFalse(get(j, "vectors.official")));
     cr_assert(cJSON_IsFalse(get(j, "scope.full_certification")));
-    tu_assert_has(cJSON_GetArrayItem(get(j, "scope.reasons"), 0)->valuestring, "UNOFFICIAL vector set");
+    /* --seed 7: a reproduction too (the verdict says the weightier UNOFFICIAL) */
+    tu_assert_has(cJSON_GetArrayItem(get(j, "scope.reasons"), 0)->valuestring, "a reproduction of run seed 7");
+    tu_assert_has(cJSON_GetArrayItem(get(j, "scope.reasons"), 1)->valuestring, "UNOFFICIAL vector set");
     cr_assert_str_eq(get(j, "options.seed")->valuestring, "7");
     cr_assert_str_eq(get(j, "levels.fresh.verdict")->valuestring, "PASS");
     cr_assert_eq(get(j, "levels.fresh.training.steps")->valuedouble, 20);
@@ -90,7 +93,7 @@ Test(receipt, records_what_the_brief_lists)
     cr_assert_str_eq(get(j, "levels.ops.verdict")->valuestring, "PASS");
     cr_assert_str_eq(get(j, "levels.train.verdict")->valuestring, "PASS");
     cr_assert(get(j, "timings.total")->valuedouble > 0);
-    cr_assert_eq(get(j, "counts.passed")->valuedouble, 11 + (double)n_fresh);
+    cr_assert_eq(get(j, "counts.passed")->valuedouble, 13 + (double)n_fresh);
     cr_assert_eq(get(j, "counts.skipped")->valuedouble, 1);
     /* JUnit: one suite per group/level, one case per case, and the verdict */
     char *x = tu_read(jp);
@@ -114,9 +117,9 @@ Test(receipt, records_what_the_brief_lists)
 
 Test(receipt, failures_are_escaped_in_junit)
 {
-    char *jp = xasprintf("%s/junit.xml", dir), *rp = xasprintf("%s/receipt.json", dir);
+    char *jp = xasprintf("%s/receipts/junit.xml", dir), *rp = xasprintf("%s/receipts/receipt.json", dir);
     char *iut = tu_iut("garbage.sh");
-    tu_result r = tu_conform("run", "--iut", iut, "--vectors", dir, "--junit", jp, "--receipt", rp, NULL);
+    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", dir, "--junit", jp, "--receipt", rp, NULL);
     cr_assert_eq(r.code, 1);
     char *x = tu_read(jp);
     tu_assert_has(x, "<failure message=\"malformed response line (P3): token 1 &apos;this&apos; has no &apos;=&apos;: &quot;this is not a response&quot;\">");

@@ -56,10 +56,17 @@ Test(wire, p3_lines)
     cr_assert_eq(wire_line_parse(ok, strlen(ok), &l, why, sizeof why), 0, "%s", why);
     cr_assert_eq(l.n, 3);
     cr_assert(wire_line_get(&l, "op") != NULL);
-    const char *bad[] = {"", "id=1  op=exp", " id=1", "id=1 ", "Id=1", "id=", "id=a=b", "id=1 id=2", "id=1\r",
-                         "noequals"};
+    const char *bad[] = {"", "id=1  op=exp", " id=1", "id=1 ", "Id=1", "id=a=b", "id=1 id=2", "id=1\r",
+                         "noequals", "id=1 note=\r"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         cr_assert_neq(wire_line_parse(bad[i], strlen(bad[i]), &l, why, sizeof why), 0, "accepted '%s'", bad[i]);
+    /* P3 (1.1.1): an empty value is syntax; its P4 parse is what refuses it */
+    const char *empty = "id=x y=402df854 note=";
+    cr_assert_eq(wire_line_parse(empty, strlen(empty), &l, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(l.n, 3);
+    cr_assert_eq(wire_line_get(&l, "note")->val_len, 0);
+    value v;
+    cr_assert_neq(value_parse(VT_F32, "", 0, 0, &v, why, sizeof why), 0);
     wire_line_free(&l);
 }
 

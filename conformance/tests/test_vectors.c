@@ -41,7 +41,7 @@ Test(vectors, manifest_names_a_changed_file)
     char *cmd = xasprintf("%s/tamper.sh '%s' '%s' ops/exp.json", tu_env("IT_IUTS"), src, dst);
     tu_result t = tu_sh(cmd);
     cr_assert_eq(t.code, 0, "tamper.sh: %s", t.err);
-    tu_result r = tu_conform("run", "--iut", tu_env("IT_REF_CLI"), "--vectors", dst, NULL);
+    tu_result r = tu_conform("run", "--iut-exec", tu_env("IT_REF_CLI"), "--vectors", dst, NULL);
     cr_assert_eq(r.code, 2, "a tampered set is refused with exit 2: %s", r.out);
     tu_assert_has(r.err, "ops/exp.json: SHA-256");
     tu_assert_has(r.err, "the file was changed");
@@ -104,7 +104,7 @@ static void expect_lint(const char *file, const char *from, const char *to, cons
     tu_assert_has(r.out, msg);
     tu_result_free(&r);
     /* run refuses the same set with exit 2 before any case */
-    r = tu_conform("run", "--iut", tu_env("IT_REF_CLI"), "--vectors", dir, NULL);
+    r = tu_conform("run", "--iut-exec", tu_env("IT_REF_CLI"), "--vectors", dir, NULL);
     cr_assert_eq(r.code, 2);
     tu_assert_has(r.err, msg);
     tu_result_free(&r);

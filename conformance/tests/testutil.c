@@ -53,19 +53,123 @@ static tu_result run_cmd(const char *cmd, const char *verb, const char **args, s
     return t;
 }
 
+/* The verdict word of the closing line "N passed, N failed[, N skipped
+ * (why; why)]; VERDICT[ (full certification)][: reasons]", or "" if there
+ * is none: the first "; " outside the parentheses ends the counts. */
+static void closing_verdict(const char *out, char *word, size_t cap)
+{
+    word[0] = '\0';
+    const char *line = NULL;
+    for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+        const char *q = p;
+        while (*q >= '0' && *q <= '9')
+            q++;
+        if (q > p && !strncmp(q, " passed, ", 9))
+            line = p;
+    }
+    const char *semi = NULL;
+    int depth = 0;
+    for (const char *q = line; q && *q && *q != '\n' && !semi; q++) {
+        depth += *q == '(' ? 1 : *q == ')' ? -1 : 0;
+        if (depth == 0 && q[0] == ';' && q[1] == ' ')
+            semi = q;
+    }
+    if (!semi)
+        return;
+    semi += 2;
+    size_t n = strcspn(semi, ": (\n");
+    snprintf(word, cap, "%.*s", (int)n, semi);
+}
+
+/* Property of every receipt the runner writes (issue 16 §2): `verify`
+ * accepts it (unsigned, so with --allow-unsigned) and recomputes the very
+ * verdict the run printed; a REPRODUCTION verifies but is said to be no
+ * certification evidence (exit 1). */
+static void check_receipt_property(const char *receipt, const char *vectors, const tu_result *run)
+{
+    char word[32];
+    closing_verdict(run->out, word, sizeof word);
+    cr_assert(word[0], "the run printed no closing line:\n%s", run->out);
+    struct stat st;
+    cr_assert(stat(receipt, &st) == 0, "the run (exit %d, %s) wrote no receipt %s", run->code, word, receipt);
+    const char *args[8];
+    size_t n = 0;
+    args[n++] = "--allow-unsigned";
+    if (vectors) {
+        args[n++] = "--vectors";
+        args[n++] = vectors;
+    }
+    args[n++] = receipt;
+    char *cmd = xasprintf("'%s'", tu_env("IT_CONFORM"));
+    contain_init();
+    iut_result r;
+    char err[256];
+    cr_assert(iut_run(cmd, "verify", args, n, NULL, 120.0, 1, 16u << 20, NULL, NULL, &r, err, sizeof err) == 0, "%s", err);
+    free(cmd);
+    char *want = !strcmp(word, "REPRODUCTION") ? xasprintf(": NOT CERTIFICATION EVIDENCE: verdict REPRODUCTION recomputed")
+                                               : xasprintf(": OK: verdict %s recomputed", word);
+    int code_ok = !strcmp(word, "REPRODUCTION") ? r.exit_code == 1 : r.exit_code == 0;
+    cr_assert(code_ok && r.out && strstr(r.out, want),
+              "the runner's own receipt does not verify as its printed verdict %s (verify exit %d):\n%s\n%s", word,
+              r.exit_code, r.out ? r.out : "", r.err_tail ? r.err_tail : "");
+    free(want);
+    iut_result_free(&r);
+}
+
 tu_result tu_conform(const char *arg0, ...)
 {
-    const char *args[64];
+    const char *args[72];
     size_t n = 0;
     va_list ap;
     va_start(ap, arg0);
     const char *a;
-    while ((a = va_arg(ap, const char *)) != NULL && n < 64)
+    /* a run writes a receipt, always: into a file of our own if the test
+     * does not name one (the option goes first, before any "--") */
+    int is_run = !strcmp(arg0, "run"), has_receipt = 0, signs = 0;
+    const char *vectors = NULL, *receipt = NULL;
+    char *own_dir = NULL, *own_receipt = NULL;
+    if (is_run) {
+        args[n++] = "--receipt";
+        args[n++] = NULL; /* filled below */
+    }
+    int after_dashdash = 0;
+    while ((a = va_arg(ap, const char *)) != NULL && n < 64) {
+        if (!after_dashdash && !strcmp(a, "--"))
+            after_dashdash = 1;
+        if (is_run && !after_dashdash && n >= 3) {
+            if (!strcmp(args[n - 1], "--receipt"))
+                has_receipt = 1, receipt = a;
+            else if (!strcmp(args[n - 1], "--vectors"))
+                vectors = a;
+            else if (!strcmp(a, "--sign-key"))
+                signs = 1;
+        }
         args[n++] = a;
+    }
     va_end(ap);
+    const char *const *argv = args;
+    size_t argc = n;
+    if (is_run && has_receipt) {
+        argv = args + 2; /* the test's own --receipt */
+        argc = n - 2;
+    } else if (is_run) {
+        own_dir = tu_tmpdir();
+        own_receipt = xasprintf("%s/receipt.json", own_dir);
+        args[1] = own_receipt;
+        receipt = own_receipt;
+    }
     char *cmd = xasprintf("'%s'", tu_env("IT_CONFORM"));
-    tu_result r = run_cmd(cmd, arg0, args, n);
+    tu_result r = run_cmd(cmd, arg0, (const char **)argv, argc);
     free(cmd);
+    /* the property, for every run that got as far as a verdict (exit 2:
+     * refused before anything ran; a signed one: the test checks its key) */
+    if (is_run && r.code != 2 && r.signal == 0 && !signs)
+        check_receipt_property(receipt, vectors, &r);
+    if (own_dir) {
+        tu_rmtree(own_dir);
+        free(own_dir);
+        free(own_receipt);
+    }
     return r;
 }
 
@@ -135,14 +239,17 @@ static char *hex_f32(const float *x, size_t n)
     return sbuf_take(&b);
 }
 
+/* the version the fixture's files and manifest carry (tu_fixture_version) */
+static const char *fixture_version = "1.0.0";
+
 static cJSON *op_file(const char *group, const char *clause, const char *const *flags, const char *const *notes,
                       size_t n_notes)
 {
     (void)flags;
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "schema", "isotrain-op-vectors-v1");
-    cJSON_AddStringToObject(r, "spec_version", "1.0.0");
-    cJSON_AddStringToObject(r, "vector_version", "1.0.0");
+    cJSON_AddStringToObject(r, "spec_version", fixture_version);
+    cJSON_AddStringToObject(r, "vector_version", fixture_version);
     cJSON_AddStringToObject(r, "group", group);
     cJSON_AddStringToObject(r, "spec_clause", clause);
     cJSON_AddStringToObject(r, "generator", "conformance/tests fixture");
@@ -267,8 +374,8 @@ static void fixture_train(const char *dir, unsigned steps)
 {
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "schema", "isotrain-train-vectors-v1");
-    cJSON_AddStringToObject(r, "spec_version", "1.0.0");
-    cJSON_AddStringToObject(r, "vector_version", "1.0.0");
+    cJSON_AddStringToObject(r, "spec_version", fixture_version);
+    cJSON_AddStringToObject(r, "vector_version", fixture_version);
     cJSON_AddStringToObject(r, "profile", "mlp13k");
     cJSON_AddStringToObject(r, "spec_clause", "11");
     cJSON_AddStringToObject(r, "generator", "conformance/tests fixture");
@@ -378,8 +485,8 @@ void tu_remanifest(const char *dir)
     manifest_file *mf = xcalloc(n, sizeof *mf);
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "schema", "isotrain-manifest-v1");
-    cJSON_AddStringToObject(r, "spec_version", "1.0.0");
-    cJSON_AddStringToObject(r, "vector_version", "1.0.0");
+    cJSON_AddStringToObject(r, "spec_version", fixture_version);
+    cJSON_AddStringToObject(r, "vector_version", fixture_version);
     cJSON_AddStringToObject(r, "generator", "conformance/tests fixture");
     cJSON *arr = cJSON_AddArrayToObject(r, "files");
     for (size_t i = 0; i < n; i++) {
@@ -404,6 +511,12 @@ void tu_remanifest(const char *dir)
         free(files[i]);
     free(files);
     free(mf);
+}
+
+void tu_fixture_version(const char *dir, unsigned steps, const char *version)
+{
+    fixture_version = version;
+    tu_fixture(dir, steps);
 }
 
 void tu_fixture(const char *dir, unsigned steps)

@@ -36,6 +36,10 @@ char *tu_iut(const char *script);
  * Chunk sweep), ops/dot.json, ops/linear.json, train/mlp13k.json with
  * `steps` steps and its checkpoints, MANIFEST.json. */
 void tu_fixture(const char *dir, unsigned steps);
+/* The same fixture with every file and the manifest at another spec and
+ * vector version (e.g. "1.1.0": a set whose spec asks for the fresh-seed
+ * run); later tu_fixture/tu_remanifest calls of the test keep it. */
+void tu_fixture_version(const char *dir, unsigned steps, const char *version);
 /* Rewrites MANIFEST.json for the files now in dir. */
 void tu_remanifest(const char *dir);
 /* Replaces the first occurrence of `from` by `to` in dir/file (asserts it
@@ -52,6 +56,10 @@ struct cJSON *tu_receipt_json(const char *path);
  * fresh cases of seed 1 and the linked reference's fresh-seed run. It
  * verifies (isotrain-conform verify) as it is. */
 struct cJSON *tu_full_receipt(const char *host, int pass, int first_diff, const char *dx);
+/* Sets the receipt's subject as the argv form records it: the program (an
+ * executable of isa), or under emu (with -cpu cpu) the emulator as the
+ * executable and the program as its guest; the executables seen. */
+void tu_receipt_subject(struct cJSON *r, const char *emu, const char *cpu, const char *isa);
 /* Wraps receipt text in an unsigned DSSE envelope (trust/dsse.h) at path. */
 void tu_write_envelope(const char *path, const char *receipt_text);
 /* Reads a whole file (asserts). */

@@ -35,8 +35,9 @@ enum { EXIT_TRAIN_FAILED = 1, EXIT_USAGE = 2, EXIT_FPENV = 3, EXIT_IO = 4, EXIT_
 static void usage(FILE *out)
 {
     fputs("usage:\n"
-          "  isotrain train --profile mlp13k|addmod113 [--steps N] [--trace FILE|-] [--seed S]\n"
+          "  isotrain train --profile mlp13k|addmod113|gptchar [--steps N] [--trace FILE|-] [--seed S]\n"
           "                 [--checkpoint-dir DIR] [--checkpoint-steps S,S,...|all]\n"
+          "                 [--state-steps S,S,...] [--resume DIR --from-step K]\n"
           "                 [--threads N] [--force-ftz]\n"
           "  isotrain info [--force-ftz]\n"
           "  isotrain hello\n"
@@ -50,11 +51,15 @@ static void usage(FILE *out)
           "        auto (the default) takes the best. Every set gives the same bits.\n"
           "train   runs the profile and writes the trace (default: stdout) and raw\n"
           "        checkpoints (default steps for mlp13k: 50,100,150,200, for addmod113:\n"
-          "        100,200,300; 0 = init;\n"
+          "        100,200,300, for gptchar: 100,...,500; 0 = init;\n"
           "        all = every step 0..N; DIR is created with its parents). --seed S\n"
           "        (decimal, 0..18446744073709551615) replaces the profile's seed for\n"
           "        init and sampling. A failed run prints failure=NAME step=T on\n"
-          "        stderr. --threads N (addmod113, 1..64; default ISOTRAIN_THREADS or 1)\n"
+          "        stderr. --state-steps writes the complete state (spec 8.3: the\n"
+          "        checkpoint and, for AdamW profiles, adam-m-/adam-v-NNNNNN.bin) into DIR;\n"
+          "        --resume DIR --from-step K continues from the state of step K in DIR and\n"
+          "        runs to step N, bit-identical to the uninterrupted run (spec 8.4).\n"
+          "        --threads N (addmod113, 1..64; default ISOTRAIN_THREADS or 1)\n"
           "        splits independent outputs over N threads: the same bits for every N.\n"
           "        --force-ftz turns flushing on first (a negative control:\n"
           "        the run must fail with failure=fpenv-flush).\n"
@@ -80,23 +85,30 @@ static int parse_u32(const char *flag, const char *s, uint32_t *out)
     return 0;
 }
 
-static int parse_steps_list(const char *s, uint32_t *list, size_t cap, size_t *n)
+/* iut-protocol P7 (1.1.1): N and the elements of LIST are P4 ints, LIST a
+ * P4 int array (at least one element, single commas, no empty element) or
+ * "all"; any other spelling is a usage error, as for --seed. */
+static int parse_p4_int(const char *flag, const char *v, uint32_t *out)
 {
-    *n = 0;
-    char buf[1024];
-    if (strlen(s) >= sizeof buf) {
-        fprintf(stderr, "isotrain: --checkpoint-steps list too long\n");
+    char why[160];
+    uint64_t x;
+    if (wire_parse_int(v, strlen(v), UINT32_MAX, &x, why, sizeof why) != 0) {
+        fprintf(stderr, "isotrain train: %s expects a decimal integer 0..4294967295 (P4 int: no sign, no leading "
+                        "zeros), got '%s': %s\n", flag, v, why);
         return -1;
     }
-    strcpy(buf, s);
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        if (*n == cap) {
-            fprintf(stderr, "isotrain: --checkpoint-steps takes at most %zu steps\n", cap);
-            return -1;
-        }
-        if (parse_u32("--checkpoint-steps", tok, &list[*n]) != 0)
-            return -1;
-        (*n)++;
+    *out = (uint32_t)x;
+    return 0;
+}
+
+static int parse_steps_list(const char *flag, const char *v, uint32_t **list, size_t *n)
+{
+    char why[200];
+    if (wire_parse_ints(v, strlen(v), UINT32_MAX, list, n, why, sizeof why) != 0) {
+        fprintf(stderr, "isotrain train: %s expects %sstep numbers separated by single "
+                        "commas (P4 int[n]), got '%s': %s\n", flag,
+                strcmp(flag, "--checkpoint-steps") == 0 ? "'all' or " : "", v, why);
+        return -1;
     }
     return 0;
 }
@@ -152,6 +164,7 @@ static int cmd_info(int argc, char **argv)
     for (size_t i = 0; i < nsets && i < 16; i++)
         printf("%s%s", i ? "," : "", sets[i]);
     printf("\n");
+    printf("sha256=%s\n", it_sha256_name()); /* the checkpoint digest's compression (same bits) */
     printf("fpenv=%s ftz=%d daz=%d rounding=%d\n", env_ok ? "ok" : (env.ftz || env.daz) ? "flush" : "rounding",
            env.ftz, env.daz, env.rounding);
     return env_ok ? 0 : EXIT_FPENV;
@@ -212,12 +225,19 @@ static int make_checkpoint_dir(const char *dir)
     return 0;
 }
 
-static int cmd_train(int argc, char **argv)
+/* ck_given and sk_given receive the malloc'd --checkpoint-steps and
+ * --state-steps lists; the caller frees them */
+static int run_train(int argc, char **argv, uint32_t **ck_given, uint32_t **sk_given)
 {
     const char *profile = NULL, *trace_path = "-", *dir = NULL;
     uint32_t steps = IT_MLP13K_STEPS;
-    uint32_t ck[64] = {50, 100, 150, 200};
-    size_t n_ck = 4;
+    static const uint32_t ck_mlp13k[] = {50, 100, 150, 200}, ck_am[] = {100, 200, 300},
+                          ck_gc[] = {100, 200, 300, 400, 500};
+    const uint32_t *ck = ck_mlp13k, *sk = NULL;
+    size_t n_ck = 4, n_sk = 0;
+    const char *resume_dir = NULL;
+    uint32_t from_step = 0;
+    int from_given = 0;
     int all_steps = 0, force_ftz = 0, steps_given = 0, steps_set = 0;
     /* ISOTRAIN_THREADS sets the default so a runner that knows nothing of
      * --threads (spec/iut-protocol.md P7 has no such option) still gets a
@@ -249,7 +269,7 @@ static int cmd_train(int argc, char **argv)
         if (strcmp(a, "--profile") == 0)
             profile = v;
         else if (strcmp(a, "--steps") == 0) {
-            if (parse_u32(a, v, &steps) != 0)
+            if (parse_p4_int(a, v, &steps) != 0)
                 return EXIT_USAGE;
             steps_set = 1;
         } else if (strcmp(a, "--threads") == 0) {
@@ -276,33 +296,85 @@ static int cmd_train(int argc, char **argv)
             }
             recipe.seed = seed;
             am.seed = seed;
+        } else if (strcmp(a, "--state-steps") == 0) {
+            /* spec 8.3 (1.2.0): the complete state at these steps; given
+             * twice, the last one wins, as --checkpoint-steps */
+            free(*sk_given);
+            *sk_given = NULL;
+            if (parse_steps_list("--state-steps", v, sk_given, &n_sk) != 0)
+                return EXIT_USAGE;
+            sk = *sk_given;
+        } else if (strcmp(a, "--resume") == 0)
+            resume_dir = v;
+        else if (strcmp(a, "--from-step") == 0) {
+            if (parse_u32(a, v, &from_step) != 0)
+                return EXIT_USAGE;
+            from_given = 1;
         } else if (strcmp(a, "--checkpoint-steps") == 0) {
+            /* given twice, the last one wins (P7 1.1.1: a runner gives each option once) */
             steps_given = 1;
             all_steps = strcmp(v, "all") == 0;
-            if (!all_steps && parse_steps_list(v, ck, sizeof ck / sizeof ck[0], &n_ck) != 0)
+            free(*ck_given);
+            *ck_given = NULL;
+            if (!all_steps && parse_steps_list("--checkpoint-steps", v, ck_given, &n_ck) != 0)
                 return EXIT_USAGE;
+            if (*ck_given)
+                ck = *ck_given;
         } else {
             fprintf(stderr, "isotrain train: unknown option '%s'\n", a);
             return EXIT_USAGE;
         }
     }
     if (!profile) {
-        fprintf(stderr, "isotrain train: --profile is required (known: mlp13k, addmod113)\n");
+        fprintf(stderr, "isotrain train: --profile is required (known: mlp13k, addmod113, gptchar)\n");
         return EXIT_USAGE;
     }
-    int is_am = strcmp(profile, "addmod113") == 0;
-    if (!is_am && strcmp(profile, "mlp13k") != 0) {
+    int is_am = strcmp(profile, "addmod113") == 0, is_gc = strcmp(profile, "gptchar") == 0;
+    if (!is_am && !is_gc && strcmp(profile, "mlp13k") != 0) {
         /* iut-protocol P7 (1.1.0): like a verb it lacks (P1), so the runner
          * skips what it cannot run instead of failing it */
-        fprintf(stderr, "isotrain train: unsupported profile '%s' (known: mlp13k, addmod113)\n", profile);
+        fprintf(stderr, "isotrain train: unsupported profile '%s' (known: mlp13k, addmod113, gptchar)\n", profile);
         return EXIT_UNSUPPORTED;
     }
+    if (is_gc) { /* spec §14.1: 500 steps, checkpoints every 100 */
+        if (!steps_set)
+            steps = IT_GC_STEPS;
+        if (steps > IT_GC_STEPS) {
+            fprintf(stderr, "isotrain train: gptchar has %u steps (spec 14.1), --steps %u is beyond them\n",
+                    (unsigned)IT_GC_STEPS, (unsigned)steps);
+            return EXIT_USAGE;
+        }
+        if (!steps_given) {
+            ck = ck_gc;
+            n_ck = 5;
+        }
+    }
+    /* spec 8.4, iut-protocol P7 (1.2.0): --resume and --from-step come together */
+    if (!resume_dir != !from_given) {
+        fprintf(stderr, "isotrain train: --resume DIR and --from-step K go together\n");
+        return EXIT_USAGE;
+    }
+    if (resume_dir && from_step > steps) {
+        fprintf(stderr, "isotrain train: --from-step %u is beyond --steps %u\n", (unsigned)from_step,
+                (unsigned)steps);
+        return EXIT_USAGE;
+    }
+    if (n_sk && !dir) {
+        fprintf(stderr, "isotrain train: --state-steps needs --checkpoint-dir\n");
+        return EXIT_USAGE;
+    }
+    for (size_t k = 0; k < n_sk; k++)
+        if (sk[k] > steps) {
+            fprintf(stderr, "isotrain train: state step %u is beyond --steps %u\n", (unsigned)sk[k],
+                    (unsigned)steps);
+            return EXIT_USAGE;
+        }
     if (is_am) { /* spec §13.1: 300 steps, checkpoints 100, 200, 300 */
         am.threads = threads;
         if (!steps_set)
             steps = IT_AM_STEPS;
         if (!steps_given) {
-            ck[0] = 100, ck[1] = 200, ck[2] = 300;
+            ck = ck_am;
             n_ck = 3;
         }
     }
@@ -350,10 +422,13 @@ static int cmd_train(int argc, char **argv)
     }
     static it_mlp13k_state state; /* 100 KiB: keep it off the stack */
     static it_addmod113_state am_state; /* 3.6 MiB */
-    it_run_options opt = {steps, trace, dir, ck_list, n_ck};
+    static it_gptchar_state gc_state;   /* 1.7 MiB */
+    it_gptchar_recipe gc = {recipe.seed};
+    it_run_options opt = {steps, trace, dir, ck_list, n_ck, sk, n_sk, resume_dir, from_step};
     char err[512];
-    it_status st = is_am ? it_addmod113_run(&am, &opt, &am_state, err, sizeof err)
-                         : it_mlp13k_run(&recipe, &opt, &state, err, sizeof err);
+    it_status st = is_am   ? it_addmod113_run(&am, &opt, &am_state, err, sizeof err)
+                   : is_gc ? it_gptchar_run(&gc, &opt, &gc_state, err, sizeof err)
+                           : it_mlp13k_run(&recipe, &opt, &state, err, sizeof err);
     free(all);
     /* the trace lines of the completed steps are out before any failure is reported */
     if (trace == stdout)
@@ -364,10 +439,19 @@ static int cmd_train(int argc, char **argv)
     }
     if (st != IT_OK) {
         fprintf(stderr, "isotrain train: FAILED (%s): %s\n", it_status_name(st), err);
-        report_failure(st, is_am ? am_state.step : state.step);
+        report_failure(st, is_am ? am_state.step : is_gc ? gc_state.step : state.step);
         return st == IT_ERR_FPENV ? EXIT_FPENV : st == IT_ERR_IO ? EXIT_IO : EXIT_TRAIN_FAILED;
     }
     return 0;
+}
+
+static int cmd_train(int argc, char **argv)
+{
+    uint32_t *ck_given = NULL, *sk_given = NULL; /* --checkpoint-steps, --state-steps LISTs, malloc'd */
+    int rc = run_train(argc, argv, &ck_given, &sk_given);
+    free(ck_given);
+    free(sk_given);
+    return rc;
 }
 
 static int cmd_hello(int argc, char **argv)
@@ -377,8 +461,10 @@ static int cmd_hello(int argc, char **argv)
         fprintf(stderr, "isotrain hello: takes no arguments\n");
         return EXIT_USAGE;
     }
-    /* train_seed=1: `train --seed S` is supported (P2, P7); kernels=: the set in use */
-    printf("protocol=1 name=isotrain-reference version=%s spec=%s train_seed=1 isa=%s kernels=%s\n", IT_VERSION,
+    /* train_seed=1: `train --seed S` is supported (P2, P7); train_resume=1:
+     * `train --resume DIR --from-step K` (1.2.0); kernels=: the set in use */
+    printf("protocol=1 name=isotrain-reference version=%s spec=%s train_seed=1 train_resume=1 isa=%s kernels=%s\n",
+           IT_VERSION,
            IT_SPEC_VERSION, it_host_isa(), it_kernels_name());
     return fflush(stdout) == 0 ? 0 : EXIT_IO;
 }

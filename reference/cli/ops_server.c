@@ -5,6 +5,7 @@
  * `id=<id> error=bad-request` and a reason on stderr; the server itself
  * never stops before end of input. */
 #include "ops_server.h"
+#include "ops_ctx.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -13,22 +14,9 @@
 #include "isotrain.h"
 #include "wire.h"
 
-enum { MAX_ALLOCS = 32, EXIT_IO = 4 };
+enum { EXIT_IO = 4 };
 
-typedef struct {
-    const wire_tokens *req;
-    wire_buf *resp;
-    size_t id_len;            /* the answer echoes the id: P3's cap counts it */
-    uint64_t max_sweep_count; /* 2^32 (P5.1) unless a harness lowers it */
-    char err[512];
-    void *allocs[MAX_ALLOCS];
-    size_t n_allocs;
-} op_ctx;
-
-#if defined(__GNUC__)
-__attribute__((format(IT_PRINTF_FORMAT, 2, 3)))
-#endif
-static int bad(op_ctx *c, const char *fmt, ...)
+int bad(op_ctx *c, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -39,7 +27,7 @@ static int bad(op_ctx *c, const char *fmt, ...)
 
 /* Keeps p to be freed after the request; NULL (with a message) when p is
  * NULL or the table is full. */
-static void *track(op_ctx *c, void *p)
+void *track(op_ctx *c, void *p)
 {
     if (!p) {
         bad(c, "out of memory");
@@ -62,7 +50,7 @@ static void release(op_ctx *c)
 }
 
 /* n zeroed floats that live until the end of the request. */
-static float *scratch(op_ctx *c, size_t n)
+float *scratch(op_ctx *c, size_t n)
 {
     return track(c, calloc(n ? n : 1, sizeof(float)));
 }
@@ -83,7 +71,7 @@ static const wire_kv *need(op_ctx *c, const char *key)
             return bad((c), "input '%s': %s", (key), sub_);                          \
     } while (0)
 
-static int get_u32s(op_ctx *c, const char *key, uint32_t **v, size_t *n)
+int get_u32s(op_ctx *c, const char *key, uint32_t **v, size_t *n)
 {
     const wire_kv *kv = need(c, key);
     if (!kv)
@@ -92,7 +80,7 @@ static int get_u32s(op_ctx *c, const char *key, uint32_t **v, size_t *n)
     return track(c, *v) ? 0 : -1;
 }
 
-static int get_f32s(op_ctx *c, const char *key, float **v, size_t *n)
+int get_f32s(op_ctx *c, const char *key, float **v, size_t *n)
 {
     uint32_t *u;
     if (get_u32s(c, key, &u, n) != 0)
@@ -106,7 +94,7 @@ static int get_f32s(op_ctx *c, const char *key, float **v, size_t *n)
     return 0;
 }
 
-static int get_int(op_ctx *c, const char *key, uint64_t min, uint64_t max, uint64_t *v)
+int get_int(op_ctx *c, const char *key, uint64_t min, uint64_t max, uint64_t *v)
 {
     const wire_kv *kv = need(c, key);
     if (!kv)
@@ -118,7 +106,7 @@ static int get_int(op_ctx *c, const char *key, uint64_t min, uint64_t max, uint6
     return 0;
 }
 
-static int get_ints(op_ctx *c, const char *key, uint64_t max, uint32_t **v, size_t *n)
+int get_ints(op_ctx *c, const char *key, uint64_t max, uint32_t **v, size_t *n)
 {
     const wire_kv *kv = need(c, key);
     if (!kv)
@@ -127,7 +115,7 @@ static int get_ints(op_ctx *c, const char *key, uint64_t max, uint32_t **v, size
     return track(c, *v) ? 0 : -1;
 }
 
-static int get_u64(op_ctx *c, const char *key, uint64_t *v)
+int get_u64(op_ctx *c, const char *key, uint64_t *v)
 {
     const wire_kv *kv = need(c, key);
     if (!kv)
@@ -136,7 +124,7 @@ static int get_u64(op_ctx *c, const char *key, uint64_t *v)
     return 0;
 }
 
-static const wire_kv *get_name(op_ctx *c, const char *key)
+const wire_kv *get_name(op_ctx *c, const char *key)
 {
     const wire_kv *kv = need(c, key);
     if (!kv)
@@ -149,26 +137,26 @@ static const wire_kv *get_name(op_ctx *c, const char *key)
     return kv;
 }
 
-static int name_is(const wire_kv *kv, const char *s)
+int name_is(const wire_kv *kv, const char *s)
 {
     return kv->val_len == strlen(s) && memcmp(kv->val, s, kv->val_len) == 0;
 }
 
 /* The array under key has n elements; P5 says it must have `want` (why). */
-static int want_len(op_ctx *c, const char *key, size_t n, uint64_t want, const char *why)
+int want_len(op_ctx *c, const char *key, size_t n, uint64_t want, const char *why)
 {
     if ((uint64_t)n != want)
         return bad(c, "input '%s' has %zu elements, expected %llu (%s)", key, n, (unsigned long long)want, why);
     return 0;
 }
 
-static void put_f32s(op_ctx *c, const char *key, const float *v, size_t n)
+void put_f32s(op_ctx *c, const char *key, const float *v, size_t n)
 {
     wire_put_key(c->resp, key);
     wire_put_f32s(c->resp, v, n);
 }
 
-static void put_u32s(op_ctx *c, const char *key, const uint32_t *v, size_t n)
+void put_u32s(op_ctx *c, const char *key, const uint32_t *v, size_t n)
 {
     wire_put_key(c->resp, key);
     wire_put_hex32s(c->resp, v, n);
@@ -464,11 +452,10 @@ static int op_mlp13k_loss_grad(op_ctx *c)
 
 /* ---- profile addmod113's ops (P5, 1.1.0) ------------------------------------------ */
 
-static void sqrt_array(const float *x, float *y, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        y[i] = it_sqrtf(x[i]);
-}
+/* spec §3.6 through the kernel set in use (the CPU's IEEE square root in the
+ * SIMD sets, the integer it_sqrtf in portable): the op vectors certify the
+ * sqrt every set's AdamW uses */
+static void sqrt_array(const float *x, float *y, size_t n) { it_sqrtf_array(x, y, n); }
 
 static int op_sqrt(op_ctx *c) { return unary(c, sqrt_array); }
 
@@ -710,6 +697,20 @@ static const struct {
     {"addmod113_perm", op_addmod113_perm},
     {"addmod113_init", op_addmod113_init},
     {"addmod113_loss_grad", op_addmod113_loss_grad},
+    /* spec 1.2.0: profile gptchar (ops_gptchar.c) */
+    {"residual_add", op_residual_add},
+    {"layernorm_forward", op_layernorm_forward},
+    {"layernorm_backward", op_layernorm_backward},
+    {"gelu_forward", op_gelu_forward},
+    {"gelu_backward", op_gelu_backward},
+    {"causal_attention_forward", op_causal_attention_forward},
+    {"causal_attention_backward", op_causal_attention_backward},
+    {"tied_embedding_grad", op_tied_embedding_grad},
+    {"clip_grad_norm", op_clip_grad_norm},
+    {"lr_schedule", op_lr_schedule},
+    {"gptchar_init", op_gptchar_init},
+    {"gptchar_batch", op_gptchar_batch},
+    {"gptchar_loss_grad", op_gptchar_loss_grad},
 };
 
 /* ---- the request loop ------------------------------------------------------------ */

@@ -1,6 +1,6 @@
 # fuzz_ops_server (mk/fuzz.mk): the ops server and its line parser, linked
 # with the fuzz build of the reference library.
-fuzz_ops_server_SRCS   := reference/cli/ops_server.c reference/cli/wire.c
+fuzz_ops_server_SRCS   := reference/cli/ops_server.c reference/cli/ops_gptchar.c reference/cli/wire.c
 fuzz_ops_server_CFLAGS := -Ireference/cli
 # Requests of a few KiB reach every op but mlp13k_loss_grad's full parameter
 # vector (117 KiB, covered by reference/tests); -timeout catches a hang.

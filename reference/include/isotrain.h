@@ -14,8 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define IT_VERSION "1.1.0"      /* version of this reference implementation */
-#define IT_SPEC_VERSION "1.1.0" /* version of spec/isotrain-spec.md it implements */
+#define IT_VERSION "1.2.0"      /* version of this reference implementation */
+#define IT_SPEC_VERSION "1.2.0" /* version of spec/isotrain-spec.md it implements */
 
 /* ---- spec §2.2: floating-point environment ----------------------------- */
 
@@ -86,7 +86,7 @@ void it_linear_backward(const float *W, const float *x, const float *dy,
 void it_tanh_forward(const float *x, size_t n, float *y);
 void it_tanh_backward(const float *y, const float *dy, size_t n, float *dx);
 
-/* §5.4 softmax + cross-entropy for one position: writes probs[0..n-1] and
+/* §5.4 softmax + cross-entropy for one position (probs may be logits): writes probs[0..n-1] and
  * returns the loss -log p[target]. */
 float it_softmax_xent_forward(const float *logits, size_t n, unsigned target, float *probs);
 /* §5.5 gradient of scale * loss with respect to the logits. */
@@ -120,6 +120,10 @@ void it_sha256_init(it_sha256_ctx *c);
 void it_sha256_update(it_sha256_ctx *c, const void *data, size_t len);
 void it_sha256_final(it_sha256_ctx *c, unsigned char digest[32]);
 void it_sha256(const void *data, size_t len, unsigned char digest[32]);
+/* The compression in use: "portable" (FIPS 180-4 as written, sha256.c),
+ * "sha-ni" (x86 SHA extensions) or "armv8-sha2"; the instructions are used
+ * with every kernel set but portable, when the CPU has them (same bits). */
+const char *it_sha256_name(void);
 /* Lowercase hex, 64 characters and a NUL. */
 void it_hex(const unsigned char *bytes, size_t len, char *out);
 
@@ -263,6 +267,21 @@ void it_addmod113_eval(const float *params, const uint32_t *pairs, size_t n, flo
  * logits (113) and the per-pair loss. */
 float it_addmod113_pair_forward(const float *params, uint32_t pair, float *logits);
 
+/* The same two computations with the buffers of every activation and
+ * gradient allocated once, up front (about 22 KB per pair): a run allocates
+ * one workspace and no step allocates (spec §13.8). A batch of more than
+ * max_pairs pairs runs in chunks of max_pairs, each gradient SUM resumed
+ * from the partial the chunk before stored (spec §4.1): the same bits as
+ * it_addmod113_loss_grad / it_addmod113_eval (which allocate a workspace
+ * per call). One workspace serves one call at a time. NULL: out of memory. */
+typedef struct it_addmod113_work it_addmod113_work;
+it_addmod113_work *it_addmod113_work_new(size_t max_pairs);
+void it_addmod113_work_free(it_addmod113_work *w);
+float it_addmod113_loss_grad_work(it_addmod113_work *w, const float *params, const uint32_t *pairs, size_t n,
+                                  float *grads, unsigned threads);
+void it_addmod113_eval_work(it_addmod113_work *w, const float *params, const uint32_t *pairs, size_t n, float scale,
+                            float *loss, uint32_t *correct, unsigned threads);
+
 typedef struct {
     uint64_t seed;
     unsigned threads; /* 1 by default; any count gives the same bits */
@@ -277,6 +296,227 @@ typedef struct {
     float last_loss;
     size_t bad_index;
 } it_addmod113_state;
+
+/* ---- spec §5.13-§5.20, §7.3, §7.4, §14: profile gptchar (1.2.0) -------- */
+
+/* §5.13: y[i] = x[i] + branch[i] (the residual stream is the left operand). */
+void it_residual_add(const float *x, const float *branch, size_t n, float *y);
+/* §5.14 LayerNorm of one row of n: y, the normalized row xhat, the mean and
+ * rstd = 1 / sqrt(var + eps) (mean may be NULL). */
+void it_layernorm_forward(const float *x, const float *w, const float *b, size_t n, float eps, float *y,
+                          float *xhat, float *mean, float *rstd);
+/* §5.15: dw, db accumulated (one term each), dx written. */
+void it_layernorm_backward(const float *xhat, float rstd, const float *w, const float *dy, size_t n, float *dw,
+                           float *db, float *dx);
+/* §5.16 / §5.17: GELU, tanh form; the backward takes the forward input. */
+void it_gelu_forward(const float *x, size_t n, float *y);
+void it_gelu_backward(const float *x, const float *dy, size_t n, float *dx);
+/* §5.18: causal self-attention over T positions; q, k, v, z are T x (H*dh)
+ * position-major, w is T x H x T (+0 at the masked keys). */
+void it_causal_attention_forward(const float *q, const float *k, const float *v, size_t T, size_t H, size_t dh,
+                                 float scale, float *w, float *z);
+/* §5.19: dq, dk, dv (T x H*dh), written. */
+void it_causal_attention_backward(const float *q, const float *k, const float *v, const float *w,
+                                  const float *dz, size_t T, size_t H, size_t dh, float scale, float *dq,
+                                  float *dk, float *dv);
+/* The same two with the caller's scratch, never allocating (the two above
+ * allocate it per call and abort without it): wp holds H*T floats, dkp and
+ * dvp T*H*dh each. The same bits. */
+void it_causal_attention_forward_scratch(const float *q, const float *k, const float *v, size_t T, size_t H,
+                                         size_t dh, float scale, float *w, float *z, float *wp);
+void it_causal_attention_backward_scratch(const float *q, const float *k, const float *v, const float *w,
+                                          const float *dz, size_t T, size_t H, size_t dh, float scale, float *dq,
+                                          float *dk, float *dv, float *wp, float *dkp, float *dvp);
+/* §5.20: the gradient of a tied embedding E (V x dim): the output side first,
+ * dE[v][c] = SUM over rows r of dlogits[r][v] * f[r][c], then the input side
+ * scatter-added (§5.8) row by row in ascending r. Written into dE. */
+void it_tied_embedding_grad(const float *f, const float *dlogits, const uint32_t *tokens, const float *dx,
+                            size_t n, size_t V, size_t dim, float *dE);
+/* §7.3: clips g in place to global norm max_norm; returns the norm. */
+float it_clip_grad_norm(float *g, size_t n, float max_norm, float eps);
+/* §7.4: the learning rate of step t (1-based) of `total` steps. */
+float it_lr_schedule(uint32_t t, uint32_t warmup, uint32_t total, float lr_max);
+
+enum {
+    IT_GC_VOCAB = 63,   /* distinct bytes of spec/corpus/gptchar.txt (§14.3) */
+    IT_GC_D = 64,
+    IT_GC_HEADS = 4,
+    IT_GC_DHEAD = 16,
+    IT_GC_MLP = 256,
+    IT_GC_CTX = 32,     /* T */
+    IT_GC_LAYERS = 2,
+    IT_GC_SEQS = 16,    /* sequences per step */
+    IT_GC_ROWS = IT_GC_SEQS * IT_GC_CTX, /* 512 positions per step */
+    IT_GC_STEPS = 500,
+    IT_GC_WARMUP = 50,
+    IT_GC_NTENSORS = 2 + 16 * IT_GC_LAYERS + 2,
+    /* offsets within a block (§14.2) */
+    IT_GC_B_LN1_W = 0,
+    IT_GC_B_LN1_B = IT_GC_B_LN1_W + IT_GC_D,
+    IT_GC_B_Q_W = IT_GC_B_LN1_B + IT_GC_D,
+    IT_GC_B_Q_B = IT_GC_B_Q_W + IT_GC_D * IT_GC_D,
+    IT_GC_B_K_W = IT_GC_B_Q_B + IT_GC_D,
+    IT_GC_B_K_B = IT_GC_B_K_W + IT_GC_D * IT_GC_D,
+    IT_GC_B_V_W = IT_GC_B_K_B + IT_GC_D,
+    IT_GC_B_V_B = IT_GC_B_V_W + IT_GC_D * IT_GC_D,
+    IT_GC_B_O_W = IT_GC_B_V_B + IT_GC_D,
+    IT_GC_B_O_B = IT_GC_B_O_W + IT_GC_D * IT_GC_D,
+    IT_GC_B_LN2_W = IT_GC_B_O_B + IT_GC_D,
+    IT_GC_B_LN2_B = IT_GC_B_LN2_W + IT_GC_D,
+    IT_GC_B_FC_W = IT_GC_B_LN2_B + IT_GC_D,
+    IT_GC_B_FC_B = IT_GC_B_FC_W + IT_GC_MLP * IT_GC_D,
+    IT_GC_B_PROJ_W = IT_GC_B_FC_B + IT_GC_MLP,
+    IT_GC_B_PROJ_B = IT_GC_B_PROJ_W + IT_GC_D * IT_GC_MLP,
+    IT_GC_BLOCK = IT_GC_B_PROJ_B + IT_GC_D, /* 49,984 */
+    IT_GC_OFF_WTE = 0,
+    IT_GC_OFF_WPE = IT_GC_OFF_WTE + IT_GC_VOCAB * IT_GC_D,
+    IT_GC_OFF_H0 = IT_GC_OFF_WPE + IT_GC_CTX * IT_GC_D,
+    IT_GC_OFF_LNF_W = IT_GC_OFF_H0 + IT_GC_LAYERS * IT_GC_BLOCK,
+    IT_GC_OFF_LNF_B = IT_GC_OFF_LNF_W + IT_GC_D,
+    IT_GC_NPARAMS = IT_GC_OFF_LNF_B + IT_GC_D /* 106,176 */
+};
+#define IT_GC_SEED 0x69736f747261696eull /* §14.1, the same as mlp13k's */
+
+/* The 36 tensors of gptchar in checkpoint order (§14.2). */
+extern const it_tensor_info it_gptchar_tensors[IT_GC_NTENSORS];
+/* The corpus of §14.3 (compiled in from spec/corpus/gptchar.txt). */
+extern const unsigned char it_gptchar_corpus[];
+extern const size_t it_gptchar_corpus_len;
+/* §14.3: the vocabulary (distinct bytes ascending) and each byte's token
+ * (-1 for a byte not in it); returns V. */
+size_t it_gptchar_vocab(unsigned char bytes[256], int token_of[256]);
+/* §14.4 */
+void it_gptchar_init(uint64_t seed, float *params);
+/* §14.5: the input and target tokens of step t (1-based): IT_GC_SEQS
+ * sequences of IT_GC_CTX tokens, row-major. */
+void it_gptchar_batch(uint64_t seed, uint32_t step, uint32_t x[IT_GC_ROWS], uint32_t y[IT_GC_ROWS]);
+/* §14.6: mean loss over nseq sequences (x, y: nseq x IT_GC_CTX tokens) and
+ * its gradient (written, IT_GC_NPARAMS values); s = 1 / (nseq * T). */
+float it_gptchar_loss_grad(const float *params, const uint32_t *x, const uint32_t *y, size_t nseq, float *grads);
+/* The same, handing the intermediates of §14.6 to tap as they are made (for
+ * the vectors and the runner's localization): "x0", then per block l "ln1",
+ * "q", "k", "v", "att" (nseq x T x H x T), "z", "o", "xmid", "ln2", "h", "xout",
+ * then "lnf", "probs", "dlogits" and "dx0" (layer -1), row-major over rows. */
+typedef void (*it_gptchar_tap)(void *ctx, const char *what, int layer, const float *data, size_t n);
+float it_gptchar_loss_grad_tap(const float *params, const uint32_t *x, const uint32_t *y, size_t nseq, float *grads,
+                               it_gptchar_tap tap, void *ctx);
+
+typedef struct {
+    uint64_t seed;
+} it_gptchar_recipe;
+
+typedef struct {
+    float params[IT_GC_NPARAMS], grads[IT_GC_NPARAMS], m[IT_GC_NPARAMS], v[IT_GC_NPARAMS];
+    it_adamw_clock clock;
+    uint32_t step;
+    float last_loss, last_norm, last_lr;
+    size_t bad_index;
+} it_gptchar_state;
+/* ---- batched layers over rows (spec §4.1, §4.5, §5, §7) --------------------
+ * The building blocks both profiles are made of, for other trainers too
+ * (the PyTorch adapter calls them on tensor storage; a data-parallel trainer
+ * continues one rank's partial gradient sums on the next rank).
+ *
+ * Matrices are row-major, each with a leading dimension ld: element (r, c)
+ * of X is X[r*ldx + c], and ldx >= the number of columns (ld = 0 is allowed
+ * only where a comment says so). A row is one position or one batch element;
+ * every "SUM over rows" below runs over the rows in ascending order, exactly
+ * spec §4.5's order for the weight gradients.
+ *
+ * threads: how many threads may compute this call's independent outputs (0
+ * and 1: only the calling thread). Every count gives the same bits: threads
+ * split different outputs (rows of Y or dX, rows of dW, elements), never
+ * one sum (spec §4.1). The extra threads are a pool started on first use,
+ * kept for the life of the process, probed for FTZ/DAZ when they start
+ * (spec §2.2: a pool whose probe fails is never used), at most 64 in all;
+ * one call at a time uses them, and a call that finds them busy (another
+ * thread's call, or a call from inside a share) computes all its shares on
+ * its own thread: the same bits, only slower. Builds without POSIX threads
+ * (Windows) always compute on the calling thread.
+ *
+ * Each returns 0, or -1 when an argument is invalid (a leading dimension
+ * smaller than its row, a NULL matrix with a non-zero size, a token not
+ * below the vocabulary), in which case nothing was written. */
+
+/* §5.2, §4.5 Y = X Wᵀ + b: Y[r][o] = SUM over i = 0..in-1 of X[r][i]*W[o][i],
+ * then + b[o] (after the whole sum) when b is not NULL. W is out x in,
+ * row-major (the layout of the checkpoint), b has out elements. */
+int it_rows_linear_forward(size_t rows, size_t in, size_t out, const float *X, size_t ldx, const float *W,
+                           const float *b, float *Y, size_t ldy, unsigned threads);
+
+/* §5.7, §4.5 dX = dY W: dX[r][i] = SUM over o = 0..out-1 of dY[r][o]*W[o][i],
+ * a fresh sum (written, not accumulated). */
+int it_rows_linear_backward_input(size_t rows, size_t in, size_t out, const float *dY, size_t lddy, const float *W,
+                                  float *dX, size_t lddx, unsigned threads);
+
+/* §5.7, §4.5, §4.1 the parameter gradients, CONTINUED from the partial sums
+ * stored in dW (out x in) and db (out; NULL: no bias): for each row r in
+ * ascending order, dW[o][i] = dW[o][i] + dY[r][o]*X[r][i] and
+ * db[o] = db[o] + dY[r][o]. Start from +0 (zero dW and db) for a fresh sum.
+ * A sum may be suspended and resumed (spec §4.1): calling this for rows
+ * [0, k) and then for rows [k, n) on the stored result gives the bits of
+ * one call for [0, n), for every k, so the rows may be split across calls,
+ * processes or MPI ranks that pass dW and db on in row order. Adding two
+ * partial sums that each started from +0 does not give those bits. */
+int it_rows_linear_backward_params(size_t rows, size_t in, size_t out, const float *dY, size_t lddy, const float *X,
+                                   size_t ldx, float *dW, float *db, unsigned threads);
+
+/* §5.1 Y[r] = E[tokens[r]] (rows of dim values, E is vocab x dim) */
+int it_rows_embedding_forward(size_t rows, size_t dim, size_t vocab, const float *E, const uint32_t *tokens,
+                              float *Y, size_t ldy, unsigned threads);
+/* §5.8 scatter-add, CONTINUED from dE: for each row r ascending,
+ * dE[tokens[r]][c] = dE[tokens[r]][c] + dY[r][c]. Resumable like
+ * it_rows_linear_backward_params. */
+int it_rows_embedding_backward(size_t rows, size_t dim, size_t vocab, const uint32_t *tokens, const float *dY,
+                               size_t lddy, float *dE, unsigned threads);
+
+/* §1.3 Y = A + B, one rounding per element (Y may be A or B); ldb = 0 adds
+ * B's first row to every row (a bias or a position embedding). */
+int it_rows_add(size_t rows, size_t cols, const float *A, size_t lda, const float *B, size_t ldb, float *Y,
+                size_t ldy, unsigned threads);
+
+/* §5.9 / §5.10 / §5.3 / §5.6 elementwise over rows x cols (Y may be X) */
+int it_rows_relu_forward(size_t rows, size_t cols, const float *X, size_t ldx, float *Y, size_t ldy,
+                         unsigned threads);
+int it_rows_relu_backward(size_t rows, size_t cols, const float *X, size_t ldx, const float *dY, size_t lddy,
+                          float *dX, size_t lddx, unsigned threads);
+int it_rows_tanh_forward(size_t rows, size_t cols, const float *X, size_t ldx, float *Y, size_t ldy,
+                         unsigned threads);
+/* dX = dY * (1 - Y*Y), Y the forward output */
+int it_rows_tanh_backward(size_t rows, size_t cols, const float *Y, size_t ldy, const float *dY, size_t lddy,
+                          float *dX, size_t lddx, unsigned threads);
+
+/* §5.4 per row of n logits: the probabilities into P (P may be Z with
+ * ldp == ldz) and, when loss is not NULL, loss[r] = the row's
+ * cross-entropy for the label targets[r] (< n). */
+int it_rows_softmax_xent_forward(size_t rows, size_t n, const float *Z, size_t ldz, const uint32_t *targets,
+                                 float *loss, float *P, size_t ldp, unsigned threads);
+/* §5.5 per row: dZ = (P - onehot(targets[r])) * scale (dZ may be P) */
+int it_rows_softmax_xent_backward(size_t rows, size_t n, const float *P, size_t ldp, const uint32_t *targets,
+                                  float scale, float *dZ, size_t lddz, unsigned threads);
+
+/* §5.11 for each row r: the query Q[r] (H*dh values) attends over the T
+ * keys and values K, V rows r*T + t (t = 0..T-1, ld ldkv: position-major,
+ * as it_attention_forward); weights into Wt + r*H*T (H x T), the output
+ * (heads concatenated) into Z + r*ldz. */
+int it_rows_attention_forward(size_t rows, size_t T, size_t H, size_t dh, float scale, const float *Q, size_t ldq,
+                              const float *K, const float *V, size_t ldkv, float *Wt, float *Z, size_t ldz,
+                              unsigned threads);
+/* §5.12 for each row: from Q, K, V, the weights Wt and dZ (ld lddz):
+ * dQ[r] (ld lddq) and dK, dV rows r*T + t (ld lddkv), written. */
+int it_rows_attention_backward(size_t rows, size_t T, size_t H, size_t dh, float scale, const float *Q, size_t ldq,
+                               const float *K, const float *V, size_t ldkv, const float *Wt, const float *dZ,
+                               size_t lddz, float *dQ, size_t lddq, float *dK, float *dV, size_t lddkv,
+                               unsigned threads);
+
+/* §7.2 / §7.1 over a tensor of n elements (elementwise: any split) */
+int it_tensor_adamw_update(const it_adamw_consts *c, float bc1, float bc2, float *p, const float *g, float *m,
+                           float *v, size_t n, unsigned threads);
+int it_tensor_sgd_update(float *p, const float *g, size_t n, float lr, unsigned threads);
+
+/* §3.6 y[i] = sqrt(x[i]) with the kernel set in use (the CPU's IEEE square
+ * root where the set has one; identical bits to it_sqrtf everywhere) */
+void it_sqrtf_array(const float *x, float *y, size_t n);
 
 /* ---- spec §9 and §10: training runs ------------------------------------- */
 
@@ -313,7 +553,50 @@ typedef struct {
     const char *checkpoint_dir;  /* NULL: no checkpoint files */
     const uint32_t *checkpoint_steps; /* steps to write (0 = init) */
     size_t n_checkpoint_steps;
+    /* spec §8.3-§8.4 (1.2.0), every profile: */
+    const uint32_t *state_steps; /* also write the complete state (§8.3) of these steps into checkpoint_dir */
+    size_t n_state_steps;
+    const char *resume_dir;      /* NULL: start at step 0; else resume from the state of from_step there */
+    uint32_t from_step;
 } it_run_options;
+
+/* spec §8.3: the complete training state of step `step` in dir: the
+ * checkpoint step-NNNNNN.bin (params) and, for an AdamW profile (m, v not
+ * NULL), the moments adam-m-NNNNNN.bin and adam-v-NNNNNN.bin, each n
+ * little-endian binary32 values. */
+it_status it_state_write(const char *dir, uint32_t step, size_t n, const float *params, const float *m,
+                         const float *v, char *err, size_t cap);
+/* Reads them back; every file must hold exactly 4n bytes. */
+it_status it_state_read(const char *dir, uint32_t step, size_t n, float *params, float *m, float *v, char *err,
+                        size_t cap);
+/* The files a run writes at `step` (§9.3, §8.3): the checkpoint when step is
+ * a checkpoint or state step, the moments (when m, v are not NULL) at a state
+ * step. */
+it_status it_run_write_step(const it_run_options *o, uint32_t step, size_t n, const float *params, const float *m,
+                            const float *v, char *err, size_t cap);
+
+/* §14.4 and the AdamW state of step 0. */
+void it_gptchar_start(const it_gptchar_recipe *r, it_gptchar_state *s);
+/* One training step (§14.5-§14.7) with the §10 checks (a workspace of its
+ * own: IT_ERR_IO when it cannot be allocated). */
+it_status it_gptchar_step(const it_gptchar_recipe *r, it_gptchar_state *s);
+/* §14.6 with every activation, gradient and scratch buffer allocated once,
+ * up front (0.52 MB per sequence, 8.5 MB for a step's 16): a run allocates
+ * one workspace and no step allocates. it_gptchar_loss_grad(_tap) allocate one per call (and
+ * abort without it). One workspace serves batches of up to max_seqs
+ * sequences, one call at a time; the same bits. work_new: NULL when out of
+ * memory; loss_grad_work: IT_ERR_ARG when w is NULL or nseq > max_seqs,
+ * else the mean loss in *loss. */
+typedef struct it_gptchar_work it_gptchar_work;
+it_gptchar_work *it_gptchar_work_new(size_t max_seqs);
+void it_gptchar_work_free(it_gptchar_work *w);
+it_status it_gptchar_loss_grad_work(it_gptchar_work *w, const float *params, const uint32_t *x, const uint32_t *y,
+                                    size_t nseq, float *grads, it_gptchar_tap tap, void *ctx, float *loss);
+/* it_gptchar_step on the caller's workspace (max_seqs >= IT_GC_SEQS). */
+it_status it_gptchar_step_work(const it_gptchar_recipe *r, it_gptchar_state *s, it_gptchar_work *w);
+/* Runs gptchar (§14.8), from step 0 or from a state (§8.4). */
+it_status it_gptchar_run(const it_gptchar_recipe *r, const it_run_options *o, it_gptchar_state *s, char *err,
+                         size_t cap);
 
 /* Runs addmod113 (§13.8) with the same options; the trace's eval fields
  * (§13.7) are written at every checkpoint step of the profile's list. */

@@ -1,6 +1,7 @@
 /* AdamW (spec §7.2): Loshchilov and Hutter's decoupled weight decay, as a
  * fixed sequence of binary32 operations per element. */
 #include "isotrain.h"
+#include "kernels/kernels.h"
 
 /* The bias corrections 1 - beta^t come from running products, one rounding
  * per step: powf is not in libc, and a pow that is not correctly rounded
@@ -16,6 +17,14 @@ void it_adamw_tick(const it_adamw_consts *c, it_adamw_clock *k, float *bc1, floa
 
 void it_adamw_update(const it_adamw_consts *c, float bc1, float bc2, float *p, const float *g, float *m,
                      float *v, size_t n)
+{
+    it_kernels()->adamw(c, bc1, bc2, p, g, m, v, n);
+}
+
+/* The definition; the kernel sets give these bits with the CPU's square
+ * root (exact in IEEE 754, spec §3.6). */
+void it_adamw_update_portable(const it_adamw_consts *c, float bc1, float bc2, float *p, const float *g, float *m,
+                              float *v, size_t n)
 {
     for (size_t j = 0; j < n; j++) {
         /* decay first, from the parameter before the step (PyTorch's order) */

@@ -2,28 +2,22 @@
  * grokking study learning (a + b) mod 113 from [a, b, =], trained full batch
  * with AdamW.
  *
- * Read it like llm.c's train_gpt2.c: forward() runs the layers over all pairs
- * of a batch, backward() runs them in reverse. Every matrix product goes
- * through matmul(), whose portable form (kernels/portable.c) is the
- * definition: one ascending SUM per output element. The kernel sets and the
- * threads change only who computes which output element. Only position 2
- * (the '=' token) is computed beyond the keys and values: nothing at
- * positions 0 and 1 after attention reaches the loss (spec §13.5). */
-#define _POSIX_C_SOURCE 200809L
-/* Threads come from libc's POSIX threads (glibc 2.34+ has them in libc
- * itself). A Windows build (MinGW) would need libwinpthread beside the C
- * library, so there every share runs on the calling thread: the same bits,
- * since threads only ever split independent outputs. */
-#if defined(_WIN32)
-#define IT_NO_THREADS 1
-#else
-#include <pthread.h>
-#endif
+ * Read it like llm.c's train_gpt2.c: forward() runs the layers over the
+ * pairs of a chunk, backward() runs them in reverse, each layer one call of
+ * isotrain.h's batched API (rows.c: the kernel set in use, outputs split
+ * over `threads`; its portable entries are the definitions). Only position
+ * 2 (the '=' token) is computed beyond the keys and values: nothing at
+ * positions 0 and 1 after attention reaches the loss (spec §13.5).
+ *
+ * Every buffer lives in an it_addmod113_work allocated once (per run, in
+ * it_addmod113_run): no step allocates. A batch larger than the workspace
+ * runs in chunks of pairs, every gradient SUM resumed from the partial the
+ * previous chunk stored (spec §4.1): the bits of one pass. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "isotrain.h"
-#include "kernels/kernels.h"
+#include "isotrain_reduce.h"
 
 enum { D = IT_AM_D, H = IT_AM_HEADS, DH = IT_AM_DHEAD, F = IT_AM_MLP, NV = IT_AM_VOCAB, NO = IT_AM_MOD, T = IT_AM_CTX };
 
@@ -74,184 +68,186 @@ void it_addmod113_init(uint64_t seed, float *params)
     }
 }
 
-/* ---- matrix products on threads: rows of C split, each sum whole ---------- */
+/* ---- the workspace: activations and gradients of a chunk of pairs ----------- */
 
-typedef struct {
-    const it_kernel_set *ks;
-    size_t M, N, K, ars, acs, ldb, ldc;
-    const float *A, *B;
-    float *C;
-    int acc;
-} mm_job;
+struct it_addmod113_work {
+    size_t cap;      /* pairs per chunk */
+    uint32_t *tok;   /* 3 cap: [a, b, 113] of each pair */
+    uint32_t *pos;   /* 3 cap: 0, 1, 2, 0, 1, 2, ... */
+    uint32_t *label; /* cap */
+    float *X;        /* 3cap x D: row 3i+t is x_t = W_E[token_t] + W_pos[t] of pair i */
+    float *Q;        /* cap x D: the query of position 2; backward: dxq */
+    float *K, *V;    /* 3cap x D; backward: dxk, dxv */
+    float *W;        /* cap x H x T attention weights */
+    float *Z;        /* cap x D: heads concatenated; backward: dz */
+    float *R;        /* cap x D: x_2 + attention output */
+    float *PRE;      /* cap x F */
+    float *POST;     /* cap x F; backward: dpost, then dpre */
+    float *R2;       /* cap x D: r + MLP output */
+    float *L;        /* cap x NO: logits, then probabilities, then dlogits */
+    float *loss;     /* cap per-pair losses */
+    float *dR2, *dR, *dQ, *dK, *dV;
+};
 
-static void *mm_run(void *arg)
+it_addmod113_work *it_addmod113_work_new(size_t max_pairs)
 {
-    const mm_job *j = arg;
-    j->ks->matmul(j->M, j->N, j->K, j->A, j->ars, j->acs, j->B, j->ldb, j->C, j->ldc, j->acc);
-    return NULL;
+    if (max_pairs == 0)
+        max_pairs = 1;
+    const size_t c = max_pairs;
+    it_addmod113_work *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    w->cap = c;
+    w->tok = malloc(sizeof(uint32_t) * 3 * c);
+    w->pos = malloc(sizeof(uint32_t) * 3 * c);
+    w->label = malloc(sizeof(uint32_t) * c);
+    float **f[] = {&w->X, &w->Q, &w->K, &w->V, &w->W, &w->Z, &w->R, &w->PRE, &w->POST,
+                   &w->R2, &w->L, &w->loss, &w->dR2, &w->dR, &w->dQ, &w->dK, &w->dV};
+    const size_t per_pair[] = {3 * D, D, 3 * D, 3 * D, H * T, D, D, F, F, D, NO, 1, D, D, D, 3 * D, 3 * D};
+    int ok = w->tok && w->pos && w->label;
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        ok &= (*f[i] = malloc(sizeof(float) * per_pair[i] * c)) != NULL;
+    if (!ok) {
+        it_addmod113_work_free(w);
+        return NULL;
+    }
+    for (size_t r = 0; r < 3 * c; r++)
+        w->pos[r] = (uint32_t)(r % T);
+    return w;
 }
 
-enum { MAX_THREADS = 64 };
-
-static void matmul(unsigned threads, size_t M, size_t N, size_t K, const float *A, size_t ars, size_t acs,
-                   const float *B, size_t ldb, float *C, size_t ldc, int acc)
+void it_addmod113_work_free(it_addmod113_work *w)
 {
-    const it_kernel_set *ks = it_kernels(); /* chosen here, never racing in the threads */
-    if (threads > MAX_THREADS)
-        threads = MAX_THREADS;
-    if (threads <= 1 || M < 2 * (size_t)threads) {
-        ks->matmul(M, N, K, A, ars, acs, B, ldb, C, ldc, acc);
+    if (!w)
         return;
-    }
-    mm_job jobs[MAX_THREADS];
-    size_t m0 = 0;
-    for (unsigned t = 0; t < threads; t++) {
-        size_t m1 = M * (t + 1) / threads;
-        jobs[t] = (mm_job){ks, m1 - m0, N, K, ars, acs, ldb, ldc, A + m0 * ars, B, C + m0 * ldc, acc};
-        m0 = m1;
-    }
-#ifdef IT_NO_THREADS
-    for (unsigned t = 0; t < threads; t++)
-        mm_run(&jobs[t]);
-#else
-    /* thread 0's share runs here; a thread that cannot start runs inline */
-    pthread_t tid[MAX_THREADS];
-    int started[MAX_THREADS];
-    for (unsigned t = 1; t < threads; t++) {
-        started[t] = pthread_create(&tid[t], NULL, mm_run, &jobs[t]) == 0;
-        if (!started[t])
-            mm_run(&jobs[t]);
-    }
-    mm_run(&jobs[0]);
-    for (unsigned t = 1; t < threads; t++)
-        if (started[t])
-            pthread_join(tid[t], NULL);
-#endif
+    free(w->tok), free(w->pos), free(w->label);
+    float *f[] = {w->X, w->Q, w->K, w->V, w->W, w->Z, w->R, w->PRE, w->POST,
+                  w->R2, w->L, w->loss, w->dR2, w->dR, w->dQ, w->dK, w->dV};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        free(f[i]);
+    free(w);
 }
 
-/* W (rows x cols) into WT (cols x rows): products read B[k][n] */
-static void transpose(const float *W, size_t rows, size_t cols, float *WT)
+/* spec §13.5 forward for pairs[0..n-1] (n <= cap): logits in w->L */
+static void forward(const float *params, const uint32_t *pairs, size_t n, it_addmod113_work *w, unsigned th)
 {
-    for (size_t r = 0; r < rows; r++)
-        for (size_t c = 0; c < cols; c++)
-            WT[c * rows + r] = W[r * cols + c];
-}
-
-/* acc[c] = SUM over rows i ascending of X[i][c], from +0 (bias gradients) */
-static void column_sums(const float *X, size_t n, size_t cols, float *acc)
-{
-    for (size_t c = 0; c < cols; c++)
-        acc[c] = 0.0f;
-    for (size_t i = 0; i < n; i++)
-        for (size_t c = 0; c < cols; c++)
-            acc[c] = acc[c] + X[i * cols + c];
-}
-
-/* ---- activations of a batch of n pairs ------------------------------------ */
-
-typedef struct {
-    size_t n;
-    float *X;    /* 3n x D: row 3i+t is x_t = W_E[token_t] + W_pos[t] of pair i */
-    float *Q;    /* n x D: the query of position 2 */
-    float *K, *V; /* 3n x D */
-    float *W;    /* n x H x T attention weights */
-    float *Z;    /* n x D: heads concatenated */
-    float *R;    /* n x D: x_2 + attention output */
-    float *PRE, *POST; /* n x F */
-    float *R2;   /* n x D: R + MLP output */
-    float *L;    /* n x NO: logits, then probabilities */
-    float *loss; /* n per-pair losses */
-    unsigned char *label;
-} acts;
-
-typedef struct {
-    float WQt[D * D], WKt[D * D], WVt[D * D], WOt[D * D], WINt[D * F], WOUTt[F * D], WUt[D * NO];
-} weights_t;
-
-static int acts_alloc(acts *a, size_t n)
-{
-    memset(a, 0, sizeof *a);
-    a->n = n;
-    a->X = malloc(sizeof(float) * 3 * n * D);
-    a->Q = malloc(sizeof(float) * n * D);
-    a->K = malloc(sizeof(float) * 3 * n * D);
-    a->V = malloc(sizeof(float) * 3 * n * D);
-    a->W = malloc(sizeof(float) * n * H * T);
-    a->Z = malloc(sizeof(float) * n * D);
-    a->R = malloc(sizeof(float) * n * D);
-    a->PRE = malloc(sizeof(float) * n * F);
-    a->POST = malloc(sizeof(float) * n * F);
-    a->R2 = malloc(sizeof(float) * n * D);
-    a->L = malloc(sizeof(float) * n * NO);
-    a->loss = malloc(sizeof(float) * n);
-    a->label = malloc(n);
-    return a->X && a->Q && a->K && a->V && a->W && a->Z && a->R && a->PRE && a->POST && a->R2 && a->L &&
-                   a->loss && a->label
-               ? 0
-               : -1;
-}
-
-static void acts_free(acts *a)
-{
-    free(a->X), free(a->Q), free(a->K), free(a->V), free(a->W), free(a->Z), free(a->R);
-    free(a->PRE), free(a->POST), free(a->R2), free(a->L), free(a->loss), free(a->label);
-}
-
-static void prepare_weights(const float *params, weights_t *w)
-{
-    transpose(params + IT_AM_OFF_WQ, D, D, w->WQt);
-    transpose(params + IT_AM_OFF_WK, D, D, w->WKt);
-    transpose(params + IT_AM_OFF_WV, D, D, w->WVt);
-    transpose(params + IT_AM_OFF_WO, D, D, w->WOt);
-    transpose(params + IT_AM_OFF_WIN, F, D, w->WINt);
-    transpose(params + IT_AM_OFF_WOUT, D, F, w->WOUTt);
-    transpose(params + IT_AM_OFF_WU, NO, D, w->WUt);
-}
-
-/* spec §13.5 forward, for pairs[0..n-1]: logits in a->L, then a->L becomes
- * the probabilities and a->loss[i] each pair's §5.4 loss. */
-static void forward(const float *params, const weights_t *w, const uint32_t *pairs, acts *a, unsigned threads)
-{
-    const size_t n = a->n;
-    const float *WE = params + IT_AM_OFF_WE, *WP = params + IT_AM_OFF_WPOS;
-    const float *bin = params + IT_AM_OFF_BIN, *bout = params + IT_AM_OFF_BOUT;
+    const float *WE = params + IT_AM_OFF_WE, *WP = params + IT_AM_OFF_WPOS, *WQ = params + IT_AM_OFF_WQ,
+                *WK = params + IT_AM_OFF_WK, *WV = params + IT_AM_OFF_WV, *WO = params + IT_AM_OFF_WO,
+                *WIN = params + IT_AM_OFF_WIN, *BIN = params + IT_AM_OFF_BIN, *WOUT = params + IT_AM_OFF_WOUT,
+                *BOUT = params + IT_AM_OFF_BOUT, *WU = params + IT_AM_OFF_WU;
     const float scale = it_f32_from_bits(ATTN_SCALE_BITS);
 
-    /* embeddings: token plus position (§13.5 step 1) */
+    /* step 1: x_t = W_E[token_t] + W_pos[t] */
     for (size_t i = 0; i < n; i++) {
-        unsigned tok[T] = {pairs[i] / IT_AM_MOD, pairs[i] % IT_AM_MOD, IT_AM_EQ};
-        a->label[i] = (unsigned char)((tok[0] + tok[1]) % IT_AM_MOD);
-        for (size_t t = 0; t < T; t++)
-            for (size_t c = 0; c < D; c++)
-                a->X[(3 * i + t) * D + c] = WE[tok[t] * D + c] + WP[t * D + c];
+        uint32_t a = pairs[i] / IT_AM_MOD, b = pairs[i] % IT_AM_MOD;
+        w->tok[3 * i] = a;
+        w->tok[3 * i + 1] = b;
+        w->tok[3 * i + 2] = IT_AM_EQ;
+        w->label[i] = (a + b) % IT_AM_MOD;
     }
-    /* q of position 2; k and v of every position (§13.5 step 2) */
-    matmul(threads, n, D, D, a->X + 2 * D, 3 * D, 1, w->WQt, D, a->Q, D, 0);
-    matmul(threads, 3 * n, D, D, a->X, D, 1, w->WKt, D, a->K, D, 0);
-    matmul(threads, 3 * n, D, D, a->X, D, 1, w->WVt, D, a->V, D, 0);
-    /* attention of the query at position 2 over positions 0, 1, 2 (§5.11) */
-    for (size_t i = 0; i < n; i++)
-        it_attention_forward(a->Q + i * D, a->K + 3 * i * D, a->V + 3 * i * D, T, H, DH, scale,
-                             a->W + i * H * T, a->Z + i * D);
-    /* output projection and residual: r = x_2 + W_O z (§13.5 step 3) */
-    matmul(threads, n, D, D, a->Z, D, 1, w->WOt, D, a->R, D, 0);
-    for (size_t i = 0; i < n; i++)
-        for (size_t c = 0; c < D; c++)
-            a->R[i * D + c] = a->X[(3 * i + 2) * D + c] + a->R[i * D + c];
-    /* MLP: pre = W_in r + b_in, post = relu(pre), r2 = r + (W_out post + b_out) */
-    matmul(threads, n, F, D, a->R, D, 1, w->WINt, F, a->PRE, F, 0);
-    for (size_t i = 0; i < n; i++)
-        for (size_t k = 0; k < F; k++)
-            a->PRE[i * F + k] = a->PRE[i * F + k] + bin[k];
-    it_relu_forward(a->PRE, n * F, a->POST);
-    matmul(threads, n, D, F, a->POST, F, 1, w->WOUTt, D, a->R2, D, 0);
-    for (size_t i = 0; i < n; i++)
-        for (size_t c = 0; c < D; c++) {
-            float mlp_out = a->R2[i * D + c] + bout[c];
-            a->R2[i * D + c] = a->R[i * D + c] + mlp_out;
-        }
-    /* unembedding and the loss of §5.4 at position 2 */
-    matmul(threads, n, NO, D, a->R2, D, 1, w->WUt, NO, a->L, NO, 0);
+    it_rows_embedding_forward(3 * n, D, NV, WE, w->tok, w->X, D, th);
+    for (size_t t = 0; t < T; t++)
+        it_rows_add(n, D, w->X + t * D, 3 * D, WP + t * D, 0, w->X + t * D, 3 * D, th);
+    /* step 2: q of position 2; k and v of every position */
+    it_rows_linear_forward(n, D, D, w->X + 2 * D, 3 * D, WQ, NULL, w->Q, D, th);
+    it_rows_linear_forward(3 * n, D, D, w->X, D, WK, NULL, w->K, D, th);
+    it_rows_linear_forward(3 * n, D, D, w->X, D, WV, NULL, w->V, D, th);
+    /* step 3: attention of the query at position 2 over positions 0, 1, 2 */
+    it_rows_attention_forward(n, T, H, DH, scale, w->Q, D, w->K, w->V, D, w->W, w->Z, D, th);
+    /* step 4: r = x_2 + W_O z */
+    it_rows_linear_forward(n, D, D, w->Z, D, WO, NULL, w->R, D, th);
+    it_rows_add(n, D, w->X + 2 * D, 3 * D, w->R, D, w->R, D, th);
+    /* steps 5-6: pre = W_in r + b_in, post = relu(pre), r2 = r + (W_out post + b_out) */
+    it_rows_linear_forward(n, D, F, w->R, D, WIN, BIN, w->PRE, F, th);
+    it_rows_relu_forward(n, F, w->PRE, F, w->POST, F, th);
+    it_rows_linear_forward(n, F, D, w->POST, F, WOUT, BOUT, w->R2, D, th);
+    it_rows_add(n, D, w->R, D, w->R2, D, w->R2, D, th);
+    /* step 7: the logits */
+    it_rows_linear_forward(n, D, NO, w->R2, D, WU, NULL, w->L, NO, th);
+}
+
+/* spec §13.5 steps 8-18 for the chunk in w (after forward and the
+ * softmax, w->L holding the probabilities): every gradient continues the
+ * sums in grads, through the reducer rd (isotrain_reduce.h, spec §15) */
+static void backward(const float *params, size_t n, float s, it_addmod113_work *w, float *grads, unsigned th,
+                     const it_reducer *rd)
+{
+    const float *WQ = params + IT_AM_OFF_WQ, *WK = params + IT_AM_OFF_WK, *WV = params + IT_AM_OFF_WV,
+                *WO = params + IT_AM_OFF_WO, *WIN = params + IT_AM_OFF_WIN, *WOUT = params + IT_AM_OFF_WOUT,
+                *WU = params + IT_AM_OFF_WU;
+    const float scale = it_f32_from_bits(ATTN_SCALE_BITS);
+    float *dL = w->L, *dPOST = w->POST, *dZ = w->Z, *dXq = w->Q, *dXk = w->K, *dXv = w->V;
+
+    /* 8: dlogits */
+    it_rows_softmax_xent_backward(n, NO, w->L, NO, w->label, s, dL, NO, th);
+    /* 9: unembedding */
+    rd->linear_params(rd, n, D, NO, dL, NO, w->R2, D, grads + IT_AM_OFF_WU, NULL, th);
+    it_rows_linear_backward_input(n, D, NO, dL, NO, WU, w->dR2, D, th);
+    /* 10: MLP out (the gradient of mlp_out is dr2: r2 = r + mlp_out); post is
+     * read before its buffer takes dpost */
+    rd->linear_params(rd, n, F, D, w->dR2, D, w->POST, F, grads + IT_AM_OFF_WOUT, grads + IT_AM_OFF_BOUT, th);
+    it_rows_linear_backward_input(n, F, D, w->dR2, D, WOUT, dPOST, F, th);
+    /* 11: relu, MLP in */
+    it_rows_relu_backward(n, F, w->PRE, F, dPOST, F, dPOST, F, th);
+    rd->linear_params(rd, n, D, F, dPOST, F, w->R, D, grads + IT_AM_OFF_WIN, grads + IT_AM_OFF_BIN, th);
+    it_rows_linear_backward_input(n, D, F, dPOST, F, WIN, w->dR, D, th);
+    /* 12: dr = dr2 + dr_mlp */
+    it_rows_add(n, D, w->dR2, D, w->dR, D, w->dR, D, th);
+    /* 13: output projection (z is read before its buffer takes dz) */
+    rd->linear_params(rd, n, D, D, w->dR, D, w->Z, D, grads + IT_AM_OFF_WO, NULL, th);
+    it_rows_linear_backward_input(n, D, D, w->dR, D, WO, dZ, D, th);
+    /* 14: attention */
+    it_rows_attention_backward(n, T, H, DH, scale, w->Q, D, w->K, w->V, D, w->W, dZ, D, w->dQ, D, w->dK, w->dV, D,
+                               th);
+    /* 15: projection weights, rows (pair, position) ascending */
+    rd->linear_params(rd, n, D, D, w->dQ, D, w->X + 2 * D, 3 * D, grads + IT_AM_OFF_WQ, NULL, th);
+    rd->linear_params(rd, 3 * n, D, D, w->dK, D, w->X, D, grads + IT_AM_OFF_WK, NULL, th);
+    rd->linear_params(rd, 3 * n, D, D, w->dV, D, w->X, D, grads + IT_AM_OFF_WV, NULL, th);
+    /* 16: their inputs (q, k, v are no longer read: their buffers take dxq, dxk, dxv) */
+    it_rows_linear_backward_input(n, D, D, w->dQ, D, WQ, dXq, D, th);
+    it_rows_linear_backward_input(3 * n, D, D, w->dK, D, WK, dXk, D, th);
+    it_rows_linear_backward_input(3 * n, D, D, w->dV, D, WV, dXv, D, th);
+    /* 17: dx_t = dxk_t + dxv_t (t < 2), dx_2 = ((dr + dxq) + dxk_2) + dxv_2, into dXk */
+    it_rows_add(n, D, w->dR, D, dXq, D, dXq, D, th);
+    it_rows_add(n, D, dXq, D, dXk + 2 * D, 3 * D, dXk + 2 * D, 3 * D, th);
+    it_rows_add(3 * n, D, dXk, D, dXv, D, dXk, D, th);
+    /* 18: scatter-add in (pair, position) order */
+    rd->embedding(rd, 3 * n, D, NV, w->tok, dXk, D, grads + IT_AM_OFF_WE, th);
+    rd->embedding(rd, 3 * n, D, T, w->pos, dXk, D, grads + IT_AM_OFF_WPOS, th);
+}
+
+/* the §11.6 convention: s = 1/n in one rounding (RN(1/3831) for the profile) */
+static float loss_scale(size_t n)
+{
+    return n == IT_AM_NTRAIN ? it_f32_from_bits(INV_NTRAIN_BITS) : 1.0f / (float)n;
+}
+
+float it_addmod113_loss_grad_work(it_addmod113_work *w, const float *params, const uint32_t *pairs, size_t n,
+                                  float *grads, unsigned threads)
+{
+    return it_addmod113_loss_grad_reduced(w, params, pairs, n, grads, threads, &it_reducer_local);
+}
+
+/* The pairs [lo, hi) the reducer gives this process; every SUM over pairs
+ * goes through rd (isotrain_reduce.h, spec §15) */
+float it_addmod113_loss_grad_reduced(it_addmod113_work *w, const float *params, const uint32_t *pairs, size_t n,
+                                     float *grads, unsigned threads, const it_reducer *rd)
+{
+    const float s = loss_scale(n);
+    float loss_sum = 0.0f;
+    size_t lo, hi;
+    rd->rows(rd, n, &lo, &hi);
+    memset(grads, 0, sizeof(float) * IT_AM_NPARAMS); /* every gradient SUM starts at +0 */
+    for (size_t i0 = lo; i0 < hi; i0 += w->cap) {
+        const size_t m = hi - i0 < w->cap ? hi - i0 : w->cap;
+        forward(params, pairs + i0, m, w, threads);
+        /* the loss (§5.4) per pair, its SUM in pair order */
+        it_rows_softmax_xent_forward(m, NO, w->L, NO, w->label, w->loss, w->L, NO, threads);
+        loss_sum = rd->loss(rd, loss_sum, w->loss, m);
+        backward(params, m, s, w, grads, threads, rd);
+    }
+    rd->finish(rd, grads, IT_AM_NPARAMS, &loss_sum);
+    return loss_sum * s;
 }
 
 /* first maximal logit (strict >), the §5.4 scan */
@@ -264,134 +260,56 @@ static unsigned argmax(const float *z, size_t n)
     return best;
 }
 
-float it_addmod113_pair_forward(const float *params, uint32_t pair, float *logits)
+void it_addmod113_eval_work(it_addmod113_work *w, const float *params, const uint32_t *pairs, size_t n, float scale,
+                            float *loss, uint32_t *correct, unsigned threads)
 {
-    static weights_t w; /* 500 KiB */
-    acts a;
-    if (acts_alloc(&a, 1) != 0) {
-        acts_free(&a);
-        return it_f32_from_bits(0x7fc00000u);
+    float sum = 0.0f;
+    uint32_t right = 0;
+    for (size_t i0 = 0; i0 < n; i0 += w->cap) {
+        const size_t m = n - i0 < w->cap ? n - i0 : w->cap;
+        forward(params, pairs + i0, m, w, threads);
+        for (size_t i = 0; i < m; i++)
+            right += argmax(w->L + i * NO, NO) == w->label[i];
+        it_rows_softmax_xent_forward(m, NO, w->L, NO, w->label, w->loss, w->L, NO, threads);
+        for (size_t i = 0; i < m; i++)
+            sum = sum + w->loss[i];
     }
-    prepare_weights(params, &w);
-    forward(params, &w, &pair, &a, 1);
-    memcpy(logits, a.L, sizeof(float) * NO);
-    float probs[NO];
-    float loss = it_softmax_xent_forward(a.L, NO, a.label[0], probs);
-    acts_free(&a);
+    *loss = sum * scale;
+    *correct = right;
+}
+
+/* The entry points of 1.1.0, each with a workspace of its own. */
+enum { CHUNK = IT_AM_NTRAIN };
+
+float it_addmod113_loss_grad(const float *params, const uint32_t *pairs, size_t n, float *grads, unsigned threads)
+{
+    it_addmod113_work *w = it_addmod113_work_new(n < CHUNK ? n : CHUNK);
+    if (!w)
+        abort(); /* tens of MiB; nothing sensible to do without them */
+    float loss = it_addmod113_loss_grad_work(w, params, pairs, n, grads, threads);
+    it_addmod113_work_free(w);
     return loss;
 }
 
 void it_addmod113_eval(const float *params, const uint32_t *pairs, size_t n, float scale, float *loss,
                        uint32_t *correct, unsigned threads)
 {
-    static weights_t w;
-    enum { CHUNK = 4096 };
-    acts a;
-    float sum = 0.0f, probs[NO];
-    uint32_t right = 0;
-    prepare_weights(params, &w);
-    if (acts_alloc(&a, n < CHUNK ? n : CHUNK) != 0)
-        abort(); /* tens of MiB; nothing sensible to do without them */
-    for (size_t i0 = 0; i0 < n; i0 += CHUNK) {
-        a.n = n - i0 < CHUNK ? n - i0 : CHUNK;
-        forward(params, &w, pairs + i0, &a, threads);
-        for (size_t i = 0; i < a.n; i++) {
-            right += argmax(a.L + i * NO, NO) == a.label[i];
-            sum = sum + it_softmax_xent_forward(a.L + i * NO, NO, a.label[i], probs);
-        }
-    }
-    acts_free(&a);
-    *loss = sum * scale;
-    *correct = right;
+    it_addmod113_work *w = it_addmod113_work_new(n < CHUNK ? n : CHUNK);
+    if (!w)
+        abort();
+    it_addmod113_eval_work(w, params, pairs, n, scale, loss, correct, threads);
+    it_addmod113_work_free(w);
 }
 
-/* spec §13.5 backward: gradients of the mean loss, every element an
- * ascending SUM over pairs (and positions within a pair) from +0. */
-float it_addmod113_loss_grad(const float *params, const uint32_t *pairs, size_t n, float *grads, unsigned threads)
+float it_addmod113_pair_forward(const float *params, uint32_t pair, float *logits)
 {
-    static weights_t w;
-    const float scale = it_f32_from_bits(ATTN_SCALE_BITS);
-    /* the §11.6 convention: s = 1/n in one rounding (RN(1/3831) for the profile) */
-    const float s = n == IT_AM_NTRAIN ? it_f32_from_bits(INV_NTRAIN_BITS) : 1.0f / (float)n;
-    acts a;
-    if (acts_alloc(&a, n) != 0)
-        abort();
-    prepare_weights(params, &w);
-    forward(params, &w, pairs, &a, threads);
-
-    float *dL = malloc(sizeof(float) * n * NO), *dR2 = malloc(sizeof(float) * n * D),
-          *dPOST = malloc(sizeof(float) * n * F), *dR = malloc(sizeof(float) * n * D),
-          *dZ = malloc(sizeof(float) * n * D), *dQ = malloc(sizeof(float) * n * D),
-          *dK = malloc(sizeof(float) * 3 * n * D), *dV = malloc(sizeof(float) * 3 * n * D),
-          *dXq = malloc(sizeof(float) * n * D), *dXk = malloc(sizeof(float) * 3 * n * D),
-          *dXv = malloc(sizeof(float) * 3 * n * D);
-    if (!dL || !dR2 || !dPOST || !dR || !dZ || !dQ || !dK || !dV || !dXq || !dXk || !dXv)
-        abort();
-    const float *WQ = params + IT_AM_OFF_WQ, *WK = params + IT_AM_OFF_WK, *WV = params + IT_AM_OFF_WV,
-                *WO = params + IT_AM_OFF_WO, *WIN = params + IT_AM_OFF_WIN, *WOUT = params + IT_AM_OFF_WOUT,
-                *WU = params + IT_AM_OFF_WU;
-    float *gWE = grads + IT_AM_OFF_WE, *gWP = grads + IT_AM_OFF_WPOS;
-
-    /* loss (§5.4) and its gradient (§5.5) per pair, the loss SUM in pair order */
-    float loss_sum = 0.0f;
-    for (size_t i = 0; i < n; i++) {
-        float probs[NO];
-        float li = it_softmax_xent_forward(a.L + i * NO, NO, a.label[i], probs);
-        loss_sum = loss_sum + li;
-        it_softmax_xent_backward(probs, NO, a.label[i], s, dL + i * NO);
-    }
-    /* unembedding */
-    matmul(threads, NO, D, n, dL, 1, NO, a.R2, D, grads + IT_AM_OFF_WU, D, 0);
-    matmul(threads, n, D, NO, dL, NO, 1, WU, D, dR2, D, 0);
-    /* MLP (the gradient of mlp_out is dR2: r2 = r + mlp_out) */
-    column_sums(dR2, n, D, grads + IT_AM_OFF_BOUT);
-    matmul(threads, D, F, n, dR2, 1, D, a.POST, F, grads + IT_AM_OFF_WOUT, F, 0);
-    matmul(threads, n, F, D, dR2, D, 1, WOUT, F, dPOST, F, 0);
-    it_relu_backward(a.PRE, dPOST, n * F, dPOST); /* dPOST becomes dPRE */
-    column_sums(dPOST, n, F, grads + IT_AM_OFF_BIN);
-    matmul(threads, F, D, n, dPOST, 1, F, a.R, D, grads + IT_AM_OFF_WIN, D, 0);
-    matmul(threads, n, D, F, dPOST, F, 1, WIN, D, dR, D, 0);
-    /* dr = dr2 + (gradient through the MLP) */
-    for (size_t e = 0; e < n * D; e++)
-        dR[e] = dR2[e] + dR[e];
-    /* output projection */
-    matmul(threads, D, D, n, dR, 1, D, a.Z, D, grads + IT_AM_OFF_WO, D, 0);
-    matmul(threads, n, D, D, dR, D, 1, WO, D, dZ, D, 0);
-    /* attention (§5.12) */
-    for (size_t i = 0; i < n; i++)
-        it_attention_backward(a.Q + i * D, a.K + 3 * i * D, a.V + 3 * i * D, a.W + i * H * T, dZ + i * D, T, H,
-                              DH, scale, dQ + i * D, dK + 3 * i * D, dV + 3 * i * D);
-    /* projections: weight gradients over rows (pair, position) ascending */
-    matmul(threads, D, D, n, dQ, 1, D, a.X + 2 * D, 3 * D, grads + IT_AM_OFF_WQ, D, 0);
-    matmul(threads, D, D, 3 * n, dK, 1, D, a.X, D, grads + IT_AM_OFF_WK, D, 0);
-    matmul(threads, D, D, 3 * n, dV, 1, D, a.X, D, grads + IT_AM_OFF_WV, D, 0);
-    matmul(threads, n, D, D, dQ, D, 1, WQ, D, dXq, D, 0);
-    matmul(threads, 3 * n, D, D, dK, D, 1, WK, D, dXk, D, 0);
-    matmul(threads, 3 * n, D, D, dV, D, 1, WV, D, dXv, D, 0);
-    /* embeddings: dx_t = dxk + dxv (t < 2), ((dr + dxq) + dxk) + dxv (t = 2);
-     * scatter-added in (pair, position) order (§5.8) */
-    memset(gWE, 0, sizeof(float) * NV * D);
-    memset(gWP, 0, sizeof(float) * T * D);
-    for (size_t i = 0; i < n; i++) {
-        unsigned tok[T] = {pairs[i] / IT_AM_MOD, pairs[i] % IT_AM_MOD, IT_AM_EQ};
-        for (size_t t = 0; t < T; t++) {
-            const size_t row = 3 * i + t;
-            for (size_t c = 0; c < D; c++) {
-                float dx;
-                if (t < 2) {
-                    dx = dXk[row * D + c] + dXv[row * D + c];
-                } else {
-                    float d1 = dR[i * D + c] + dXq[i * D + c];
-                    float d2 = d1 + dXk[row * D + c];
-                    dx = d2 + dXv[row * D + c];
-                }
-                gWE[tok[t] * D + c] = gWE[tok[t] * D + c] + dx;
-                gWP[t * D + c] = gWP[t * D + c] + dx;
-            }
-        }
-    }
-    free(dL), free(dR2), free(dPOST), free(dR), free(dZ), free(dQ), free(dK), free(dV);
-    free(dXq), free(dXk), free(dXv);
-    acts_free(&a);
-    return loss_sum * s;
+    it_addmod113_work *w = it_addmod113_work_new(1);
+    if (!w)
+        return it_f32_from_bits(0x7fc00000u);
+    forward(params, &pair, 1, w, 1);
+    memcpy(logits, w->L, sizeof(float) * NO);
+    float probs[NO];
+    float loss = it_softmax_xent_forward(w->L, NO, w->label[0], probs);
+    it_addmod113_work_free(w);
+    return loss;
 }

@@ -1,17 +1,22 @@
 /* ReLU and single-query causal attention (spec §5.9-§5.12), the layers that
  * profile addmod113 adds to those of §5. */
 #include "isotrain.h"
+#include "kernels/kernels.h"
 
 /* §5.9: x <= 0 (IEEE; -0 included) gives +0; everything else, NaN included,
  * passes unchanged, so a NaN still reaches the checks of §10. */
-void it_relu_forward(const float *x, size_t n, float *y)
+void it_relu_forward(const float *x, size_t n, float *y) { it_kernels()->relu_fwd(x, n, y); }
+
+void it_relu_forward_portable(const float *x, size_t n, float *y)
 {
     for (size_t i = 0; i < n; i++)
         y[i] = x[i] <= 0.0f ? 0.0f : x[i];
 }
 
 /* §5.10: a selection, not a product: dy * 0 would be -0 for a negative dy. */
-void it_relu_backward(const float *x, const float *dy, size_t n, float *dx)
+void it_relu_backward(const float *x, const float *dy, size_t n, float *dx) { it_kernels()->relu_bwd(x, dy, n, dx); }
+
+void it_relu_backward_portable(const float *x, const float *dy, size_t n, float *dx)
 {
     for (size_t i = 0; i < n; i++)
         dx[i] = x[i] > 0.0f ? dy[i] : 0.0f;
@@ -55,7 +60,7 @@ void it_attention_backward(const float *q, const float *k, const float *v, const
                            size_t T, size_t H, size_t dh, float scale, float *dq, float *dk, float *dv)
 {
     const size_t D = H * dh;
-    float dw[16], ds[16]; /* T <= 16 (the profile uses 3) */
+    float dw[64], ds[64]; /* T <= 64 (addmod113 uses 3, gptchar up to 32) */
     for (size_t h = 0; h < H; h++) {
         const float *wh = w + h * T, *dzh = dz + h * dh;
         float c = 0.0f;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "isotrain.h"
+#include "isotrain_reduce.h"
 #include "kernels/kernels.h"
 
 enum { V = IT_MLP13K_VOCAB, D = IT_MLP13K_EMBED, H = IT_MLP13K_HIDDEN };
@@ -114,5 +115,63 @@ float it_mlp13k_loss_grad_portable(const float *params, const unsigned char *xs,
         it_linear_backward(W1, e, dz1, D, H, dW1, db1, de);
         it_embedding_backward(dE, D, xs[p], de);
     }
+    return loss_sum * inv_batch;
+}
+
+/* spec §11.6 again, a chunk of positions at a time through the batched
+ * layers of isotrain.h (rows = positions): the kernel sets' version. Each
+ * gradient element takes its positions' terms in ascending order, the
+ * sums resumed from one chunk to the next (spec §4.1), so these are the
+ * bits of the loop above (test kernels::loss_and_gradient_...). */
+float it_mlp13k_loss_grad_rows(const float *params, const unsigned char *xs, const unsigned char *ys, size_t batch,
+                               float *grads)
+{
+    return it_mlp13k_loss_grad_reduced(params, xs, ys, batch, grads, &it_reducer_local);
+}
+
+/* The same over the rows rd gives this process (isotrain_reduce.h): every
+ * order-dependent sum of the step goes through rd, the one seam between
+ * one process and many (spec §15). */
+float it_mlp13k_loss_grad_reduced(const float *params, const unsigned char *xs, const unsigned char *ys, size_t batch,
+                                  float *grads, const it_reducer *rd)
+{
+    enum { PB = 64 }; /* positions per chunk: the activations stay on the stack */
+    const float *E = params + IT_MLP13K_OFF_EMBED, *W1 = params + IT_MLP13K_OFF_W1,
+                *b1 = params + IT_MLP13K_OFF_B1, *W2 = params + IT_MLP13K_OFF_W2,
+                *b2 = params + IT_MLP13K_OFF_B2;
+    float *dE = grads + IT_MLP13K_OFF_EMBED, *dW1 = grads + IT_MLP13K_OFF_W1,
+          *db1 = grads + IT_MLP13K_OFF_B1, *dW2 = grads + IT_MLP13K_OFF_W2,
+          *db2 = grads + IT_MLP13K_OFF_B2;
+    const float inv_batch = 1.0f / (float)batch;
+
+    size_t lo, hi;
+    rd->rows(rd, batch, &lo, &hi);
+    memset(grads, 0, sizeof(float) * IT_MLP13K_NPARAMS); /* every sum from +0 */
+    float loss_sum = 0.0f;
+    for (size_t p0 = lo; p0 < hi; p0 += PB) {
+        const size_t P = hi - p0 < PB ? hi - p0 : PB;
+        uint32_t tok[PB], tgt[PB];
+        float e[PB * D], h[PB * H], z[PB * V], loss[PB], dh[PB * H], de[PB * D];
+        for (size_t p = 0; p < P; p++) {
+            tok[p] = xs[p0 + p];
+            tgt[p] = ys[p0 + p];
+        }
+        /* forward: e, h = tanh(W1 e + b1), z = W2 h + b2, softmax + loss */
+        it_rows_embedding_forward(P, D, V, E, tok, e, D, 1);
+        it_rows_linear_forward(P, D, H, e, D, W1, b1, h, H, 1);
+        it_rows_tanh_forward(P, H, h, H, h, H, 1);
+        it_rows_linear_forward(P, H, V, h, H, W2, b2, z, V, 1);
+        it_rows_softmax_xent_forward(P, V, z, V, tgt, loss, z, V, 1);
+        loss_sum = rd->loss(rd, loss_sum, loss, P);
+        /* backward: z becomes dz2, dh becomes dz1 in place */
+        it_rows_softmax_xent_backward(P, V, z, V, tgt, inv_batch, z, V, 1);
+        rd->linear_params(rd, P, H, V, z, V, h, H, dW2, db2, 1);
+        it_rows_linear_backward_input(P, H, V, z, V, W2, dh, H, 1);
+        it_rows_tanh_backward(P, H, h, H, dh, H, dh, H, 1);
+        rd->linear_params(rd, P, D, H, dh, H, e, D, dW1, db1, 1);
+        it_rows_linear_backward_input(P, D, H, dh, H, W1, de, D, 1);
+        rd->embedding(rd, P, D, V, tok, de, D, dE, 1);
+    }
+    rd->finish(rd, grads, IT_MLP13K_NPARAMS, &loss_sum);
     return loss_sum * inv_batch;
 }

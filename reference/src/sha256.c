@@ -1,10 +1,15 @@
 /* SHA-256 as FIPS 180-4 §6.2 defines it (spec §8.2: the checkpoint digest).
- * Written for clarity, not speed: a checkpoint is 52 KiB. */
+ * The compression below is the readable definition; the CPU's SHA
+ * instructions (kernels/x86_sha.c, kernels/arm_sha2.c) compute the same
+ * bits faster, chosen by kernels/dispatch.c with the kernel set: a digest
+ * at every step is what the runner certifies, so it is on the fast path. */
 #include <string.h>
 
 #include "isotrain.h"
+#include "kernels/kernels.h"
 
-static const uint32_t K[64] = {
+/* FIPS 180-4 §4.2.2 */
+const uint32_t it_sha256_k[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
     0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
     0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
@@ -19,6 +24,7 @@ static uint32_t rotr(uint32_t x, unsigned n) { return (x >> n) | (x << (32 - n))
 
 static void compress(uint32_t h[8], const unsigned char block[64])
 {
+    const uint32_t *K = it_sha256_k;
     uint32_t w[64];
     for (int t = 0; t < 16; t++)
         w[t] = (uint32_t)block[4 * t] << 24 | (uint32_t)block[4 * t + 1] << 16 |
@@ -37,6 +43,13 @@ static void compress(uint32_t h[8], const unsigned char block[64])
     h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += k;
 }
 
+/* FIPS 180-4 §6.2.2 for nblocks consecutive blocks */
+void it_sha256_blocks_portable(uint32_t h[8], const unsigned char *p, size_t nblocks)
+{
+    for (; nblocks > 0; nblocks--, p += 64)
+        compress(h, p);
+}
+
 void it_sha256_init(it_sha256_ctx *c)
 {
     static const uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
@@ -49,6 +62,7 @@ void it_sha256_init(it_sha256_ctx *c)
 void it_sha256_update(it_sha256_ctx *c, const void *data, size_t len)
 {
     const unsigned char *p = data;
+    it_sha256_blocks_fn blocks = it_sha256_blocks();
     c->length += len;
     if (c->used > 0) { /* top up a partly filled block first */
         size_t take = 64 - c->used < len ? 64 - c->used : len;
@@ -58,12 +72,15 @@ void it_sha256_update(it_sha256_ctx *c, const void *data, size_t len)
         len -= take;
         if (c->used < 64)
             return;
-        compress(c->h, c->block);
+        blocks(c->h, c->block, 1);
         c->used = 0;
     }
     /* whole blocks straight from the input: the exp/log sweeps hash 16 GiB */
-    for (; len >= 64; p += 64, len -= 64)
-        compress(c->h, p);
+    if (len >= 64) {
+        blocks(c->h, p, len / 64);
+        p += len / 64 * 64;
+        len %= 64;
+    }
     memcpy(c->block, p, len);
     c->used = len;
 }
@@ -106,16 +123,30 @@ void it_hex(const unsigned char *bytes, size_t len, char *out)
     out[2 * len] = '\0';
 }
 
-/* spec §8.2 */
+/* 1 when a binary32's bytes in memory are already spec §8.1's order */
+static int stored_little_endian(void)
+{
+    const float one = 1.0f; /* 0x3f800000 */
+    unsigned char b[4];
+    memcpy(b, &one, sizeof b);
+    return b[0] == 0x00 && b[3] == 0x3f;
+}
+
+/* spec §8.2: the checkpoint bytes are hashed as they are, with no copy, on
+ * a little-endian host; elsewhere they are packed 256 values at a time */
 void it_params_digest(const float *params, size_t n, char hex[65])
 {
     it_sha256_ctx c;
-    unsigned char chunk[4 * 256];
     it_sha256_init(&c);
-    for (size_t i = 0; i < n; i += 256) {
-        size_t m = n - i < 256 ? n - i : 256;
-        it_store_f32le(params + i, m, chunk);
-        it_sha256_update(&c, chunk, 4 * m);
+    if (stored_little_endian()) {
+        it_sha256_update(&c, params, 4 * n);
+    } else {
+        unsigned char chunk[4 * 256];
+        for (size_t i = 0; i < n; i += 256) {
+            size_t m = n - i < 256 ? n - i : 256;
+            it_store_f32le(params + i, m, chunk);
+            it_sha256_update(&c, chunk, 4 * m);
+        }
     }
     unsigned char d[32];
     it_sha256_final(&c, d);

@@ -6,6 +6,7 @@
  * probability does not lose its bits to a division first. */
 float it_softmax_xent_forward(const float *logits, size_t n, unsigned target, float *probs)
 {
+    const float zt = logits[target]; /* read first: probs may be logits (in place) */
     float m = logits[0];
     for (size_t k = 1; k < n; k++)
         if (logits[k] > m)
@@ -17,7 +18,7 @@ float it_softmax_xent_forward(const float *logits, size_t n, unsigned target, fl
     }
     for (size_t k = 0; k < n; k++)
         probs[k] = probs[k] / sum;
-    return it_logf(sum) - (logits[target] - m);
+    return it_logf(sum) - (zt - m);
 }
 
 /* spec §5.5: d(scale * loss)/dz[k] = (p[k] - [k == target]) * scale. */

@@ -14,19 +14,19 @@
 #include "isotrain.h"
 
 /* floor(sqrt(x)) and the remainder x - root^2, bit by bit (two bits of x per
- * bit of root). */
+ * bit of root). Each step's choice is a mask rather than a branch: the
+ * choices are as good as random, and a mispredicted branch per bit made
+ * this the slowest part of the portable AdamW. */
 static uint64_t isqrt64(uint64_t x, uint64_t *rem)
 {
     uint64_t root = 0, bit = 1ull << 62;
     while (bit > x)
         bit >>= 2;
     while (bit) {
-        if (x >= root + bit) {
-            x -= root + bit;
-            root = (root >> 1) + bit;
-        } else {
-            root >>= 1;
-        }
+        uint64_t trial = root + bit;
+        uint64_t take = (uint64_t)0 - (uint64_t)(x >= trial); /* all ones when the bit is set */
+        x -= trial & take;
+        root = (root >> 1) + (bit & take);
         bit >>= 2;
     }
     *rem = x;

@@ -1,5 +1,6 @@
 /* tanh and its layer (spec §3.4, §5.3, §5.6). */
 #include "isotrain.h"
+#include "kernels/kernels.h"
 
 /* spec §3.4: tanh is *defined* as this sequence, so every conforming
  * implementation returns the same bits (it is not correctly rounded). exp is
@@ -19,14 +20,12 @@ float it_tanhf(float x)
 }
 
 /* spec §5.3 */
-void it_tanh_forward(const float *x, size_t n, float *y)
-{
-    for (size_t i = 0; i < n; i++)
-        y[i] = it_tanhf(x[i]);
-}
+void it_tanh_forward(const float *x, size_t n, float *y) { it_tanhf_array(x, y, n); }
 
 /* spec §5.6: d tanh = 1 - tanh^2, from the forward output y. */
-void it_tanh_backward(const float *y, const float *dy, size_t n, float *dx)
+void it_tanh_backward(const float *y, const float *dy, size_t n, float *dx) { it_kernels()->tanh_bwd(y, dy, n, dx); }
+
+void it_tanh_backward_portable(const float *y, const float *dy, size_t n, float *dx)
 {
     for (size_t i = 0; i < n; i++) {
         float square = y[i] * y[i];

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "isotrain.h"
+#include "isotrain_reduce.h"
 
 const char *it_status_name(it_status s)
 {
@@ -35,12 +36,14 @@ void it_mlp13k_start(const it_mlp13k_recipe *r, it_mlp13k_state *s)
 }
 
 /* spec §11.6-§11.7, with §10's checks: the loss before the update, every
- * parameter after it. */
-it_status it_mlp13k_step(const it_mlp13k_recipe *r, it_mlp13k_state *s)
+ * parameter after it. rd: where the step's sums run (isotrain_reduce.h);
+ * NULL: here, with the kernel set's own loop. */
+static it_status step(const it_mlp13k_recipe *r, it_mlp13k_state *s, const it_reducer *rd)
 {
     unsigned char xs[IT_MLP13K_BATCH], ys[IT_MLP13K_BATCH];
     it_mlp13k_batch(r, s->step + 1, xs, ys);
-    float loss = it_mlp13k_loss_grad(s->params, xs, ys, IT_MLP13K_BATCH, s->grads);
+    float loss = rd ? it_mlp13k_loss_grad_reduced(s->params, xs, ys, IT_MLP13K_BATCH, s->grads, rd)
+                    : it_mlp13k_loss_grad(s->params, xs, ys, IT_MLP13K_BATCH, s->grads);
     s->last_loss = loss;
     if (!is_finite(loss))
         return IT_ERR_NONFINITE_LOSS;
@@ -52,6 +55,11 @@ it_status it_mlp13k_step(const it_mlp13k_recipe *r, it_mlp13k_state *s)
             return IT_ERR_NONFINITE_PARAM;
         }
     return IT_OK;
+}
+
+it_status it_mlp13k_step(const it_mlp13k_recipe *r, it_mlp13k_state *s)
+{
+    return step(r, s, NULL);
 }
 
 /* spec §9.2 */
@@ -75,48 +83,32 @@ static it_status fail(char *err, size_t cap, it_status st, const char *fmt, ...)
     return st;
 }
 
-/* spec §9.3: checkpoint files are the raw §8.1 bytes, nothing else. */
-static it_status write_checkpoint(const it_mlp13k_state *s, const char *dir, char *err, size_t cap)
-{
-    unsigned char bytes[4 * IT_MLP13K_NPARAMS];
-    char path[4096];
-    int n = snprintf(path, sizeof path, "%s/step-%06u.bin", dir, (unsigned)s->step);
-    if (n < 0 || (size_t)n >= sizeof path)
-        return fail(err, cap, IT_ERR_IO, "checkpoint path too long: %s", dir);
-    it_store_f32le(s->params, IT_MLP13K_NPARAMS, bytes);
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return fail(err, cap, IT_ERR_IO, "cannot create %s: %s", path, strerror(errno));
-    size_t wrote = fwrite(bytes, 1, sizeof bytes, f);
-    int closed = fclose(f);
-    if (wrote != sizeof bytes || closed != 0)
-        return fail(err, cap, IT_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-    return IT_OK;
-}
-
-static int wanted(const it_run_options *o, uint32_t step)
-{
-    for (size_t i = 0; i < o->n_checkpoint_steps; i++)
-        if (o->checkpoint_steps[i] == step)
-            return 1;
-    return 0;
-}
-
-static it_status emit(const it_run_options *o, const it_mlp13k_state *s, char *err, size_t cap)
+/* The trace line and the files of a step (§9.2, §9.3, §8.3). The first
+ * line of a resumed run is its state's digest alone, like step 0's. */
+static it_status emit(const it_run_options *o, const it_mlp13k_state *s, int first, char *err, size_t cap)
 {
     if (o->trace) {
         char line[256];
-        it_trace_line(s, line, sizeof line);
+        if (first && s->step > 0) { /* a digest line without a loss */
+            char digest[65];
+            it_params_digest(s->params, IT_MLP13K_NPARAMS, digest);
+            snprintf(line, sizeof line, "step=%u digest=%s\n", (unsigned)s->step, digest);
+        } else
+            it_trace_line(s, line, sizeof line);
         if (fputs(line, o->trace) == EOF)
             return fail(err, cap, IT_ERR_IO, "cannot write trace line for step %u", (unsigned)s->step);
     }
-    if (o->checkpoint_dir && wanted(o, s->step))
-        return write_checkpoint(s, o->checkpoint_dir, err, cap);
-    return IT_OK;
+    return it_run_write_step(o, s->step, IT_MLP13K_NPARAMS, s->params, NULL, NULL, err, cap);
 }
 
 it_status it_mlp13k_run(const it_mlp13k_recipe *r, const it_run_options *o,
                         it_mlp13k_state *s, char *err, size_t cap)
+{
+    return it_mlp13k_run_reduced(r, o, NULL, s, err, cap);
+}
+
+it_status it_mlp13k_run_reduced(const it_mlp13k_recipe *r, const it_run_options *o, const it_reducer *rd,
+                                it_mlp13k_state *s, char *err, size_t cap)
 {
     err[0] = '\0';
     it_fpenv_report env;
@@ -129,17 +121,23 @@ it_status it_mlp13k_run(const it_mlp13k_recipe *r, const it_run_options *o,
     if (r->corpus_len < 2 || r->corpus_len - 1 > 0xffffffffu)
         return fail(err, cap, IT_ERR_ARG, "corpus of %zu bytes: needs 2 to 2^32 bytes", r->corpus_len);
     it_mlp13k_start(r, s);
+    if (o->resume_dir) { /* spec §8.4: SGD's whole state is the parameters */
+        it_status rs = it_state_read(o->resume_dir, o->from_step, IT_MLP13K_NPARAMS, s->params, NULL, NULL, err, cap);
+        if (rs != IT_OK)
+            return rs;
+        s->step = o->from_step;
+    }
     if (o->trace && fprintf(o->trace, "# isotrain-trace v1 profile=mlp13k steps=%u\n", (unsigned)o->steps) < 0)
         return fail(err, cap, IT_ERR_IO, "cannot write trace header");
-    it_status st = emit(o, s, err, cap);
+    it_status st = emit(o, s, 1, err, cap);
     while (st == IT_OK && s->step < o->steps) {
-        st = it_mlp13k_step(r, s);
+        st = step(r, s, rd);
         if (st == IT_ERR_NONFINITE_LOSS)
             return fail(err, cap, st, "step %u: loss is not finite (bits 0x%08x)", (unsigned)s->step + 1,
                         (unsigned)it_f32_bits(s->last_loss));
         if (st == IT_ERR_NONFINITE_PARAM)
             return fail(err, cap, st, "step %u: parameter %zu is not finite", (unsigned)s->step, s->bad_index);
-        st = emit(o, s, err, cap);
+        st = emit(o, s, 0, err, cap);
     }
     if (st == IT_OK && o->trace && fflush(o->trace) != 0)
         return fail(err, cap, IT_ERR_IO, "cannot flush trace: %s", strerror(errno));

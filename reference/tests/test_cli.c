@@ -95,11 +95,12 @@ Test(cli, bad_input_gets_a_clear_error)
     expect_error("frobnicate", 64, "unsupported verb 'frobnicate'"); /* iut-protocol P1 */
     expect_error("train", 2, "--profile is required");
     expect_error("train --profile mlp99", 64, "unsupported profile 'mlp99'"); /* iut-protocol P7 */
-    expect_error("train --profile mlp13k --steps ten", 2, "--steps expects a non-negative integer, got 'ten'");
+    expect_error("train --profile mlp13k --steps ten", 2, "--steps expects a decimal integer 0..4294967295 (P4 int: "
+                 "no sign, no leading zeros), got 'ten'");
     expect_error("train --profile mlp13k --steps -3", 2, "got '-3'");
     expect_error("train --profile mlp13k --bogus 1", 2, "unknown option '--bogus'");
     expect_error("train --profile mlp13k --steps", 2, "needs a value");
-    expect_error("train --profile mlp13k --checkpoint-steps 1,x", 2, "got 'x'");
+    expect_error("train --profile mlp13k --checkpoint-steps 1,x", 2, "got '1,x': element 1");
     expect_error("train --profile mlp13k --checkpoint-steps 1", 2, "--checkpoint-steps needs --checkpoint-dir");
     expect_error("train --profile mlp13k --steps 3 --checkpoint-dir /tmp --checkpoint-steps 0,4", 2,
                  "checkpoint step 4 is beyond --steps 3");

@@ -47,7 +47,7 @@ Test(fpenv, training_refuses_to_start_under_flush_to_zero)
     cr_assert_eq(it_fpenv_force_flush(), 0);
     static it_mlp13k_state s;
     it_mlp13k_recipe r = it_mlp13k_default_recipe();
-    it_run_options o = {1, NULL, NULL, NULL, 0};
+    it_run_options o = {1, NULL, NULL, NULL, 0, NULL, 0, NULL, 0};
     char err[256];
     cr_assert_eq(it_mlp13k_run(&r, &o, &s, err, sizeof err), IT_ERR_FPENV);
     cr_assert(err[0] != '\0');

@@ -42,7 +42,7 @@ Test(iut, hello_prints_the_p2_line, .init = test_make_tmpdir, .fini = test_remov
      * constants could not see a wrong one. train_seed=1 is P2's capability
      * flag for `train --seed` (P7). */
     snprintf(want, sizeof want,
-             "protocol=1 name=isotrain-reference version=1.1.0 spec=1.1.0 train_seed=1 isa=%s kernels=%s\n",
+             "protocol=1 name=isotrain-reference version=1.2.0 spec=1.2.0 train_seed=1 train_resume=1 isa=%s kernels=%s\n",
              it_host_isa(), it_kernels_name());
     cr_assert_str_eq(out, want);
     cr_assert_eq(run("hello extra", NULL, 0, err, sizeof err), 2, "hello takes no arguments");
@@ -275,4 +275,141 @@ Test(iut, a_kernel_set_that_cannot_run_is_refused, .init = test_make_tmpdir, .fi
     int rc = run("hello", out, sizeof out, err, sizeof err);
     unsetenv("ISOTRAIN_KERNELS");
     cr_assert_eq(rc, 2, "%s", err);
+}
+
+/* ---- P7 (1.1.1 errata): option syntax, repeats, N, the order of checks ----- */
+
+static int exists(const char *rel)
+{
+    char path[512];
+    struct stat sb;
+    snprintf(path, sizeof path, "%s/%s", test_tmpdir, rel);
+    return stat(path, &sb) == 0;
+}
+
+static int lines_of(const char *rel)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", test_tmpdir, rel);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    int n = 0, c;
+    while ((c = fgetc(f)) != EOF)
+        n += c == '\n';
+    fclose(f);
+    return n;
+}
+
+/* N and every element of LIST are P4 ints, LIST a P4 int array or `all`;
+ * any other spelling is a usage error (exit 2), as for --seed. */
+Test(iut, p7_numbers_are_p4_ints_and_the_list_a_p4_array, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
+{
+    const char *bad_steps[] = {"+2", "02", " 2", "2 ", "", "-1", "0x10", "4294967296"};
+    for (size_t i = 0; i < sizeof bad_steps / sizeof bad_steps[0]; i++) {
+        char args[256], err[1024];
+        snprintf(args, sizeof args, "train --profile mlp13k --steps '%s' --trace %s/t", bad_steps[i], test_tmpdir);
+        int st = run(args, NULL, 0, err, sizeof err);
+        cr_assert_eq(st, 2, "--steps '%s' exited %d: %s", bad_steps[i], st, err);
+        cr_assert(strstr(err, "--steps expects a decimal integer 0..4294967295"), "%s", err);
+        cr_assert(!exists("t"), "--steps '%s': a trace was written", bad_steps[i]);
+    }
+    const char *bad_lists[] = {"", ",", "1,", ",1", "1,,2", "01", "1, 2", "a", "4294967296"};
+    for (size_t i = 0; i < sizeof bad_lists / sizeof bad_lists[0]; i++) {
+        char args[256], err[1024];
+        snprintf(args, sizeof args, "train --profile mlp13k --steps 2 --trace %s/t --checkpoint-dir %s/d "
+                 "--checkpoint-steps '%s'", test_tmpdir, test_tmpdir, bad_lists[i]);
+        int st = run(args, NULL, 0, err, sizeof err);
+        cr_assert_eq(st, 2, "--checkpoint-steps '%s' exited %d: %s", bad_lists[i], st, err);
+        cr_assert(strstr(err, "--checkpoint-steps expects 'all' or step numbers"), "%s", err);
+        cr_assert(!exists("d"), "--checkpoint-steps '%s': the directory was made", bad_lists[i]);
+    }
+    /* in any order, a step listed twice written once; a list of any length
+     * (70 > the 64 the reference took before 1.1.1) */
+    char args[1024], err[1024];
+    snprintf(args, sizeof args, "train --profile mlp13k --steps 2 --trace %s/t --checkpoint-dir %s/d "
+             "--checkpoint-steps 2,0,2", test_tmpdir, test_tmpdir);
+    cr_assert_eq(run(args, NULL, 0, err, sizeof err), 0, "%s", err);
+    cr_assert(exists("d/step-000000.bin") && exists("d/step-000002.bin") && !exists("d/step-000001.bin"));
+    int n = snprintf(args, sizeof args, "train --profile mlp13k --steps 69 --trace %s/t --checkpoint-dir %s/e "
+                     "--checkpoint-steps 0", test_tmpdir, test_tmpdir);
+    for (int s = 1; s < 70; s++)
+        n += snprintf(args + n, sizeof args - (size_t)n, ",%d", s);
+    cr_assert_eq(run(args, NULL, 0, err, sizeof err), 0, "%s", err);
+    cr_assert(exists("e/step-000069.bin"));
+}
+
+/* N = 0 is the header and step 0; N beyond the profile's steps continues
+ * the recipe (spec §11.5 draws batch t for any t): 202 steps of mlp13k. */
+Test(iut, p7_steps_may_be_0_or_beyond_the_profiles, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
+{
+    char args[512], err[1024];
+    snprintf(args, sizeof args, "train --profile mlp13k --steps 0 --trace %s/t0", test_tmpdir);
+    cr_assert_eq(run(args, NULL, 0, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(lines_of("t0"), 2, "header and step 0");
+    snprintf(args, sizeof args, "train --profile mlp13k --steps 202 --trace %s/t --checkpoint-dir %s/d "
+             "--checkpoint-steps 200,202", test_tmpdir, test_tmpdir);
+    cr_assert_eq(run(args, NULL, 0, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(lines_of("t"), 204, "header and steps 0..202");
+    /* the first 200 steps are the profile's run: step 200's digest (§11.8) */
+    char path[512];
+    snprintf(path, sizeof path, "%s/d/step-000200.bin", test_tmpdir);
+    static unsigned char bytes[4 * IT_MLP13K_NPARAMS + 1];
+    FILE *f = fopen(path, "rb");
+    cr_assert(f);
+    cr_assert_eq(fread(bytes, 1, sizeof bytes, f), 4 * IT_MLP13K_NPARAMS);
+    fclose(f);
+    unsigned char d[32];
+    char hex[65];
+    it_sha256(bytes, 4 * IT_MLP13K_NPARAMS, d);
+    it_hex(d, 32, hex);
+    cr_assert_str_eq(hex, "7f987a5d5afb14bc9fb412c18e6ee08ae13ca66720ffdd22e218b3d5c1754687");
+    cr_assert(exists("d/step-000202.bin"));
+}
+
+/* An option given twice: a runner never does (P7); the reference lets the
+ * last one win, which no verdict depends on. */
+Test(iut, p7_an_option_given_twice_lets_the_last_win, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
+{
+    char args[512], err[1024];
+    snprintf(args, sizeof args, "train --profile mlp13k --steps 3 --steps 1 --trace %s/t", test_tmpdir);
+    cr_assert_eq(run(args, NULL, 0, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(lines_of("t"), 3, "--steps 1 won: header, steps 0 and 1");
+}
+
+/* The order of the checks, and so the status when several fail (P7 1.1.1):
+ * option syntax (2), then the profile (64, before anything is created), then
+ * the other usage checks (2), then DIR and FILE (4), then the §2.2 probe (3). */
+Test(iut, p7_checks_come_in_one_order, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
+{
+    char args[512], err[1024], file[256];
+    snprintf(file, sizeof file, "%s/file", test_tmpdir);
+    FILE *f = fopen(file, "w");
+    cr_assert(f && fclose(f) == 0);
+    /* syntax before the profile */
+    snprintf(args, sizeof args, "train --profile nope --steps x --trace %s/t", test_tmpdir);
+    cr_assert_eq(run(args, NULL, 0, err, sizeof err), 2, "%s", err);
+    snprintf(args, sizeof args, "train --profile nope --bogus 1 --trace %s/t", test_tmpdir);
+    cr_assert_eq(run(args, NULL, 0, err, sizeof err), 2, "%s", err);
+    /* the profile before the other usage checks, and before DIR is made */
+    snprintf(args, sizeof args, "train --profile nope --steps 3 --checkpoint-steps 9 --checkpoint-dir %s/d --trace %s/t",
+             test_tmpdir, test_tmpdir);
+    cr_assert_eq(run(args, NULL, 0, err, sizeof err), 64, "%s", err);
+    cr_assert(!exists("d") && !exists("t"));
+    /* a missing --profile is usage */
+    snprintf(args, sizeof args, "train --steps 3 --trace %s/t", test_tmpdir);
+    cr_assert_eq(run(args, NULL, 0, err, sizeof err), 2, "%s", err);
+    /* usage before I/O: a step beyond N, with DIR a file */
+    snprintf(args, sizeof args, "train --profile mlp13k --steps 3 --checkpoint-steps 9 --checkpoint-dir %s --trace %s/t",
+             file, test_tmpdir);
+    cr_assert_eq(run(args, NULL, 0, err, sizeof err), 2, "%s", err);
+    /* I/O before the probe */
+    snprintf(args, sizeof args, "train --profile mlp13k --steps 1 --force-ftz --checkpoint-dir %s --trace %s/t", file,
+             test_tmpdir);
+    cr_assert_eq(run(args, NULL, 0, err, sizeof err), 4, "%s", err);
+    snprintf(args, sizeof args, "train --profile mlp13k --steps 1 --force-ftz --trace %s/no/such/dir/t", test_tmpdir);
+    cr_assert_eq(run(args, NULL, 0, err, sizeof err), 4, "%s", err);
+    /* the probe last */
+    snprintf(args, sizeof args, "train --profile mlp13k --steps 1 --force-ftz --trace %s/t", test_tmpdir);
+    cr_assert_eq(run(args, NULL, 0, err, sizeof err), 3, "%s", err);
 }

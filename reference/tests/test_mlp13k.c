@@ -109,7 +109,7 @@ Test(mlp13k, nonfinite_loss_is_a_named_failure) /* §10 */
     static it_mlp13k_state s;
     it_mlp13k_recipe r = it_mlp13k_default_recipe();
     r.lr = 1e30f; /* the first update blows the parameters up */
-    it_run_options o = {5, NULL, NULL, NULL, 0};
+    it_run_options o = {5, NULL, NULL, NULL, 0, NULL, 0, NULL, 0};
     char err[256];
     it_status st = it_mlp13k_run(&r, &o, &s, err, sizeof err);
     cr_assert(st == IT_ERR_NONFINITE_PARAM || st == IT_ERR_NONFINITE_LOSS, "got %s", it_status_name(st));
@@ -128,4 +128,29 @@ Test(mlp13k, nan_parameter_is_caught_after_the_update) /* §10 */
     it_status st = it_mlp13k_step(&r, &s);
     cr_assert_eq(st, IT_ERR_NONFINITE_PARAM);
     cr_assert_eq(s.bad_index, (size_t)(IT_MLP13K_OFF_EMBED + 16 * 255));
+}
+
+/* §11.6 and §13.5 write the scale of a batch of m as s = 1 ⊘ m (m converted
+ * to binary32 first, as the reference computes it), P5 as RN(1/m). They are
+ * the same number for every m a request can carry: the 4 MiB line cap (P3)
+ * bounds m below 2^21 for mlp13k_loss_grad (two int arrays of m, at least
+ * 2 bytes an element each) and below 466,034 for addmod113_loss_grad (9
+ * bytes a pair), and every integer up to 2^24 is a binary32, so 1 ⊘ m is
+ * one rounding of 1/m. The reference: (float)(1.0 / m) in binary64 rounds
+ * twice, which is exact for a quotient of binary32 values (53 >= 2*24+2).
+ * Past 2^24 they part: the control shows what the cap protects. */
+Test(mlp13k, the_batch_scale_1_div_m_is_rn_of_1_over_m_within_the_line_cap) /* §11.6, §13.5, P5 */
+{
+    for (uint32_t m = 1; m <= (1u << 21); m++) {
+        float s = 1.0f / (float)m;
+        cr_assert_eq(it_f32_bits(s), it_f32_bits((float)(1.0 / (double)m)), "m = %u", (unsigned)m);
+    }
+    /* §13.1's s for the 3,831 training pairs and §13.7's for the 8,938 test pairs */
+    cr_assert_eq(it_f32_bits(1.0f / 3831.0f), 0x3988daa5u);
+    cr_assert_eq(it_f32_bits(1.0f / 8938.0f), 0x38eaa21du);
+    /* §11.6's 0x3c800000 is 1 ⊘ 64 */
+    cr_assert_eq(it_f32_bits(1.0f / 64.0f), 0x3c800000u);
+    uint32_t past = (1u << 24) + 1;
+    cr_assert_neq(it_f32_bits(1.0f / (float)past), it_f32_bits((float)(1.0 / (double)past)),
+                  "beyond 2^24 the conversion of m rounds and 1 ⊘ m is no longer RN(1/m)");
 }

@@ -544,6 +544,18 @@ static const edge EDGES[] = {
     {"id=e44 op=exp x=3f800000 note=a", "id=e44 y=402df854", NULL},
     /* P3 (1.1.0): a syntax error is bad-request even for an op nobody implements */
     {"id=e45 op=frobnicate a=1 a=2", "id=e45 error=bad-request", "key 'a' appears twice"},
+    /* P3 (1.1.1): an empty value is valid syntax; no P4 type is empty, so it
+     * is malformed as an input of a known op, ignored as an unknown key, and
+     * unchecked for an op the IUT does not implement */
+    {"id=e46 op=exp x=3f800000 note=", "id=e46 y=402df854", NULL},
+    {"id=e47 op=exp x=", "id=e47 error=bad-request", "input 'x': empty array"},
+    {"id=e48 op=frobnicate x=", "id=e48 error=unsupported", "unsupported op 'frobnicate'"},
+    {"id=e49 op=", "id=e49 error=bad-request", "empty name"},
+    {"id= op=exp x=3f800000", "id=? error=bad-request", "the first token must be id"},
+    /* P3 (1.1.1): an id followed by \r is not readable (the \r is neither a
+     * space nor the end of the line): id=?; with a space after the id it is */
+    {"id=e50\r", "id=? error=bad-request", "\\r\\n"},
+    {"id=e51 op=exp x=3f800000\r", "id=e51 error=bad-request", "\\r\\n"},
 };
 
 Test(ops, every_integer_input_is_refused_just_outside_its_range, .init = test_make_tmpdir, .fini = test_remove_tmpdir)

@@ -1,33 +1,51 @@
-/* make bench: the reference's speed on mlp13k, steps per second, for every
- * kernel set this CPU runs (portable first), one core, plus ns per element
- * of exp, log and tanh over arrays. A benchmark, not a test: the one thing
- * it checks is that every set ends on the same parameter digest.
+/* make bench (issue 18): the certified path at this machine's limit, in one
+ * run. A benchmark, not a test: the one thing it checks is that every
+ * configuration ends on the same parameter bytes.
  *
- *   bench [RUNS [STEPS]]     median of RUNS runs (default 7) of STEPS steps (default 2000)
- */
-#define _POSIX_C_SOURCE 199309L
+ *   1. this core's non-FMA peak, measured: independent chains of vector
+ *      multiplies and of vector adds (128-bit, 256-bit, 512-bit where the CPU
+ *      has them), never fused;
+ *   2. mlp13k per kernel set: the library's steps/s, and the CLI's with the
+ *      trace and a checkpoint digest at every step (what the runner
+ *      certifies);
+ *   3. addmod113 per kernel set: the library's seconds per full-batch step on
+ *      1 thread, the best set on 2 threads (wall and CPU), and the CLI's with
+ *      a digest at every step;
+ *   4. exp, log, tanh: ns per element per set.
+ *
+ * Figures are CPU time (on a shared machine the wall clock also counts the
+ * wait for a core; the load average is printed), wall clock beside; % of
+ * peak = FLOPs of the step's products / time / measured peak.
+ *
+ *   bench CLI [RUNS [MLP_STEPS]]   CLI: the isotrain binary for the CLI figures;
+ *                                  medians of RUNS runs (default 5) of MLP_STEPS
+ *                                  mlp13k steps (default 2000)
+ * Environment: BENCH_AM_STEPS (addmod113 steps per run, default 3),
+ * BENCH_AM_RUNS (default 3). */
+#define _DEFAULT_SOURCE 1 /* wait4 */
+#define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "isotrain.h"
 
-static double now(void)
+static double clock_of(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(id, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
-
-/* CPU time of this thread: on a shared machine the wall clock also counts
- * the time spent waiting for a core, which is not the trainer's speed. */
-static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+static double now(void) { return clock_of(CLOCK_MONOTONIC); }
+static double thread_cpu(void) { return clock_of(CLOCK_THREAD_CPUTIME_ID); }
+static double proc_cpu(void) { return clock_of(CLOCK_PROCESS_CPUTIME_ID); }
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -35,96 +53,246 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return v[n / 2];
+}
+
+/* ---- 1. the peak ------------------------------------------------------------
+ * NCH multiply chains and NCH add chains, each operation depending only on
+ * its own chain's previous one, so the core can keep every multiply and add
+ * unit busy; a product is never added (no FMA to fuse). FLOPs = lanes per
+ * operation. Best of 5. */
+
+#define PEAK_FN(NAME, VB, NCH, ATTR)                                                                                 \
+    ATTR static double NAME(long iters)                                                                               \
+    {                                                                                                                \
+        typedef float v __attribute__((vector_size(VB)));                                                            \
+        v m[NCH], a[NCH], x, y, s;                                                                                   \
+        for (int l = 0; l < (VB) / 4; l++)                                                                           \
+            x[l] = 1.0000001f, y[l] = 0.9999999f, s[l] = 1e-7f;                                                      \
+        for (int c = 0; c < (NCH); c++)                                                                              \
+            for (int l = 0; l < (VB) / 4; l++)                                                                       \
+                m[c][l] = 1.0f, a[c][l] = (float)c;                                                                  \
+        double best = 1e30;                                                                                          \
+        for (int rep = 0; rep < 5; rep++) {                                                                          \
+            double t0 = thread_cpu();                                                                                \
+            for (long i = 0; i < iters; i++) {                                                                       \
+                _Pragma("GCC unroll 16") for (int c = 0; c < (NCH); c++)                                             \
+                {                                                                                                    \
+                    m[c] = m[c] * ((c & 1) ? y : x);                                                                 \
+                    a[c] = a[c] + s;                                                                                 \
+                }                                                                                                    \
+            }                                                                                                        \
+            double t = thread_cpu() - t0;                                                                            \
+            if (t < best)                                                                                            \
+                best = t;                                                                                            \
+        }                                                                                                            \
+        float sink = 0.0f;                                                                                           \
+        for (int c = 0; c < (NCH); c++)                                                                              \
+            sink = sink + m[c][0] + a[c][0];                                                                         \
+        if (sink == 42.0f)                                                                                           \
+            puts("");                                                                                                \
+        return (double)iters * 2.0 * (NCH) * ((VB) / 4) / best / 1e9;                                                \
+    }
+
+PEAK_FN(peak128, 16, 6, )
+#if defined(__x86_64__)
+PEAK_FN(peak256, 32, 6, __attribute__((target("avx"))))
+PEAK_FN(peak512, 64, 12, __attribute__((target("avx512f"))))
+#endif
+
+static double measure_peak(void)
+{
+    long iters = 200000000; /* shorter runs read low here (clock ramp, accounting) */
+    double p128 = peak128(iters), best = p128;
+    printf("  128-bit vectors: %.1f GFLOP/s", p128);
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx")) {
+        double p = peak256(iters);
+        printf(", 256-bit: %.1f GFLOP/s", p);
+        best = p > best ? p : best;
+    }
+    if (__builtin_cpu_supports("avx512f")) {
+        double p = peak512(iters / 2);
+        printf(", 512-bit: %.1f GFLOP/s", p);
+        best = p > best ? p : best;
+    }
+#endif
+    printf("\n  peak used below: %.1f GFLOP/s (the best of these)\n", best);
+    fflush(stdout);
+    return best;
+}
+
+/* ---- FLOPs of a step, from the spec's shapes ---------------------------------- */
+
+/* mlp13k (spec §11.6): per position, each linear layer's forward, input
+ * gradient and weight gradient are one multiply-add per weight */
+static double mlp13k_flops(void)
+{
+    double macs = 3.0 * (IT_MLP13K_EMBED * IT_MLP13K_HIDDEN + IT_MLP13K_HIDDEN * IT_MLP13K_VOCAB);
+    return 2.0 * macs * IT_MLP13K_BATCH;
+}
+
+/* addmod113 (spec §13.5): forward q (one position), k and v (three), W_O,
+ * W_in, W_out, W_U at position 2, attention; backward two products per
+ * forward one (input and weight gradients) and attention's backward */
+static double addmod113_macs(void)
+{
+    const double D = IT_AM_D, F = IT_AM_MLP, NO = IT_AM_MOD, T = IT_AM_CTX, Hh = IT_AM_HEADS, DH = IT_AM_DHEAD;
+    double fwd = D * D + 2 * T * D * D + D * D + D * F + F * D + D * NO;
+    double att_f = 2 * Hh * T * DH, att_b = 4 * Hh * T * DH;
+    return (fwd * 3 + att_f + att_b) * IT_AM_NTRAIN;
+}
+
+/* ---- the CLI as a child process ---------------------------------------------------- */
+
+typedef struct {
+    double cpu, wall;
+    int ok;
+} child_time;
+
+static child_time run_cli(const char *cli, const char *kernels, const char *profile, long steps, unsigned threads,
+                          const char *trace)
+{
+    child_time r = {0, 0, 0};
+    char st[32], th[16];
+    snprintf(st, sizeof st, "%ld", steps);
+    snprintf(th, sizeof th, "%u", threads);
+    double w0 = now();
+    pid_t pid = fork();
+    if (pid < 0)
+        return r;
+    if (pid == 0) {
+        int fd = open("/dev/null", O_WRONLY);
+        if (fd >= 0)
+            dup2(fd, 1), dup2(fd, 2);
+        setenv("ISOTRAIN_EVAL", "0", 1); /* the step, not §13.7's evaluation */
+        execl(cli, cli, "--kernels", kernels, "train", "--profile", profile, "--steps", st, "--threads", th,
+              "--trace", trace, (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    struct rusage ru;
+    if (wait4(pid, &status, 0, &ru) != pid)
+        return r;
+    r.wall = now() - w0;
+    r.cpu = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_sec +
+            1e-6 * (double)ru.ru_stime.tv_usec;
+    r.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    return r;
+}
+
+/* the digest on the last line of a trace */
+static void last_digest(const char *trace, char out[65])
+{
+    char line[512], *d;
+    strcpy(out, "?");
+    FILE *f = fopen(trace, "r");
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f))
+        if ((d = strstr(line, "digest=")) != NULL) {
+            memcpy(out, d + 7, 64);
+            out[64] = '\0';
+        }
+    fclose(f);
+}
+
+/* per step, with the start-up (a 0-step run: initialization, allocation,
+ * the step-0 digest) subtracted; medians of runs */
+static int cli_per_step(const char *cli, const char *set, const char *profile, long steps, unsigned threads,
+                        int runs, const char *trace, double *cpu, double *wall, char digest[65])
+{
+    double c[16], w[16], c0[16], w0[16];
+    if (runs > 16)
+        runs = 16;
+    for (int i = 0; i < runs; i++) {
+        child_time z = run_cli(cli, set, profile, 0, threads, trace);
+        child_time t = run_cli(cli, set, profile, steps, threads, trace);
+        if (!z.ok || !t.ok)
+            return -1;
+        c0[i] = z.cpu, w0[i] = z.wall, c[i] = t.cpu, w[i] = t.wall;
+    }
+    *cpu = (median(c, runs) - median(c0, runs)) / (double)steps;
+    *wall = (median(w, runs) - median(w0, runs)) / (double)steps;
+    last_digest(trace, digest);
+    return 0;
+}
+
+/* ---- exp/log/tanh ----------------------------------------------------------------- */
+
 enum { NX = 1 << 16 };
 static float xs[NX], ys[NX];
 
-/* ns per element of f over NX inputs spread across [lo, hi], best of 20 */
 static double per_element(void (*f)(const float *, float *, size_t), float lo, float hi)
 {
     for (int i = 0; i < NX; i++)
         xs[i] = lo + (hi - lo) * ((float)i / (float)NX);
     double best = 1e30;
     for (int rep = 0; rep < 20; rep++) {
-        double t0 = cpu_now();
+        double t0 = thread_cpu();
         f(xs, ys, NX);
-        double t = cpu_now() - t0;
+        double t = thread_cpu() - t0;
         if (t < best)
             best = t;
     }
     return best * 1e9 / NX;
 }
 
-static double proc_cpu_now(void)
+/* ---- addmod113 in the library -------------------------------------------------------- */
+
+static const it_adamw_consts *am_consts(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    static it_adamw_consts c;
+    c = (it_adamw_consts){it_f32_from_bits(0x3a83126f), it_f32_from_bits(0x3f666666), it_f32_from_bits(0x3f7ae148),
+                          it_f32_from_bits(0x322bcc77), it_f32_from_bits(0x3f7fbe77), it_f32_from_bits(0x3dccccd0),
+                          it_f32_from_bits(0x3ca3d700)};
+    return &c;
 }
 
-/* addmod113 (spec §13): seconds per full-batch step (loss, gradient and
- * AdamW over 3,831 pairs) for the portable set and the best one, on 1 and 2
- * threads; every configuration must end on the same parameter bytes. Wall
- * clock is what a user waits for; CPU time (all threads) shows how busy the
- * machine was. */
-static int bench_addmod113(const char **sets, size_t nsets, int steps)
+/* steps of loss, gradient and AdamW through one workspace; wall and CPU
+ * (all threads) per step, the first step (page faults) not counted */
+static void am_library(it_addmod113_work *w, unsigned threads, int steps, double *wall, double *cpu, char dig[65])
 {
     static it_addmod113_state s;
-    const char *pick[2] = {"portable", sets[nsets - 1]};
-    char first[65] = "", dig[65];
-    int same = 1;
-    it_adamw_consts c = {it_f32_from_bits(0x3a83126f), it_f32_from_bits(0x3f666666), it_f32_from_bits(0x3f7ae148),
-                         it_f32_from_bits(0x322bcc77), it_f32_from_bits(0x3f7fbe77), it_f32_from_bits(0x3dccccd0),
-                         it_f32_from_bits(0x3ca3d700)};
-    if (steps < 1)
-        steps = 1;
-    printf("addmod113, %d full-batch steps (3,831 pairs, ~2.2e9 multiply-adds each), seconds per step:\n", steps);
-    for (int k = 0; k < 2; k++)
-        for (unsigned th = 1; th <= 2; th++) {
-            it_kernels_select(pick[k]);
-            it_addmod113_permutation(IT_AM_SEED, s.perm);
-            it_addmod113_init(IT_AM_SEED, s.params);
-            memset(s.m, 0, sizeof s.m);
-            memset(s.v, 0, sizeof s.v);
-            it_adamw_clock clk = {1.0f, 1.0f, 0};
-            double w0 = now(), c0 = proc_cpu_now();
-            for (int t = 0; t < steps; t++) {
-                float bc1, bc2;
-                it_addmod113_loss_grad(s.params, s.perm, IT_AM_NTRAIN, s.grads, th);
-                it_adamw_tick(&c, &clk, &bc1, &bc2);
-                it_adamw_update(&c, bc1, bc2, s.params, s.grads, s.m, s.v, IT_AM_NPARAMS);
-            }
-            double wall = (now() - w0) / steps, cpu = (proc_cpu_now() - c0) / steps;
-            it_params_digest(s.params, IT_AM_NPARAMS, dig);
-            if (!first[0])
-                strcpy(first, dig);
-            same &= strcmp(first, dig) == 0;
-            printf("  kernels=%-8s threads=%u  %.3f s/step wall clock, %.3f s/step CPU (all threads)  params %.16s...\n",
-                   pick[k], th, wall, cpu, dig);
-        }
-    printf("  every configuration: %s\n", same ? "identical parameter bytes" : "DIFFERENT PARAMETER BYTES");
-    return same;
+    it_addmod113_permutation(IT_AM_SEED, s.perm);
+    it_addmod113_init(IT_AM_SEED, s.params);
+    memset(s.m, 0, sizeof s.m);
+    memset(s.v, 0, sizeof s.v);
+    it_adamw_clock clk = {1.0f, 1.0f, 0};
+    double w0 = 0, c0 = 0;
+    for (int t = 0; t <= steps; t++) {
+        if (t == 1)
+            w0 = now(), c0 = proc_cpu();
+        float bc1, bc2;
+        it_addmod113_loss_grad_work(w, s.params, s.perm, IT_AM_NTRAIN, s.grads, threads);
+        it_adamw_tick(am_consts(), &clk, &bc1, &bc2);
+        it_tensor_adamw_update(am_consts(), bc1, bc2, s.params, s.grads, s.m, s.v, IT_AM_NPARAMS, threads);
+    }
+    *wall = (now() - w0) / steps;
+    *cpu = (proc_cpu() - c0) / steps;
+    it_params_digest(s.params, IT_AM_NPARAMS, dig);
 }
 
 int main(int argc, char **argv)
 {
-    int runs = argc > 1 ? atoi(argv[1]) : 7;
-    long steps = argc > 2 ? atol(argv[2]) : 2000;
-    if (runs < 1 || steps < 1) {
-        fprintf(stderr, "usage: bench [RUNS>=1 [STEPS>=1]]\n");
+    if (argc < 2) {
+        fprintf(stderr, "usage: bench ISOTRAIN_CLI [RUNS>=1 [MLP_STEPS>=1]]\n");
         return 2;
     }
-    static it_mlp13k_state s;
-    it_mlp13k_recipe r = it_mlp13k_default_recipe();
-    double *t = malloc(sizeof *t * (size_t)runs), *w = malloc(sizeof *w * (size_t)runs);
-    const char *sets[16];
-    size_t nsets = it_kernels_available(sets, 16);
-    char first_digest[65] = "", digest[65];
-    double portable_rate = 0.0;
-    int same = 1;
-    if (!t || !w)
-        return 1;
-    /* other processes on the machine change every figure: say how busy it was */
-    char load[64] = "?";
+    const char *cli = argv[1];
+    int runs = argc > 2 ? atoi(argv[2]) : 5;
+    long steps = argc > 3 ? atol(argv[3]) : 2000;
+    int am_steps = getenv("BENCH_AM_STEPS") ? atoi(getenv("BENCH_AM_STEPS")) : 3;
+    int am_runs = getenv("BENCH_AM_RUNS") ? atoi(getenv("BENCH_AM_RUNS")) : 3;
+    if (runs < 1 || steps < 1 || am_steps < 1 || am_runs < 1 || access(cli, X_OK) != 0) {
+        fprintf(stderr, "usage: bench ISOTRAIN_CLI [RUNS>=1 [MLP_STEPS>=1]] (and an executable CLI)\n");
+        return 2;
+    }
+    char load[64] = "?", model[256], trace[] = "/tmp/isotrain-bench-XXXXXX";
     FILE *la = fopen("/proc/loadavg", "r");
     if (la) {
         if (!fgets(load, sizeof load, la))
@@ -132,43 +300,155 @@ int main(int argc, char **argv)
         load[strcspn(load, "\n")] = '\0';
         fclose(la);
     }
-    printf("mlp13k, one core, median of %d runs of %ld steps, by the thread's CPU time (load average at start: %s):\n",
-           runs, steps, load);
-    for (size_t k = 0; k < nsets && k < 16; k++) {
+    int tfd = mkstemp(trace);
+    if (tfd < 0)
+        return 1;
+    close(tfd);
+    it_host_cpu_model(model, sizeof model);
+    const char *sets[16];
+    size_t nsets = it_kernels_available(sets, 16);
+    if (nsets > 16)
+        nsets = 16;
+    printf("isotrain bench: %s, %ld logical CPUs, load average at start %s; CPU time unless marked wall\n", model,
+           sysconf(_SC_NPROCESSORS_ONLN), load);
+    printf("non-FMA peak of one core, measured (independent vector multiplies and adds):\n");
+    const double peak = measure_peak();
+    int same = 1;
+    char first[65] = "", dig[65];
+
+    /* ---- 2. mlp13k ---- */
+    const double mf = mlp13k_flops();
+    printf("mlp13k (%.2f MFLOP of products per step), median of %d runs of %ld steps:\n", mf / 1e6, runs, steps);
+    static it_mlp13k_state s;
+    it_mlp13k_recipe r = it_mlp13k_default_recipe();
+    double *t = malloc(sizeof *t * (size_t)runs), *tw = malloc(sizeof *tw * (size_t)runs);
+    double lib_best = 0, cli_best = 0, portable_rate = 0;
+    for (size_t k = 0; k < nsets; k++) {
         it_kernels_select(sets[k]);
         for (int i = 0; i < runs; i++) {
-            double t0 = cpu_now(), w0 = now();
+            double c0 = thread_cpu(), w0 = now();
             it_mlp13k_start(&r, &s);
             while (s.step < (uint32_t)steps)
                 if (it_mlp13k_step(&r, &s) != IT_OK) {
                     fprintf(stderr, "bench: training failed at step %u\n", (unsigned)s.step);
                     return 1;
                 }
-            t[i] = cpu_now() - t0;
-            w[i] = now() - w0;
+            t[i] = thread_cpu() - c0;
+            tw[i] = now() - w0;
         }
-        qsort(t, (size_t)runs, sizeof *t, cmp_double);
-        qsort(w, (size_t)runs, sizeof *w, cmp_double);
-        double rate = (double)steps / t[runs / 2];
+        double rate = (double)steps / median(t, runs), wrate = (double)steps / median(tw, runs);
         if (k == 0)
             portable_rate = rate;
-        it_params_digest(s.params, IT_MLP13K_NPARAMS, digest);
-        if (k == 0)
-            strcpy(first_digest, digest);
-        same &= strcmp(digest, first_digest) == 0;
-        printf("  kernels=%-8s %8.0f steps/s (best %.0f, worst %.0f; wall clock %.0f)  x%.1f portable  params %.16s...\n",
-               sets[k], rate, (double)steps / t[0], (double)steps / t[runs - 1], (double)steps / w[runs / 2],
-               rate / portable_rate, digest);
+        it_params_digest(s.params, IT_MLP13K_NPARAMS, dig);
+        if (!first[0])
+            strcpy(first, dig);
+        same &= strcmp(first, dig) == 0;
+        lib_best = rate > lib_best ? rate : lib_best;
+        double ccpu, cwall;
+        char cdig[65];
+        if (cli_per_step(cli, sets[k], "mlp13k", steps, 1, runs, trace, &ccpu, &cwall, cdig) != 0) {
+            fprintf(stderr, "bench: %s --kernels %s train --profile mlp13k failed\n", cli, sets[k]);
+            return 1;
+        }
+        cli_best = 1.0 / ccpu > cli_best ? 1.0 / ccpu : cli_best;
+        printf("  kernels=%-8s library %7.0f steps/s (%4.1f %% of peak; wall %.0f; x%.1f portable)   "
+               "CLI+digests %7.0f steps/s (%4.1f %% of peak; wall %.0f; sha256 %s)\n",
+               sets[k], rate, 100.0 * mf * rate / (peak * 1e9), wrate, rate / portable_rate, 1.0 / ccpu,
+               100.0 * mf / ccpu / (peak * 1e9), 1.0 / cwall, it_sha256_name());
     }
-    printf("  every set: %s\n", same ? "identical parameter bytes" : "DIFFERENT PARAMETER BYTES (a kernel set is wrong)");
-    printf("ns per element over %d-element arrays (exp on [-20, 0], log on [1, 512], tanh on [-4, 4]):\n", NX);
-    for (size_t k = 0; k < nsets && k < 16; k++) {
+    it_mlp13k_start(&r, &s); /* the CLI's last digest: its run of `steps` steps, the library's too */
+    while (s.step < (uint32_t)steps)
+        it_mlp13k_step(&r, &s);
+    it_params_digest(s.params, IT_MLP13K_NPARAMS, dig);
+    {
+        char cdig[65];
+        last_digest(trace, cdig);
+        same &= strcmp(cdig, dig) == 0;
+    }
+    printf("  best: library %.0f steps/s, CLI with trace + digest every step %.0f steps/s\n", lib_best, cli_best);
+
+    /* ---- 3. addmod113 ---- */
+    const double am = addmod113_macs();
+    printf("addmod113 (%.3e multiply-adds = %.2f GFLOP of products per full-batch step of 3,831 pairs), "
+           "median of %d runs of %d steps:\n",
+           am, 2 * am / 1e9, am_runs, am_steps);
+    it_addmod113_work *w = it_addmod113_work_new(IT_AM_NTRAIN);
+    if (!w)
+        return 1;
+    char first_am[65] = "";
+    double best1 = 1e30, bestcli = 1e30;
+    const char *best_set = sets[nsets - 1];
+    for (size_t k = 0; k < nsets; k++) {
         it_kernels_select(sets[k]);
-        printf("  kernels=%-8s exp %5.2f  log %5.2f  tanh %5.2f\n", sets[k], per_element(it_expf_array, -20.0f, 0.0f),
-               per_element(it_logf_array, 1.0f, 512.0f), per_element(it_tanhf_array, -4.0f, 4.0f));
+        double cw[16], cc[16];
+        int n = am_runs > 16 ? 16 : am_runs;
+        for (int i = 0; i < n; i++)
+            am_library(w, 1, am_steps, &cw[i], &cc[i], dig);
+        if (!first_am[0])
+            strcpy(first_am, dig);
+        same &= strcmp(first_am, dig) == 0;
+        double c1 = median(cc, n), w1 = median(cw, n);
+        best1 = c1 < best1 ? c1 : best1;
+        double ccpu, cwall;
+        char cdig[65];
+        if (cli_per_step(cli, sets[k], "addmod113", am_steps, 1, am_runs, trace, &ccpu, &cwall, cdig) != 0) {
+            fprintf(stderr, "bench: %s --kernels %s train --profile addmod113 failed\n", cli, sets[k]);
+            return 1;
+        }
+        bestcli = ccpu < bestcli ? ccpu : bestcli;
+        printf("  kernels=%-8s 1 thread: library %.3f s/step (%4.1f %% of peak; wall %.3f)   CLI+digests %.3f s/step "
+               "(%4.1f %% of peak; wall %.3f)\n",
+               sets[k], c1, 100.0 * 2 * am / c1 / (peak * 1e9), w1, ccpu, 100.0 * 2 * am / ccpu / (peak * 1e9),
+               cwall);
     }
-    same &= bench_addmod113(sets, nsets, getenv("BENCH_AM_STEPS") ? atoi(getenv("BENCH_AM_STEPS")) : 3);
+    /* threads: the best set on 1, 2 (and the CPU count's) threads */
+    it_kernels_select(best_set);
+    unsigned ncpu = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+    double wall1 = 0, cpu1 = 0;
+    for (unsigned th = 1; th <= 2 || th <= ncpu; th++) {
+        double cw[16], cc[16];
+        int n = am_runs > 16 ? 16 : am_runs;
+        for (int i = 0; i < n; i++)
+            am_library(w, th, am_steps, &cw[i], &cc[i], dig);
+        same &= strcmp(first_am, dig) == 0;
+        double wt = median(cw, n), ct = median(cc, n);
+        if (th == 1)
+            wall1 = wt, cpu1 = ct;
+        printf("  kernels=%-8s %u thread%s: library %.3f s/step wall, %.3f s/step CPU (all threads)%s", best_set, th,
+               th > 1 ? "s" : " ", wt, ct, th == 1 ? "\n" : "");
+        if (th > 1)
+            printf("; wall speed-up x%.2f, CPU spent x%.2f of 1 thread's\n", wall1 / wt, ct / cpu1);
+        if (th >= 4)
+            break;
+    }
+    {
+        double ccpu, cwall;
+        char cdig[65];
+        if (cli_per_step(cli, best_set, "addmod113", am_steps, 2, am_runs, trace, &ccpu, &cwall, cdig) == 0)
+            printf("  kernels=%-8s 2 threads: CLI+digests %.3f s/step wall, %.3f s/step CPU\n", best_set, cwall,
+                   ccpu);
+    }
+    it_addmod113_work_free(w);
+    printf("  best 1 thread: library %.3f s/step, CLI+digests %.3f s/step (%.1f %% of peak)\n", best1, bestcli,
+           100.0 * 2 * am / bestcli / (peak * 1e9));
+
+    /* ---- 4. elementary functions ---- */
+    printf("ns per element over %d-element arrays (exp on [-20, 0], log on [1, 512], tanh on [-4, 4], sqrt on [0, "
+           "1e6]):\n",
+           NX);
+    for (size_t k = 0; k < nsets; k++) {
+        it_kernels_select(sets[k]);
+        printf("  kernels=%-8s exp %5.2f  log %5.2f  tanh %5.2f  sqrt %6.2f\n", sets[k],
+               per_element(it_expf_array, -20.0f, 0.0f), per_element(it_logf_array, 1.0f, 512.0f),
+               per_element(it_tanhf_array, -4.0f, 4.0f), per_element(it_sqrtf_array, 0.0f, 1e6f));
+    }
+    printf("every configuration (library and CLI, every set and thread count): %s\n",
+           same ? "identical parameter bytes" : "DIFFERENT PARAMETER BYTES (a kernel set is wrong)");
+    /* for bench_torch.py */
+    printf("bench-summary mlp13k_lib=%.1f mlp13k_cli=%.1f addmod113_lib=%.5f addmod113_cli=%.5f peak=%.2f\n",
+           lib_best, cli_best, best1, bestcli, peak);
+    unlink(trace);
     free(t);
-    free(w);
+    free(tw);
     return same ? 0 : 1;
 }

@@ -1,32 +1,58 @@
 #!/usr/bin/env python3
-"""make bench, second half: mlp13k as a PyTorch user writes it
-(adapters/pytorch/iut.py's model: nn.Embedding -> nn.Linear -> tanh ->
-nn.Linear -> cross_entropy, SGD lr 0.5, batch 64) on one thread, steps per
-second, with the BLAS the process actually loaded; then the ratio to
-isotrain's best kernel set (--ours STEPS_PER_S). A benchmark, not a test.
+"""make bench, second half: the same two models in PyTorch, as a user
+writes them, on the same shapes, and the ratios to isotrain's figures of
+the first half (reference/tools/bench.c's `bench-summary` line).
 
-    python3 reference/tools/bench_torch.py [--steps N] [--runs R] [--ours RATE]
+- mlp13k: adapters/pytorch/iut.py's model (nn.Embedding -> nn.Linear -> tanh
+  -> nn.Linear -> cross_entropy), SGD lr 0.5, batch 64;
+- addmod113: the spec's one-layer transformer doing the same work as the
+  reference (q, the MLP and the logits at position 2 only; k and v at the
+  three positions), full batch of 3,831 pairs, torch.optim.AdamW with the
+  profile's constants.
+
+Each model runs in a child process of its own per thread count T, with
+torch.set_num_threads(T) and OPENBLAS_NUM_THREADS=T set before anything is
+loaded, and reports which BLAS its process actually mapped (/proc/self/maps)
+and, for OpenBLAS, the core type its kernels were chosen for. make bench
+puts a private extraction of Debian's OpenBLAS first in LD_LIBRARY_PATH
+(ci/openblas-private.sh: never installed system-wide) and passes its
+directory as --expect-blas: a run that did not map it says so. OpenBLAS
+picks its kernels for this CPU itself (OPENBLAS_CORETYPE is left unset).
+Times are CPU time (all threads) and wall clock; a benchmark, not a test.
+
+    python3 reference/tools/bench_torch.py --summary "bench-summary ..." [--expect-blas DIR]
+        [--mlp-steps N] [--am-steps N] [--runs R] [--threads 1,2]
 """
 import argparse
+import ctypes
+import json
+import math
 import os
+import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "adapters", "pytorch"))
 
+# FLOPs of the products, as bench.c counts them (spec §11.6, §13.5)
+MLP13K_FLOPS = 2.0 * 3 * (16 * 32 + 32 * 256) * 64
+D, F, NO, T, H, DH = 128, 512, 113, 3, 4, 32
+AM_MACS = ((D * D + 2 * T * D * D + D * D + D * F + F * D + D * NO) * 3 + 2 * H * T * DH + 4 * H * T * DH) * 3831
+
 
 def loaded_blas():
-    """The BLAS/LAPACK libraries mapped into this process, and where
-    Debian's libblas.so.3 alternative points (update-alternatives)."""
+    """The BLAS/LAPACK libraries mapped into this process, and Debian's
+    libblas.so.3 alternative."""
     libs = set()
     try:
         with open("/proc/self/maps") as f:
             for line in f:
-                path = line.split()[-1] if len(line.split()) >= 6 else ""
+                parts = line.split()
+                path = parts[-1] if len(parts) >= 6 else ""
                 base = os.path.basename(path)
                 if "blas" in base or "mkl" in base or "lapack" in base:
-                    libs.add(os.path.realpath(path))
+                    libs.add(path)
     except OSError:
         pass
     alt = None
@@ -36,55 +62,185 @@ def loaded_blas():
     return sorted(libs), alt
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--steps", type=int, default=2000)
-    ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--ours", type=float, default=0.0, help="isotrain's best steps/s, for the ratio")
-    a = ap.parse_args()
-    # one core for BLAS too (OpenBLAS starts its own threads otherwise)
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-    try:
-        import torch
-    except ImportError:
-        print("pytorch: not importable (install python3-torch, and libopenblas0-pthread for the "
-              "comparison users would make): skipped")
-        return 0
-    import torch.nn.functional as F
-    import isotrain_spec as spec
-    from iut import build_model
+def openblas_core(libs):
+    """OpenBLAS's own report of the kernels it runs (openblas_get_corename)."""
+    for path in libs:
+        try:
+            lib = ctypes.CDLL(path)
+            lib.openblas_get_corename.restype = ctypes.c_char_p
+            lib.openblas_get_config.restype = ctypes.c_char_p
+            return "%s (%s)" % (lib.openblas_get_corename().decode(), lib.openblas_get_config().decode().strip())
+        except (OSError, AttributeError):
+            continue
+    return None
 
-    torch.set_num_threads(1)
-    corpus = spec.load_corpus()
-    batches = []
-    for t in range(1, 201):  # the profile's 200 batches, cycled: sampling is not what is timed
-        xs, ys = spec.mlp13k_batch(t, corpus)
-        batches.append((torch.tensor(xs, dtype=torch.long), torch.tensor(ys, dtype=torch.long)))
-    rates = []
-    for _ in range(a.runs):
-        model = build_model(torch)
-        opt = torch.optim.SGD(model.parameters(), lr=0.5)
-        t0 = time.thread_time()  # CPU time, as bench.c: waiting for a core is not counted
-        for t in range(a.steps):
+
+def child(model, threads, steps, runs):
+    import torch
+    torch.set_num_threads(threads)
+    if model == "mlp13k":
+        import torch.nn.functional as F_
+        import isotrain_spec as spec
+        from iut import build_model
+        corpus = spec.load_corpus()
+        batches = []
+        for t in range(1, 201):  # the profile's 200 batches, cycled: sampling is not what is timed
+            xs, ys = spec.mlp13k_batch(t, corpus)
+            batches.append((torch.tensor(xs, dtype=torch.long), torch.tensor(ys, dtype=torch.long)))
+
+        def make():
+            model = build_model(torch)
+            return model, torch.optim.SGD(model.parameters(), lr=0.5)
+
+        def step(m, opt, t):
             x, y = batches[t % 200]
             opt.zero_grad()
-            loss = F.cross_entropy(model(x), y)
+            loss = F_.cross_entropy(m(x), y)
             loss.backward()
             opt.step()
-        rates.append(a.steps / (time.thread_time() - t0))
-    rates.sort()
-    rate = rates[len(rates) // 2]
+    else:
+        nn, F_ = torch.nn, torch.nn.functional
+
+        class SameWork(nn.Module):
+            """spec §13.5's computation: only the query, MLP and logits of position 2"""
+
+            def __init__(self):
+                super().__init__()
+                self.tok = nn.Embedding(NO + 1, D)
+                self.pos = nn.Parameter(torch.randn(T, D) * 0.1)
+                self.q = nn.Linear(D, D, bias=False)
+                self.k = nn.Linear(D, D, bias=False)
+                self.v = nn.Linear(D, D, bias=False)
+                self.o = nn.Linear(D, D, bias=False)
+                self.mlp_in = nn.Linear(D, F)
+                self.mlp_out = nn.Linear(F, D)
+                self.unembed = nn.Linear(D, NO, bias=False)
+
+            def forward(self, seq):
+                B = seq.shape[0]
+                x = self.tok(seq) + self.pos
+                q = self.q(x[:, 2]).view(B, H, 1, DH)
+                k = self.k(x).view(B, T, H, DH).transpose(1, 2)
+                v = self.v(x).view(B, T, H, DH).transpose(1, 2)
+                w = F_.softmax((q @ k.transpose(-1, -2)) / math.sqrt(DH), dim=-1)
+                z = (w @ v).reshape(B, D)
+                r = x[:, 2] + self.o(z)
+                r2 = r + self.mlp_out(F_.relu(self.mlp_in(r)))
+                return self.unembed(r2)
+
+        g = torch.Generator().manual_seed(0)
+        perm = torch.randperm(NO * NO, generator=g)[:3831]
+        a, b = perm // NO, perm % NO
+        seq = torch.stack([a, b, torch.full_like(a, NO)], dim=1)
+        labels = (a + b) % NO
+
+        def make():
+            torch.manual_seed(0)
+            model = SameWork()
+            return model, torch.optim.AdamW(model.parameters(), lr=1e-3, betas=(0.9, 0.98), eps=1e-8,
+                                            weight_decay=1.0)
+
+        def step(m, opt, t):
+            opt.zero_grad()
+            loss = F_.cross_entropy(m(seq), labels)
+            loss.backward()
+            opt.step()
+
+    cpu, wall = [], []
+    for _ in range(runs):
+        m, opt = make()
+        step(m, opt, 0)  # warm-up: allocations, BLAS threads
+        c0, w0 = time.process_time(), time.perf_counter()
+        for t in range(1, steps + 1):
+            step(m, opt, t)
+        cpu.append((time.process_time() - c0) / steps)
+        wall.append((time.perf_counter() - w0) / steps)
+    cpu.sort()
+    wall.sort()
     libs, alt = loaded_blas()
-    import re
-    blas_info = re.findall(r"BLAS_INFO=[^,]*", torch.__config__.show())
-    print("pytorch %s, one thread (torch.set_num_threads(1)), capability %s: %.0f steps/s "
-          "(median of %d runs of %d steps; best %.0f)" % (torch.__version__, os.environ.get("ATEN_CPU_CAPABILITY", "default (best)"),
-                                                          rate, a.runs, a.steps, rates[-1]))
-    print("  BLAS loaded: %s; libblas.so.3 -> %s; %s" % (", ".join(libs) or "none mapped", alt or "?",
-                                                          "torch " + blas_info[0] if blas_info else "BLAS_INFO unknown"))
-    if a.ours > 0:
-        print("  isotrain best kernel set / PyTorch: %.2fx (target >= 2.5x against PyTorch+OpenBLAS)" % (a.ours / rate))
+    print(json.dumps({"cpu": cpu[len(cpu) // 2], "wall": wall[len(wall) // 2], "libs": libs, "alt": alt,
+                      "core": openblas_core(libs), "torch": torch.__version__,
+                      "threads": torch.get_num_threads(),
+                      "capability": os.environ.get("ATEN_CPU_CAPABILITY", "default (best)")}))
+
+
+def run_child(model, threads, steps, runs):
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads),
+               PYTHONDONTWRITEBYTECODE="1")
+    p = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", model, "--threads", str(threads),
+                        "--steps", str(steps), "--runs", str(runs)], env=env, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError("%s on %d threads: %s" % (model, threads, p.stderr.strip()[-500:]))
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--summary", default="", help="bench.c's bench-summary line")
+    ap.add_argument("--expect-blas", default="", help="the directory the private OpenBLAS was extracted to")
+    ap.add_argument("--mlp-steps", type=int, default=2000)
+    ap.add_argument("--am-steps", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--child", default="")
+    ap.add_argument("--steps", type=int, default=0)
+    a = ap.parse_args()
+    if a.child:
+        child(a.child, int(a.threads), a.steps, a.runs)
+        return 0
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        print("pytorch: not importable (make pytorch-deps installs python3-torch): no comparison")
+        return 0
+    ours = dict(kv.split("=") for kv in a.summary.split()[1:]) if a.summary.startswith("bench-summary") else {}
+    ours = {k: float(v) for k, v in ours.items()}
+    peak = ours.get("peak", 0.0)
+    threads = [int(t) for t in a.threads.split(",")]
+    print("PyTorch on the same shapes (child process per thread count; OPENBLAS_NUM_THREADS = torch threads):")
+    if a.expect_blas:
+        print("  private OpenBLAS extracted to %s (put first in LD_LIBRARY_PATH for these processes only)" % a.expect_blas)
+    else:
+        print("  NO private OpenBLAS (ci/openblas-private.sh failed): PyTorch runs with the system's libblas.so.3")
+    res = {}
+    for model, steps in (("mlp13k", a.mlp_steps), ("addmod113", a.am_steps)):
+        for th in (threads if model == "addmod113" else [1]):
+            try:
+                r = run_child(model, th, steps, a.runs if model == "mlp13k" else max(1, min(a.runs, 3)))
+            except RuntimeError as e:
+                print("  %s, %d threads: FAILED: %s" % (model, th, e))
+                continue
+            res[(model, th)] = r
+            blas_ok = bool(a.expect_blas) and any(os.path.realpath(l).startswith(os.path.realpath(a.expect_blas))
+                                                   for l in r["libs"])
+            if model == "mlp13k":
+                what = "%7.0f steps/s (wall %.0f; %.1f %% of peak)" % (1 / r["cpu"], 1 / r["wall"],
+                                                                       100 * MLP13K_FLOPS / r["cpu"] / (peak * 1e9)
+                                                                       if peak else 0)
+            else:
+                what = "%.3f s/step (wall %.3f; %.1f %% of peak by isotrain's FLOP count)" % (
+                    r["cpu"], r["wall"], 100 * 2 * AM_MACS / r["cpu"] / (peak * 1e9) if peak else 0)
+            print("  %-9s torch %s, %d thread%s (capability %s): %s" % (model, r["torch"], r["threads"],
+                                                                       "s" if th > 1 else " ", r["capability"], what))
+            print("            BLAS mapped: %s%s; OpenBLAS core: %s; libblas.so.3 alternative -> %s" % (
+                ", ".join(r["libs"]) or "none",
+                "" if not a.expect_blas else (" (the private OpenBLAS)" if blas_ok else " (NOT the private OpenBLAS)"),
+                r["core"] or "-", r["alt"] or "?"))
+    print("ratios (isotrain's best set against PyTorch in this run; CPU time):")
+    m = res.get(("mlp13k", 1))
+    if m and ours:
+        print("  mlp13k, CLI with trace + digest every step / PyTorch (which hashes nothing): x%.2f (target >= 2)"
+              % (ours["mlp13k_cli"] * m["cpu"]))
+        print("  mlp13k, library / PyTorch: x%.2f" % (ours["mlp13k_lib"] * m["cpu"]))
+    for th in threads:
+        r = res.get(("addmod113", th))
+        if r and ours and th == 1:
+            print("  addmod113, 1 thread, PyTorch / isotrain library: x%.2f, / isotrain CLI with digests: x%.2f "
+                  "(target >= 3.5)" % (r["cpu"] / ours["addmod113_lib"], r["cpu"] / ours["addmod113_cli"]))
+    r1, r2 = res.get(("addmod113", 1)), res.get(("addmod113", 2))
+    if r1 and r2:
+        print("  PyTorch addmod113, 2 threads / 1 thread: wall x%.2f, CPU spent x%.2f" % (r1["wall"] / r2["wall"],
+                                                                                       r2["cpu"] / r1["cpu"]))
     return 0
 
 

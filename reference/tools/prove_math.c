@@ -72,8 +72,8 @@ static int same_result(uint32_t got, uint32_t want)
 /* ------------------------------------------------------------------ */
 /* MPFR oracle: binary32 emulation                                     */
 
-enum fn_id { FN_EXP = 0, FN_LOG = 1 };
-static const char *const fn_name[2] = {"exp", "log"};
+enum fn_id { FN_EXP = 0, FN_LOG = 1, FN_SQRT = 2 };
+static const char *const fn_name[3] = {"exp", "log", "sqrt"};
 
 /*
  * Emulating binary32 with MPFR: precision 24, exponent range
@@ -114,8 +114,10 @@ static uint32_t oracle(oracle_t *o, enum fn_id fn, float x)
     mpfr_set_flt(o->x, x, MPFR_RNDN); /* exact: every binary32 fits */
     if (fn == FN_EXP)
         t = mpfr_exp(o->y, o->x, MPFR_RNDN);
-    else
+    else if (fn == FN_LOG)
         t = mpfr_log(o->y, o->x, MPFR_RNDN);
+    else
+        t = mpfr_sqrt(o->y, o->x, MPFR_RNDN); /* -0 -> -0, x < 0 -> NaN */
     t = mpfr_check_range(o->y, t, MPFR_RNDN);
     t = mpfr_subnormalize(o->y, t, MPFR_RNDN);
     (void)t;
@@ -154,20 +156,22 @@ static int precheck(enum fn_id fn, float x, uint32_t *out)
         *out = 0x7fc00000u;
         return PRE_DECIDED;
     }
-    if (fn == FN_LOG && signbit(x) && x != 0.0f) {
+    if (fn != FN_EXP && signbit(x) && x != 0.0f) {
         /* log of x < 0 (incl. -inf) is invalid, NaN by IEEE 754 and spec
-         * §3.3; settling the 2^31 negatives here keeps MPFR for the rest
+         * §3.3 (sqrt likewise, §3.6); settling the 2^31 negatives here keeps MPFR for the rest
          * (the 1/4096 sample still cross-checks these against MPFR) */
         *out = 0x7fc00000u;
         return PRE_DECIDED;
     }
-    d = (fn == FN_EXP) ? exp(xd) : log(xd);
+    /* glibc's binary64 sqrt is IEEE's, correctly rounded: within half an
+     * ulp, far inside the margin */
+    d = fn == FN_EXP ? exp(xd) : fn == FN_LOG ? log(xd) : sqrt(xd);
     if (isnan(d))
         return PRE_SPECIAL;
     if (fn == FN_LOG && (d == 0.0 || isinf(d)))
         return PRE_SPECIAL; /* log(1), log(+-0), log(+inf): exact specials */
     a = fabs(d);
-    if (a <= 0x1p-1000) { /* exp only, includes an underflowed d == 0 */
+    if (a <= 0x1p-1000) { /* exp's underflow; sqrt(+-0) = +-0 */
         *out = f2u(copysignf(0.0f, (float)d));
         return PRE_DECIDED;
     }
@@ -199,6 +203,9 @@ static int g_no_fallback = 0;
 typedef size_t (*array_fn)(const float *x, float *y, size_t n, int exact_fallback);
 static const char *g_set_name[MAX_SETS];
 static array_fn g_set_fn[2][MAX_SETS];
+typedef void (*sqrt_fn)(const float *x, float *y, size_t n);
+static sqrt_fn g_set_sqrt[MAX_SETS];
+static int g_sqrt_rsqrt = 0; /* negative control: every set's sqrt replaced by rsqrt + Newton */
 static int g_nsets = 0;
 
 static size_t libm_exp(const float *x, float *y, size_t n, int f)
@@ -214,6 +221,46 @@ static size_t libm_log(const float *x, float *y, size_t n, int f)
     (void)f;
     for (size_t i = 0; i < n; i++)
         y[i] = logf(x[i]);
+    return 0;
+}
+
+static void libm_sqrt(const float *x, float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = sqrtf(x[i]);
+}
+
+/* The negative control of the sqrt proof (--sqrt-rsqrt-newton): the "fast
+ * square root" a vectorizer or a hand-written kernel might use, x times an
+ * approximate reciprocal square root refined by one Newton step
+ * (rsqrtss on x86, the 0x5f3759df estimate elsewhere): close, not IEEE's. */
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+static float approx_rsqrt(float x) { return _mm_cvtss_f32(_mm_rsqrt_ss(_mm_set_ss(x))); }
+#else
+static float approx_rsqrt(float x)
+{
+    uint32_t u = 0x5f3759dfu - (f2u(x) >> 1);
+    float r = u2f(u);
+    return r * (1.5f - 0.5f * x * r * r);
+}
+#endif
+static void rsqrt_newton_sqrt(const float *x, float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        float r = approx_rsqrt(x[i]);
+        float half_x = 0.5f * x[i];
+        r = r * (1.5f - half_x * r * r);
+        y[i] = x[i] > 0.0f && x[i] < 0x1p127f ? x[i] * r : sqrtf(x[i]);
+    }
+}
+
+/* One set's result for a chunk (exp and log report their near lanes) */
+static size_t set_apply(enum fn_id fn, int s, const float *x, float *y, size_t n)
+{
+    if (fn != FN_SQRT)
+        return g_set_fn[fn][s](x, y, n, !g_no_fallback);
+    (g_sqrt_rsqrt ? rsqrt_newton_sqrt : g_set_sqrt[s])(x, y, n);
     return 0;
 }
 
@@ -276,7 +323,7 @@ static void *worker(void *arg)
             xin[k] = u2f((uint32_t)(start + k));
         for (int s = 0; s < g_nsets; s++) {
             double t0 = thread_cpu();
-            near[s] += g_set_fn[job->fn][s](xin, res + (size_t)s * CHUNK, n, !g_no_fallback);
+            near[s] += set_apply(job->fn, s, xin, res + (size_t)s * CHUNK, n);
             seconds[s] += thread_cpu() - t0;
         }
         for (i = start; i <= end; i++) {
@@ -414,7 +461,9 @@ static int run_fn(enum fn_id fn, uint64_t lo, uint64_t hi, int threads,
                job.first_dis[i].in, job.first_dis[i].got, job.first_dis[i].want);
     printf("  wall time        : %.1f s (%d threads)\n", t1 - t0, threads);
     if (g_inject && g_inject_bits >= lo && g_inject_bits <= hi &&
-        is_nan_bits(f2u(fn == FN_EXP ? it_expf(u2f(g_inject_bits)) : it_logf(u2f(g_inject_bits)))))
+        is_nan_bits(f2u(fn == FN_EXP   ? it_expf(u2f(g_inject_bits))
+                        : fn == FN_LOG ? it_logf(u2f(g_inject_bits))
+                                       : it_sqrtf(u2f(g_inject_bits)))))
         printf("  note             : the result for the injected input 0x%08" PRIx32
                " is a NaN with or without the flip (NaNs compare by class): invisible\n",
                g_inject_bits);
@@ -527,9 +576,10 @@ static int emit_tables(void)
 static void usage(void)
 {
     fprintf(stderr,
-            "usage: prove_math [exp|log|all] [--threads N] [--range LO HI] [--mpfr-all]\n"
+            "usage: prove_math [exp|log|sqrt|all] [--threads N] [--range LO HI] [--mpfr-all]\n"
             "                  [--sample-every N] [--inject BITS] [--inject-precheck BITS]\n"
             "                  [--against-libm] [--kernels SET,SET,...] [--no-fallback]\n"
+            "                  [--sqrt-rsqrt-newton]\n"
             "       prove_math --emit-tables\n");
     exit(2);
 }
@@ -549,7 +599,7 @@ static uint64_t parse_u(const char *s, int base, uint64_t max)
 
 int main(int argc, char **argv)
 {
-    int do_exp = 0, do_log = 0, threads = 2, mpfr_all = 0, i, ok = 1;
+    int do_exp = 0, do_log = 0, do_sqrt = 0, threads = 2, mpfr_all = 0, i, ok = 1;
     uint64_t lo = 0, hi = 0xffffffffu, sample_every = 4096;
     const char *kernels = NULL;
 
@@ -559,8 +609,10 @@ int main(int argc, char **argv)
             do_exp = 1;
         else if (!strcmp(a, "log"))
             do_log = 1;
+        else if (!strcmp(a, "sqrt"))
+            do_sqrt = 1;
         else if (!strcmp(a, "all"))
-            do_exp = do_log = 1;
+            do_exp = do_log = do_sqrt = 1;
         else if (!strcmp(a, "--emit-tables"))
             return emit_tables();
         else if (!strcmp(a, "--threads") && i + 1 < argc)
@@ -584,10 +636,12 @@ int main(int argc, char **argv)
             kernels = argv[++i];
         else if (!strcmp(a, "--no-fallback"))
             g_no_fallback = 1;
+        else if (!strcmp(a, "--sqrt-rsqrt-newton"))
+            g_sqrt_rsqrt = 1;
         else
             usage();
     }
-    if (!do_exp && !do_log)
+    if (!do_exp && !do_log && !do_sqrt)
         usage();
     if (threads < 1 || lo > hi)
         usage();
@@ -595,6 +649,7 @@ int main(int argc, char **argv)
         g_set_name[0] = "glibc";
         g_set_fn[FN_EXP][0] = libm_exp;
         g_set_fn[FN_LOG][0] = libm_log;
+        g_set_sqrt[0] = libm_sqrt;
         g_nsets = 1;
     } else {
         const char *avail[MAX_SETS];
@@ -614,6 +669,7 @@ int main(int argc, char **argv)
             g_set_name[g_nsets] = set->name;
             g_set_fn[FN_EXP][g_nsets] = set->expf_v;
             g_set_fn[FN_LOG][g_nsets] = set->logf_v;
+            g_set_sqrt[g_nsets] = set->sqrtf_v;
             g_nsets++;
         }
         if (g_nsets == 0) {
@@ -625,7 +681,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "prove_math: note: MPFR is not thread-safe (no TLS); use --threads 1\n");
 
     printf("prove_math: MPFR %s, GMP %s, %s, pre-check margin 2^-40, %s\n", mpfr_get_version(),
-           gmp_version, g_against_libm ? "checking glibc expf/logf" : "checking every kernel set's exp/log",
+           gmp_version, g_against_libm ? "checking glibc expf/logf" : "checking every kernel set's exp/log/sqrt",
            mpfr_all ? "MPFR on every input" : "MPFR on inconclusive + sampled inputs");
     if (g_inject)
         printf("prove_math: NEGATIVE CONTROL: result for input 0x%08" PRIx32
@@ -634,6 +690,9 @@ int main(int argc, char **argv)
     if (g_no_fallback)
         printf("prove_math: NEGATIVE CONTROL: --no-fallback: SIMD lanes near a rounding boundary keep their "
                "binary64 fast-path result\n");
+    if (g_sqrt_rsqrt)
+        printf("prove_math: NEGATIVE CONTROL: --sqrt-rsqrt-newton: every set's sqrt replaced by x * rsqrt(x) "
+               "refined by one Newton step\n");
     if (g_inject_pre)
         printf("prove_math: NEGATIVE CONTROL: the pre-check verdict for input 0x%08" PRIx32
                " has its last bit flipped\n",
@@ -645,6 +704,8 @@ int main(int argc, char **argv)
         ok &= run_fn(FN_EXP, lo, hi, threads, mpfr_all, sample_every);
     if (do_log)
         ok &= run_fn(FN_LOG, lo, hi, threads, mpfr_all, sample_every);
+    if (do_sqrt)
+        ok &= run_fn(FN_SQRT, lo, hi, threads, mpfr_all, sample_every);
     printf("prove_math: %s\n", ok ? "ALL PASS" : "FAILED");
     return ok ? 0 : 1;
 }

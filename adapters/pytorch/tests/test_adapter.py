@@ -14,12 +14,21 @@
 6. divergence.py writes a CSV and a well-formed SVG.
 7. load_export.py loads the reference's `isotrain export` (.npz and
    .safetensors) into the PyTorch model with every parameter byte intact.
+8. The evidence tools of `make pytorch-cross-isa` (each with a negative
+   control): fused_forms.fma32 equals exact rational rounding (and a
+   double-rounding stand-in is caught), classify tells separate from fused
+   products, the expectation check fires on one changed character, the
+   compile probe passes with GCC and fails when x86-64's gcc is given -mfma,
+   op_sweep's inputs are exact binary32 values, iut.py names the BLAS it
+   loaded, and matrix.py refuses an "OpenBLAS" run that loaded the
+   reference BLAS.
 No test framework needed: each check prints ok/FAIL, the exit status counts failures.
 """
 
 import argparse
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -161,8 +170,119 @@ def main():
                   e.returncode == 0 and q.returncode == 0 and ("sha256 " + want) in q.stdout,
                   (p.stderr + e.stderr + q.stdout + q.stderr)[-400:])
 
+    evidence_checks(py, env)
+
     print("test-pytorch: %s" % ("all checks passed" if not failures else "%d check(s) FAILED" % len(failures)))
     return 1 if failures else 0
+
+
+def evidence_checks(py, env):
+    """8: the tools behind adapters/pytorch/README.md's cross-ISA evidence."""
+    from fractions import Fraction
+    import numpy as np
+    sys.path.insert(0, os.path.join(ADAPTER, "evidence"))
+    import fused_forms as ff
+    import op_sweep
+    import cross_isa
+
+    rng = np.random.Generator(np.random.PCG64(7))
+    unit = lambda n, p=23: (rng.integers(-2 ** 23, 2 ** 23, n) * 2.0 ** -p).astype(np.float32)  # noqa: E731
+    # random triples; triples whose exact a*b + c is a binary32 midpoint (1 + j*2^-24);
+    # and triples 2^-70 off a midpoint, a tail binary64 cannot hold: c = 1 + odd*2^-23,
+    # a*b = +-(2^-24 - 2^-70), so binary64 rounds onto the midpoint and then ties to even
+    a, b, c = unit(3000), unit(3000), unit(3000, 20)
+    m = 300
+    ma = np.full(m, 2.0 ** -12, np.float32)
+    mb = (rng.integers(1, 2 ** 12, m) * 2.0 ** -12).astype(np.float32)
+    mc = np.ones(m, np.float32)
+    ta = np.full(m, (1 + 2.0 ** -23) * 2.0 ** -12, np.float32)
+    tb = np.full(m, (1 - 2.0 ** -23) * 2.0 ** -12, np.float32)
+    tc = (1 + (2 * rng.integers(0, 2 ** 21, m) + 1) * 2.0 ** -23).astype(np.float32)
+    a = np.concatenate([a, ma, -ma, ta, ta])
+    b = np.concatenate([b, mb, mb, tb, -tb])
+    c = np.concatenate([c, mc, mc, tc, tc])
+    exact = np.array([ff.round32_exact(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z)))
+                      for x, y, z in zip(a, b, c)], dtype=np.float32)
+    check("fused_forms.fma32 equals exact rational rounding of a*b+c (%d cases, %d at or next to midpoints)"
+          % (a.size, 4 * m),
+          ff.same_bits(ff.fma32(a, b, c), exact).all())
+    naive = (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(np.float32)
+    check("negative control: double rounding (binary64 then binary32) differs from the exact result somewhere",
+          not ff.same_bits(naive, exact).all())
+    x, w = unit(64 * 16).reshape(64, 16), unit(16 * 32).reshape(16, 32)
+    forms = ff.matmul(x, w)
+    check("classify: numpy's separately rounded ascending products are 'separate'",
+          ff.classify(forms["separate"], forms) == "= separate", ff.classify(forms["separate"], forms))
+    check("classify: the fused products are 'fused'", ff.classify(forms["fused"], forms) == "= fused",
+          ff.classify(forms["fused"], forms))
+    flipped = forms["fused"].copy()
+    flipped.view(np.uint32)[3, 5] ^= 1
+    check("classify: one flipped bit matches no form", ff.classify(flipped, forms).startswith("no form"),
+          ff.classify(flipped, forms))
+
+    now = "# header\nx86_64 vs aarch64: first differing step: 1\nmore\n"
+    check("expectation check: identical text gives no diff", not cross_isa.diff_expectation(now, now, "e", "n"))
+    changed = now.replace("step: 1", "step: 2")
+    d = cross_isa.diff_expectation(changed, now, "e", "n")
+    check("expectation check: a changed verdict gives a diff naming both lines",
+          "-x86_64 vs aarch64: first differing step: 2" in d and "+x86_64 vs aarch64: first differing step: 1" in d, repr(d))
+    check("expectation check: the per-run self-test fires", cross_isa.check_fires(now))
+
+    probe = os.path.join(ADAPTER, "evidence", "compile_probe.sh")
+    p = run(["sh", probe])
+    check("compile_probe.sh: 1 - y*y fused on aarch64/s390x/ppc64le, not on x86-64 (GCC)", p.returncode == 0,
+          p.stdout[-600:])
+    gcc = shutil.which("x86_64-linux-gnu-gcc")
+    if gcc:
+        with tempfile.TemporaryDirectory() as tmp:
+            wrapper = os.path.join(tmp, "x86_64-linux-gnu-gcc")
+            with open(wrapper, "w") as f:
+                f.write('#!/bin/sh\nexec %s -mfma "$@"\n' % gcc)
+            os.chmod(wrapper, 0o755)
+            p = run(["sh", probe], env=dict(os.environ, PATH=tmp + os.pathsep + os.environ["PATH"]))
+            check("negative control: compile_probe.sh fails when x86-64's gcc emits FMA (-mfma)",
+                  p.returncode == 1 and "CLAIM DOES NOT HOLD: x86_64-linux-gnu" in p.stdout, p.stdout[-600:])
+    else:
+        check("negative control of compile_probe.sh: x86_64-linux-gnu-gcc present", False, "not found")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        f1, f2 = os.path.join(tmp, "a.npz"), os.path.join(tmp, "b.npz")
+        op_sweep.make_inputs(f1)
+        op_sweep.make_inputs(f2)
+        A, B = np.load(f1), np.load(f2)
+        same = A.files == B.files and all(np.array_equal(A[k].view(np.uint8), B[k].view(np.uint8)) for k in A.files)
+        check("op_sweep inputs: the same bytes when drawn twice", same)
+        k = "mm 64x16x32 unit|in0"
+        v = A[k].astype(np.float64)
+        check("op_sweep inputs: 'unit' values are k * 2^-23 in [-1, 1)",
+              np.all(v * 2 ** 23 == np.round(v * 2 ** 23)) and v.min() >= -1 and v.max() < 1)
+    with tempfile.TemporaryDirectory() as tmp:
+        p = run([py, os.path.join(ADAPTER, "iut.py"), "train", "--profile", "mlp13k", "--steps", "0", "--trace",
+                 os.path.join(tmp, "t")], env=env)
+    so = [t for t in p.stderr.split() if t.startswith("blas_so=")]
+    check("iut.py names the BLAS it loaded (blas_so= from /proc/self/maps)",
+          p.returncode == 0 and so and "blas" in so[0] and so[0] != "blas_so=none", p.stderr[-300:])
+    # matrix.py refuses a run whose process did not load the BLAS its row is about
+    import matrix
+    with tempfile.TemporaryDirectory() as tmp:
+        os.makedirs(os.path.join(tmp, "traces"))
+        os.makedirs(os.path.join(tmp, "logs"))
+        empty = os.path.join(tmp, "no-openblas-here")
+        os.makedirs(empty)
+        args = argparse.Namespace(out=tmp, python=py, steps=1, qemu="qemu-x86_64", openblas=empty)
+        r = matrix.Runs(args)
+        try:
+            r.run("reference", cap="default", threads=1)
+            check("matrix.py: a reference-BLAS run passes its loaded-BLAS check", True)
+        except RuntimeError as e:
+            check("matrix.py: a reference-BLAS run passes its loaded-BLAS check", False, str(e))
+        try:
+            r.run("fake-openblas", cap="default", threads=1, openblas=True)
+            check("negative control: matrix.py refuses an 'OpenBLAS' run that loaded the reference BLAS", False,
+                  "LD_LIBRARY_PATH=%s (no libblas.so.3 there) was accepted" % empty)
+        except RuntimeError as e:
+            check("negative control: matrix.py refuses an 'OpenBLAS' run that loaded the reference BLAS",
+                  "not the private OpenBLAS" in str(e), str(e))
 
 
 if __name__ == "__main__":

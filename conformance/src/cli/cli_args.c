@@ -8,31 +8,41 @@
 #include <string.h>
 
 #include "isotrain.h"
+#include "protocol/iut_target.h"
 
 void cli_usage(FILE *out)
 {
     fputs("usage:\n"
-          "  isotrain-conform run --iut 'CMD' [--vectors DIR] [--level ops|train|all]\n"
-          "        [--profile P] [--receipt FILE] [--junit FILE] [--exhaustive]\n"
+          "  isotrain-conform run (--iut-exec PROGRAM [--iut-arg ARG]... | --iut 'CMD') [--vectors DIR]\n"
+          "        [--level ops|train|all]\n"
+          "        [--profile P] [--receipt FILE] [--junit FILE] [--exhaustive] [--windows]\n"
           "        [--timeout-case S] [--timeout-run S] [--slowdown F] [--steps N]\n"
           "        [--emulator NAME --emulator-cpu MODEL] [--host NAME] [--filter GROUP]...\n"
-          "        [--keep-work] [--verbose] [--seed S] [--sign-key KEY]\n"
+          "        [--keep-work] [--verbose] [--seed S] [--sign-key KEY] [--fresh-only]\n"
+          "  isotrain-conform run [OPTIONS] -- PROGRAM [ARG]...     (the same as --iut-exec/--iut-arg)\n"
           "  isotrain-conform compare TRACE_A TRACE_B [--checkpoints-a DIR --checkpoints-b DIR]\n"
-          "  isotrain-conform repeat --runs N --iut 'CMD' --profile P [--steps S]\n"
+          "  isotrain-conform repeat --runs N (--iut-exec PROGRAM [--iut-arg ARG]... | --iut 'CMD')\n"
+          "        --profile P [--steps S]\n"
           "        [--timeout-run S] [--slowdown F] [--keep-work]\n"
           "  isotrain-conform lint DIR\n"
-          "  isotrain-conform verify [--allowed-signers FILE] [--vectors DIR] RECEIPT...\n"
+          "  isotrain-conform verify [--allowed-signers FILE] [--allow-unsigned] [--vectors DIR] RECEIPT...\n"
           "  isotrain-conform matrix [--hosts FILE] [--markdown FILE] [--against DIR]\n"
-          "        [--allowed-signers FILE] [--vectors DIR] RECEIPT...\n"
+          "        [--allowed-signers FILE] [--allow-unsigned] [--vectors DIR] RECEIPT...\n"
           "  isotrain-conform matrix --hosts FILE --list\n"
+          "  isotrain-conform report [--hosts FILE] [--vectors DIR] [--allowed-signers FILE]\n"
+          "        [--divergence CSV]... [--date TEXT] [--readme-href HREF] -o PAGE.html RECEIPT...\n"
           "  isotrain-conform --version | --help\n"
           "\n"
           "run      certifies the IUT against a vector set: manifest, hello, the ops level\n"
           "         (every op vector bit-exact) and the train level (every step's loss bits\n"
           "         and parameter digest), plus fresh cases drawn from a run seed; on a\n"
           "         mismatch it says where. Exit 0 PASS (a full certification), 1 FAIL,\n"
-          "         3 PARTIAL (a narrower run), 4 UNOFFICIAL (an unpinned vector set),\n"
-          "         2 on bad usage, refused vectors or an unwritable receipt.\n"
+          "         3 PARTIAL (a narrower run, or the shell form: subject unbound),\n"
+          "         4 UNOFFICIAL (an unpinned vector set), 5 REPRODUCTION (--seed S given:\n"
+          "         a reproduction of seed S, not a certification), 2 on bad usage,\n"
+          "         refused vectors or an unwritable receipt. --iut-exec runs PROGRAM\n"
+          "         without a shell and binds it (its digest, through the file executed);\n"
+          "         --iut 'CMD' runs /bin/sh -c 'CMD \"$@\"' and binds nothing.\n"
           "compare  the first differing step of two traces and the loss gap from there; with\n"
           "         both runs' checkpoint directories, the first differing tensor and element\n"
           "         (exit 0 identical, 1 different, 2 bad input).\n"
@@ -44,12 +54,19 @@ void cli_usage(FILE *out)
           "         receipt, without --hosts) is a machine of its own, described by its receipt\n"
           "         and expected to pass; --against DIR also compares verdicts and digests\n"
           "         with published receipts (exit 0 all as expected, 1 not, 2 bad input).\n"
+          "report   the receipts as one self-contained HTML page: the matrix's verdicts, each\n"
+          "         host's details, plots; refused receipts listed, never shown as results\n"
+          "         (exit 0 written, 1 written with a receipt refused, 2 not written).\n"
           "verify   recomputes every verdict of a receipt from its own case list, checks its\n"
-          "         cross-references and, with --allowed-signers, its signature (exit 0 all\n"
-          "         verify, 1 a receipt does not, 2 bad input).\n"
+          "         cross-references and its signature against the allowed signers (default:\n"
+          "         vectors/KEYS/allowed_signers, else the installed one) and names the signer\n"
+          "         by fingerprint; an unsigned receipt is UNSIGNED (exit 1) unless\n"
+          "         --allow-unsigned; a REPRODUCTION is not certification evidence (exit 1)\n"
+          "         (exit 0 all verify, 1 a receipt does not, 2 bad input).\n"
           "\n"
           "Defaults: --vectors vectors/v1.0.0 when the current directory has it, else the\n"
-          "installed set (--version names it), --level all, --timeout-case 60 (sweep: 5x),\n"
+          "installed set (--version names it; verify: the set each receipt names, found the\n"
+          "same way), --level all, --timeout-case 60 (sweep: 5x),\n"
           "--timeout-run 600, --slowdown 1 (multiplies both time-outs), --seed: drawn from\n"
           "/dev/urandom.\n",
           out);
@@ -132,6 +149,25 @@ int cli_parse(int argc, char **argv, conform_args *a, char *err, size_t cap)
             a->receipts = receipts;
             continue;
         }
+        if ((a->cmd == CMD_RUN || a->cmd == CMD_REPEAT) && !strcmp(arg, "--")) {
+            /* the argv form: everything after -- is PROGRAM ARG... */
+            if (a->n_iut_argv) {
+                snprintf(err, cap, "the IUT is given twice (--iut-exec and --)");
+                return -1;
+            }
+            for (i++; i < argc; i++) {
+                if (a->n_iut_argv == sizeof a->iut_argv / sizeof a->iut_argv[0] - 1) {
+                    snprintf(err, cap, "too many IUT arguments (at most 64)");
+                    return -1;
+                }
+                a->iut_argv[a->n_iut_argv++] = argv[i];
+            }
+            if (!a->n_iut_argv) {
+                snprintf(err, cap, "-- needs the IUT's PROGRAM [ARG]...");
+                return -1;
+            }
+            break;
+        }
         if (strncmp(arg, "--", 2) != 0 || !strcmp(arg, "--")) {
             if (a->n_pos == 2) {
                 snprintf(err, cap, "unexpected argument '%s'", arg);
@@ -149,9 +185,10 @@ int cli_parse(int argc, char **argv, conform_args *a, char *err, size_t cap)
             val = eq + 1;
         } else
             snprintf(flag, sizeof flag, "%s", arg);
-        static const char *const bools[] = {"--exhaustive", "--keep-work", "--verbose", "--list"};
+        static const char *const bools[] = {"--exhaustive", "--keep-work",      "--verbose", "--list",
+                                            "--windows",    "--allow-unsigned", "--fresh-only"};
         int is_bool = 0;
-        for (size_t k = 0; k < 4; k++)
+        for (size_t k = 0; k < sizeof bools / sizeof bools[0]; k++)
             is_bool |= !strcmp(flag, bools[k]);
         if (is_bool) {
             if (val) {
@@ -164,6 +201,12 @@ int cli_parse(int argc, char **argv, conform_args *a, char *err, size_t cap)
                 a->keep_work = 1;
             else if (!strcmp(flag, "--list"))
                 a->list = 1;
+            else if (!strcmp(flag, "--windows"))
+                a->windows = 1;
+            else if (!strcmp(flag, "--allow-unsigned"))
+                a->allow_unsigned = 1;
+            else if (!strcmp(flag, "--fresh-only"))
+                a->fresh_only = 1;
             else
                 a->verbose = 1;
             continue;
@@ -177,6 +220,23 @@ int cli_parse(int argc, char **argv, conform_args *a, char *err, size_t cap)
         }
         if (!strcmp(flag, "--iut"))
             a->iut = val;
+        else if (!strcmp(flag, "--iut-exec")) {
+            if (a->n_iut_argv && a->iut_argv[0]) {
+                snprintf(err, cap, "--iut-exec is given twice");
+                return -1;
+            }
+            if (!a->n_iut_argv)
+                a->n_iut_argv = 1;
+            a->iut_argv[0] = val;
+        } else if (!strcmp(flag, "--iut-arg")) {
+            if (a->n_iut_argv == sizeof a->iut_argv / sizeof a->iut_argv[0] - 1) {
+                snprintf(err, cap, "too many --iut-arg (at most 64)");
+                return -1;
+            }
+            if (!a->n_iut_argv)
+                a->n_iut_argv = 1; /* the program slot, filled by --iut-exec */
+            a->iut_argv[a->n_iut_argv++] = val;
+        }
         else if (!strcmp(flag, "--vectors")) {
             a->vectors = val;
             a->vectors_given = 1;
@@ -266,10 +326,31 @@ int cli_parse(int argc, char **argv, conform_args *a, char *err, size_t cap)
             return -1;
         }
     }
+    if (a->n_iut_argv) {
+        if (!a->iut_argv[0]) {
+            snprintf(err, cap, "--iut-arg needs --iut-exec PROGRAM");
+            return -1;
+        }
+        if (a->iut) {
+            snprintf(err, cap, "give the IUT once: --iut-exec (argv form) or --iut (shell form)");
+            return -1;
+        }
+        if (a->cmd != CMD_RUN && a->cmd != CMD_REPEAT) {
+            snprintf(err, cap, "--iut-exec is an option of run and repeat");
+            return -1;
+        }
+        /* the display is how spawns recognise the registered target
+         * (iut_target.h): never cut, kept for the process's lifetime */
+        static char *display;
+        free(display);
+        display = argv_display((char *const *)a->iut_argv, a->n_iut_argv);
+        a->iut = display;
+    }
     switch (a->cmd) {
     case CMD_RUN:
         if (!a->iut) {
-            snprintf(err, cap, "run needs --iut 'CMD'");
+            snprintf(err, cap, "run needs the IUT: --iut-exec PROGRAM [--iut-arg ARG]... (or -- PROGRAM ARG...), "
+                               "or --iut 'CMD' (the shell form: subject unbound)");
             return -1;
         }
         if (a->n_pos) {
@@ -293,7 +374,7 @@ int cli_parse(int argc, char **argv, conform_args *a, char *err, size_t cap)
         break;
     case CMD_REPEAT:
         if (!a->iut || a->runs < 2 || !a->profile) {
-            snprintf(err, cap, "repeat needs --runs N (N >= 2), --iut 'CMD' and --profile P");
+            snprintf(err, cap, "repeat needs --runs N (N >= 2), --iut-exec PROGRAM (or --iut 'CMD') and --profile P");
             return -1;
         }
         break;

@@ -33,7 +33,7 @@ int matrix_command(const conform_args *a)
         mx_hosts_free(hs, nh);
         return 0;
     }
-    mx_trust_config(a->allowed_signers, a->vectors_given ? a->vectors : NULL);
+    mx_trust_config(a->allowed_signers, a->vectors_given ? a->vectors : NULL, a->allow_unsigned);
     int rc = 0;
     size_t nr = a->n_receipts, np = 0;
     mreceipt *rs = xcalloc(nr + 1, sizeof *rs), *pub = NULL;
@@ -106,6 +106,18 @@ int matrix_command(const conform_args *a)
         if (w->r)
             for (size_t k = 0; k < w->r->n_warn; k++)
                 printf("%s: emulator warning (recorded): %s\n", w->h->name, w->r->warn[k]);
+        if (w->r && !w->r->build_failed) /* who signed, by fingerprint (trust/keys.h) */
+        {
+            const receipt_facts *f = &w->r->facts;
+            printf("%s: %s; subject %s\n", w->h->name, w->r->signer,
+                   f->rules < 2 ? "and host as the signer claims them (a receipt of the first trust rules)"
+                   : f->bound   ? "bound"
+                                : "UNBOUND (shell form)");
+            if (f->rules >= 2 && f->emulated)
+                printf("%s: emulator %s: %s sha256 %s, %s%s\n", w->h->name, f->emu_name ? f->emu_name : "?",
+                       f->emu_path ? f->emu_path : "?", f->emu_sha256 ? f->emu_sha256 : "?",
+                       f->emu_version ? f->emu_version : "no version", f->emu_is_executable ? "" : " (named, not started by the runner)");
+        }
     }
     size_t d = compare ? mx_compare_against(stdout, a->against, hs, nh, rs, nr, pub, np) : 0;
     if (compare && d) {

@@ -21,6 +21,10 @@ int matrix_command(const conform_args *a);
 /* verify [--allowed-signers FILE] [--vectors DIR] RECEIPT...: 0 every
  * receipt verifies, 1 not. */
 int verify_command(const conform_args *a);
+/* report [--hosts FILE] [--vectors DIR] [--allowed-signers FILE] [--divergence CSV]...
+ * -o PAGE.html RECEIPT...: the receipts as one HTML page; 0 written, every
+ * receipt accepted, 1 written with refusals listed, 2 not written. */
+int report_command(int argc, char **argv);
 /* lint DIR: 0 clean, 2 problems found. */
 int lint_command(const char *dir);
 

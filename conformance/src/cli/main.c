@@ -1,6 +1,6 @@
 /* main.c — isotrain-conform: the conformance runner of isotrain. Commands,
  * one file each: run (run.c), compare (compare.c), repeat (repeat.c),
- * matrix (cmd_matrix.c), lint (lint.c), verify (verify.c). */
+ * matrix (cmd_matrix.c), lint (lint.c), verify (verify.c), report (cmd_report.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +21,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "isotrain-conform: the linked reference has no portable kernel set\n");
         return 2;
     }
+    if (argc >= 2 && !strcmp(argv[1], "report")) /* its own options (cmd_report.c) */
+        return report_command(argc, argv);
     conform_args a;
     char err[512];
     if (cli_parse(argc, argv, &a, err, sizeof err) != 0) {

@@ -11,6 +11,7 @@
 #include "isotrain.h"
 #include "protocol/contain.h"
 #include "protocol/iut_process.h"
+#include "protocol/iut_target.h"
 #include "protocol/train_exec.h"
 #include "core/util.h"
 
@@ -47,6 +48,18 @@ int repeat_command(const conform_args *a)
         }
         steps = IT_MLP13K_STEPS;
     }
+    /* the argv form: every run executes the file hashed here (iut_target.h) */
+    iut_target t;
+    int bound = 0;
+    if (a->n_iut_argv) {
+        char terr[512];
+        if (iut_target_open(&t, (char *const *)a->iut_argv, a->n_iut_argv, terr, sizeof terr) != 0) {
+            fprintf(stderr, "isotrain-conform repeat: %s\n", terr);
+            return 2;
+        }
+        iut_target_register(&t);
+        bound = 1;
+    }
     size_t runs = (size_t)a->runs;
     /* any model: a checkpoint is capped where the IUT's file size limit is */
     uint64_t ck_cap = IUT_FILE_SIZE_LIMIT;
@@ -62,6 +75,8 @@ int repeat_command(const conform_args *a)
             for (size_t k = 0; k < r; k++)
                 train_exec_free(&x[k], 0);
             free(x);
+            if (bound)
+                iut_target_free(&t);
             return 1;
         }
         char *why = run_problem(&x[r]);
@@ -104,5 +119,12 @@ int repeat_command(const conform_args *a)
         train_exec_free(&x[r], a->keep_work);
     }
     free(x);
+    if (bound) {
+        if (iut_target_recheck(&t) != 0) { /* bit-identical runs of what was hashed, or no answer */
+            printf("repeat: %s\n", t.changed);
+            rc = 1;
+        }
+        iut_target_free(&t);
+    }
     return rc;
 }

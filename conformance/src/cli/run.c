@@ -15,6 +15,7 @@
 #include "report/receipt.h"
 #include "core/version.h"
 #include "fresh/fresh.h"
+#include "protocol/proc_seen.h"
 
 /* FORMAT.md §4: a vector set that does not verify or load runs no case; the
  * problems go to stderr, the refusal to the summary. Frees everything. */
@@ -27,21 +28,97 @@ static void refuse_vectors(run_ctx *rc, const char *dir, const char *why, proble
     run_ctx_free(rc);
 }
 
-/* The closing line: "N passed, N failed[, N skipped]; VERDICT[: why]" (errors
- * count as failed): the scope travels with the counts, so a narrower run can
- * never be read as a certification. */
-static void closing_line(FILE *out, const results *r, const run_verdict *v)
+/* Why cases were skipped, in words the closing line can carry: the
+ * exhaustive sweeps are not a gap, a profile out of --profile's scope or
+ * newer than the IUT's spec is named as such (verdict/requirements.h). */
+static void skipped_breakdown(FILE *out, const run_ctx *rc)
 {
-    tally t = results_tally(r, NULL);
+    static const char *const label[] = {"required", "exhaustive sweeps: --exhaustive", "out of scope: --profile",
+                                        "not implemented: newer than the IUT's spec",
+                                        "not required by spec"};
+    size_t n[5] = {0, 0, 0, 0, 0}, kinds = 0, total = 0;
+    for (size_t i = 0; i < rc->res.n; i++)
+        if (rc->res.c[i].v == V_SKIP) {
+            req_kind k = req_case_kind(&rc->req, &rc->res.c[i]);
+            kinds += n[k]++ == 0;
+            total++;
+        }
+    if (!total)
+        return;
+    fprintf(out, ", %zu skipped (", total);
+    int first = 1;
+    for (int k = 1; k <= 5; k++) { /* the required ones last */
+        int kk = k % 5;
+        if (!n[kk])
+            continue;
+        if (kinds > 1)
+            fprintf(out, "%s%zu %s", first ? "" : "; ", n[kk], label[kk]);
+        else
+            fputs(label[kk], out);
+        if (kk == RQ_PROFILE_SCOPE)
+            fprintf(out, " %s", rc->a->profile);
+        if (kk == RQ_BEYOND_IUT)
+            fprintf(out, " %s", rc->req.iut_text);
+        if (kk == RQ_NOT_CERTIFIED)
+            fprintf(out, " %s", rc->req.certified_text);
+        first = 0;
+    }
+    fputc(')', out);
+}
+
+/* The closing line: "N passed, N failed[, N skipped (why)]; VERDICT[: why]"
+ * (errors count as failed): the scope travels with the counts, so a
+ * narrower run can never be read as a certification, and a FAIL names the
+ * first case that failed and its reason. */
+static void closing_line(FILE *out, const run_ctx *rc)
+{
+    const run_verdict *v = &rc->verdict;
+    tally t = results_tally(&rc->res, NULL);
     fprintf(out, "%zu passed, %zu failed", t.passed, t.failed + t.errors);
-    if (t.skipped)
-        fprintf(out, ", %zu skipped", t.skipped);
+    skipped_breakdown(out, rc);
     fprintf(out, "; %s", v->word);
     if (!strcmp(v->word, "PASS"))
         fputs(" (full certification)", out);
-    for (size_t i = 0; i < v->n_reasons; i++)
-        fprintf(out, "%s%s", i ? "; " : ": ", v->reasons[i]);
+    if (v->first_failure && !strcmp(v->word, "FAIL")) {
+        size_t bad = t.failed + t.errors;
+        fprintf(out, ": first failure: %s", v->first_failure);
+        if (bad > 1)
+            fprintf(out, " (and %zu more failed case%s)", bad - 1, bad == 2 ? "" : "s");
+    } else
+        for (size_t i = 0; i < v->n_reasons; i++)
+            fprintf(out, "%s%s", i ? "; " : ": ", v->reasons[i]);
     fputc('\n', out);
+}
+
+/* What the argv form binds, one line per file. */
+static void subject_print(FILE *out, const iut_target *t)
+{
+    fprintf(out, "subject: bound (argv form, no shell): every verb executes %s through the descriptor it was hashed from\n",
+            t->f[t->exec_file].path);
+    for (size_t i = 0; i < t->nf; i++) {
+        const target_file *f = &t->f[i];
+        fprintf(out, "subject: %-11s %s sha256 %s (%s%s%s)\n", f->role, f->path, f->sha256, exe_kind_name(f->fmt.kind),
+                f->fmt.isa[0] ? " " : "", f->fmt.isa);
+    }
+    if (t->emulated)
+        fprintf(out, "subject: emulator %s%s%s: %s\n", t->emu_name, t->emu_cpu ? " -cpu " : "",
+                t->emu_cpu ? t->emu_cpu : "", t->emu_version ? t->emu_version : "");
+}
+
+/* After the run: each bound file as a later reader finds it. A change
+ * during the run (or one refused before a verb) is the failing case
+ * iut-binary; NULL if none. */
+static char *subject_changed(iut_target *t)
+{
+    iut_target_finish(t);
+    if (t->changed)
+        return xstrdup(t->changed);
+    for (size_t i = 0; i < t->nf; i++)
+        if (strcmp(t->f[i].sha256, t->f[i].sha256_after) != 0)
+            return xasprintf("the IUT binary changed during the run: the %s %s had SHA-256 %s before, %s after",
+                             t->f[i].role, t->f[i].path, t->f[i].sha256,
+                             t->f[i].sha256_after[0] ? t->f[i].sha256_after : "(unreadable)");
+    return NULL;
 }
 
 int run_command(const conform_args *a)
@@ -90,6 +167,23 @@ int run_command(const conform_args *a)
     fprintf(rc.out, "run seed: %llu (fresh cases; --seed %llu reproduces them)\n", (unsigned long long)rc.run_seed,
             (unsigned long long)rc.run_seed);
     fprintf(rc.out, "iut: %s\n", a->iut);
+    /* the subject (protocol/iut_target.h): the argv form is opened and
+     * hashed now, and every verb executes what was hashed; the shell form
+     * binds nothing */
+    if (a->n_iut_argv) {
+        char terr[512];
+        rc.target = xcalloc(1, sizeof *rc.target);
+        if (iut_target_open(rc.target, (char *const *)a->iut_argv, a->n_iut_argv, terr, sizeof terr) != 0) {
+            fprintf(stderr, "isotrain-conform: %s\n", terr);
+            fprintf(rc.out, "iut: REFUSED: %s\n", terr);
+            run_ctx_free(&rc);
+            return 2;
+        }
+        iut_target_register(rc.target);
+        subject_print(rc.out, rc.target);
+    } else
+        fprintf(rc.out, "subject: UNBOUND: the shell form (--iut) runs /bin/sh -c; the runner cannot bind the program "
+                        "the shell runs (--iut-exec binds it); the verdict is at best PARTIAL\n");
     fflush(rc.out);
     /* the binary is hashed before it runs: a receipt binds to what ran */
     iut_binary_inspect(a->iut, &rc.bin_before);
@@ -97,16 +191,21 @@ int run_command(const conform_args *a)
     int hello_ok = hello_run(&rc) == 0;
     rc.lv_ops = rc.lv_train = rc.lv_fresh = L_NOT_RUN;
     if (hello_ok) {
-        if (cli_level_on(a, "ops"))
+        if (cli_level_on(a, "ops") && !a->fresh_only) /* --fresh-only: the fresh cases alone */
             level_ops_run(&rc);
-        if (cli_level_on(a, "train"))
+        if (cli_level_on(a, "train") && !a->fresh_only)
             level_train_run(&rc);
         level_fresh_run(&rc);
         /* a binary swapped while it ran: what was certified is not what the
          * receipt would name */
         iut_binary after;
         iut_binary_inspect(a->iut, &after);
-        if (strcmp(after.sha256, rc.bin_before.sha256) != 0) {
+        char *bound_changed = rc.target ? subject_changed(rc.target) : NULL;
+        if (bound_changed) {
+            results_add(&rc.res, "protocol", "protocol", "iut-binary", V_FAIL, bound_changed, 1, 0);
+            fprintf(rc.out, "FAIL iut-binary: %s\n", bound_changed);
+            free(bound_changed);
+        } else if (!rc.target && strcmp(after.sha256, rc.bin_before.sha256) != 0) {
             char *why = xasprintf("the IUT binary changed during the run: %s had SHA-256 %s before, %s after",
                                   rc.bin_before.path ? rc.bin_before.path : "?",
                                   rc.bin_before.sha256[0] ? rc.bin_before.sha256 : "(none)",
@@ -128,20 +227,11 @@ int run_command(const conform_args *a)
         fprintf(rc.out, "levels: not run (hello failed: every IUT MUST answer hello, P1)\n");
     }
 
-    /* the level reached: ops, then train, each only if every level before passed */
-    const char *reached = "none";
-    level_verdict lv[2] = {rc.lv_ops, rc.lv_train};
-    const char *ln[2] = {"ops", "train"};
-    int stop = !hello_ok;
-    for (int i = 0; i < 2; i++) {
-        if (lv[i] == L_NOT_RUN)
-            continue;
-        if (lv[i] != L_PASS)
-            stop = 1;
-        if (!stop)
-            reached = ln[i];
-    }
+    if (rc.target && !rc.target->f[0].sha256_after[0])
+        iut_target_finish(rc.target); /* the receipt's sha256_after, whatever ran */
     run_scope_verdict(&rc, hello_ok);
+    run_levels_reached(&rc, hello_ok);
+    char *reached = run_levels_reached_text(&rc);
     int sig = contain_interrupted();
     if (sig) { /* P8: an interrupted run is never a verdict on the IUT */
         rc.verdict.word = "ERROR";
@@ -158,9 +248,16 @@ int run_command(const conform_args *a)
     fprintf(rc.out, "summary: %s: ops %s, train %s, fresh %s; level reached: %s; %.1f s\n", overall,
             level_verdict_name(rc.lv_ops), level_verdict_name(rc.lv_train), level_verdict_name(rc.lv_fresh), reached,
             rc.t_total);
+    char spec_line[512];
+    req_describe(&rc.req, 0, spec_line, sizeof spec_line);
+    if (!rc.req.iut_known || rc.req.major_apart)
+        fprintf(rc.out, "spec: %s\n", spec_line);
+    else
+        fprintf(rc.out, "spec: %s %s\n", !strcmp(overall, "PASS") ? "certified:" : "judged by, not certified:",
+                spec_line);
     if (!strcmp(overall, "PASS"))
-        fprintf(rc.out, "scope: full certification against the official vector set %s, fresh cases included\n",
-                rc.official->vector_version);
+        fprintf(rc.out, "scope: full certification of spec %s against the official vector set %s, fresh cases included\n",
+                rc.req.certified_text, rc.official->vector_version);
     else
         for (size_t i = 0; i < rc.verdict.n_reasons; i++)
             fprintf(rc.out, "scope: not a full certification: %s\n", rc.verdict.reasons[i]);
@@ -175,8 +272,9 @@ int run_command(const conform_args *a)
         if (!io_bad)
             fprintf(rc.out, "junit: %s\n", a->junit);
     }
-    closing_line(rc.out, &rc.res, &rc.verdict);
+    closing_line(rc.out, &rc);
     fflush(rc.out);
+    free(reached);
     int code = rc.verdict.exit_code;
     run_ctx_free(&rc);
     if (io_bad && !sig)

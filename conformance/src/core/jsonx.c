@@ -7,24 +7,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json_strict.h"
 #include "core/util.h"
 
+/* Every document goes through the strict rule (core/json_strict.h): a
+ * duplicate key, a \u0000 escape or data after the document is refused like
+ * a syntax error. */
 cJSON *jx_parse(jctx *c, const char *text, size_t len)
 {
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    char err[256];
+    cJSON *root = json_parse_strict(text, len, err, sizeof err);
     if (root)
         return root;
-    size_t line = 1, col = 1;
-    const char *stop = end && end >= text && end <= text + len ? end : text + len;
-    for (const char *p = text; p < stop; p++) {
-        if (*p == '\n')
-            line++, col = 1;
-        else
-            col++;
-    }
-    problems_add(c->pr, "%s: line %zu, column %zu: invalid JSON (expected a JSON document written by cJSON)",
-                 c->file, line, col);
+    if (strstr(err, ": invalid JSON"))
+        problems_add(c->pr, "%s: %s (expected a JSON document written by cJSON)", c->file, err);
+    else
+        problems_add(c->pr, "%s: %s", c->file, err);
     return NULL;
 }
 

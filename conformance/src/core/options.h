@@ -26,6 +26,7 @@ typedef struct {
     const char **receipts; /* matrix: RECEIPT... (argv pointers) */
     size_t n_receipts;
     int exhaustive, keep_work, verbose;
+    int windows;          /* run --windows: also the golden-state windows (spec 8.4, FORMAT.md 6) */
     int list;             /* matrix --list: one line per host for scripts */
     double timeout_case, timeout_run, slowdown;
     long steps; /* run: train only steps 0..N; repeat: steps per run; -1: default */
@@ -33,7 +34,14 @@ typedef struct {
     int seed_given;         /* run: --seed S (the run seed of the fresh cases) */
     unsigned long long seed;
     const char *sign_key;   /* run: --sign-key KEY (ssh-keygen -Y sign) */
-    const char *allowed_signers; /* verify, matrix: --allowed-signers FILE */
+    const char *allowed_signers; /* verify, matrix: --allowed-signers FILE (default: the checkout's or installation's) */
+    int allow_unsigned;     /* verify, matrix: --allow-unsigned (an unsigned receipt is accepted, and said to be) */
+    /* run, repeat: the argv form of the IUT (protocol/iut_target.h):
+     * --iut-exec PROGRAM [--iut-arg ARG]..., or -- PROGRAM ARG...; iut is
+     * then its display string */
+    const char *iut_argv[65];
+    size_t n_iut_argv;
+    int fresh_only;         /* run --fresh-only: the fresh cases alone (never a PASS) */
     const char *ckpt_a, *ckpt_b; /* compare --checkpoints-a/-b DIR: step-NNNNNN.bin of each trace */
     const char *pos[2]; /* compare TRACE_A TRACE_B, lint DIR */
     size_t n_pos;

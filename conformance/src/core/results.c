@@ -93,3 +93,12 @@ level_verdict level_from_tally(tally t)
         return L_NOT_REACHED;
     return L_PASS;
 }
+
+level_verdict level_from_cases(const results *r, const char *level, const char *session_id)
+{
+    level_verdict v = level_from_tally(results_tally(r, level));
+    for (size_t i = 0; session_id && v == L_PASS && i < r->n; i++)
+        if (r->c[i].v == V_ERROR && !strcmp(r->c[i].id, session_id) && !strcmp(r->c[i].level, "protocol"))
+            v = L_ERROR;
+    return v;
+}

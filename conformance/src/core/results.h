@@ -48,4 +48,15 @@ const char *level_verdict_name(level_verdict v);
  * REACHED if a required case was skipped or none ran, else PASS. */
 level_verdict level_from_tally(tally t);
 
+/* The case that judges how a level's `ops` process ended (P3, P8: nothing
+ * after the last answer, exit 0, in time): level "protocol", PASS or ERROR
+ * with the reason. It counts in the run's verdict like any case, so an
+ * ops session that misbehaves after its answers can never leave a PASS. */
+#define OPS_SESSION_CASE "ops-session"
+#define FRESH_OPS_SESSION_CASE "fresh-ops-session"
+/* A level's verdict from the case list: level_from_tally, except that a
+ * level whose cases all passed is ERROR when its session case (NULL: none)
+ * is ERROR. run and verify both use it. */
+level_verdict level_from_cases(const results *r, const char *level, const char *session_id);
+
 #endif

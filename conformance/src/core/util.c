@@ -330,6 +330,37 @@ int sha256_file_at(int dirfd, const char *path, uint64_t max, int flags, char he
     return 0;
 }
 
+int sha256_fd(int fd, uint64_t max, char hex[65], uint64_t *size, char *err, size_t cap)
+{
+    it_sha256_ctx c;
+    it_sha256_init(&c);
+    static unsigned char buf[1 << 16];
+    uint64_t off = 0;
+    for (;;) {
+        ssize_t n = pread(fd, buf, sizeof buf, (off_t)off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            snprintf(err, cap, "cannot read: %s", strerror(errno));
+            return -1;
+        }
+        if (n == 0)
+            break;
+        if (off + (uint64_t)n > max) {
+            snprintf(err, cap, "larger than %llu bytes", (unsigned long long)max);
+            return -1;
+        }
+        it_sha256_update(&c, buf, (size_t)n);
+        off += (uint64_t)n;
+    }
+    unsigned char d[32];
+    it_sha256_final(&c, d);
+    it_hex(d, 32, hex);
+    if (size)
+        *size = off;
+    return 0;
+}
+
 int sha256_file(const char *path, char hex[65], uint64_t *size, char *err, size_t cap)
 {
     return sha256_file_at(AT_FDCWD, path, SHA256_FILE_MAX, RF_FOLLOW, hex, size, err, cap);

@@ -55,6 +55,11 @@ int sha256_file(const char *path, char hex[65], uint64_t *size, char *err, size_
 int sha256_file_at(int dirfd, const char *path, uint64_t max, int flags, char hex[65], uint64_t *size, char *err,
                    size_t cap);
 
+/* SHA-256 of an open file's bytes from offset 0 (pread: the descriptor's
+ * offset is left alone), at most max bytes. 0 or -1 + err. The subject of a
+ * receipt is hashed this way, through the descriptor that is then executed. */
+int sha256_fd(int fd, uint64_t max, char hex[65], uint64_t *size, char *err, size_t cap);
+
 /* Seconds on the monotonic clock. */
 double now_s(void);
 /* Seconds since the epoch, and an ISO-8601 UTC rendering of it. */

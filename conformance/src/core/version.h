@@ -11,5 +11,15 @@
 const char *conform_git_revision(void);
 /* vectors/v1.0.0 when the current directory has it, else the installed set */
 const char *conform_default_vectors(void);
+/* The same lookup for any set ("v1.1.0"): vectors/SET when the current
+ * directory has it, else the installed copy (the caller frees it). `run`'s
+ * default and `verify`'s set of a receipt are found this one way. */
+char *conform_vectors_dir(const char *set);
+
+/* Who may sign receipts, by default (verify, matrix): the checkout's
+ * vectors/KEYS/allowed_signers when the current directory has it, else the
+ * installed PREFIX/share/isotrain/KEYS/allowed_signers; NULL if neither
+ * exists (then --allowed-signers FILE is needed to check a signature). */
+const char *conform_default_allowed_signers(void);
 
 #endif

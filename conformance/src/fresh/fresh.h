@@ -12,6 +12,21 @@
 #include "protocol/optable.h"
 #include "protocol/wire.h"
 
+/* The fresh-seed training runs (levels/level_fresh.c): mlp13k's 20 steps,
+ * addmod113's 3, gptchar's 5 (about 0.08 s each natively: they exercise
+ * init, sampling, clipping, the warm-up and AdamW); verify refuses a receipt that claims more (a claimed
+ * 10,000-step run is not recomputed). */
+#define FRESH_MLP13K_STEPS 20
+#define FRESH_ADDMOD113_STEPS 3
+#define FRESH_GPTCHAR_STEPS 5
+
+/* Every op group with fresh cases gets at least this many per run, spread
+ * over its flag classes (conformance/README.md "Fresh cases"): four cases
+ * of a group let a real mutant through that only the golden vectors caught
+ * (issue 16 §10); make check-mutants-fresh shows every op mutant of
+ * spec/mutants.md killed by the fresh cases alone. */
+#define FRESH_MIN_PER_GROUP 16
+
 /* The run seed: 8 bytes of /dev/urandom (falls back to time and pid only if
  * that device cannot be read, and says so on stderr). */
 uint64_t fresh_draw_seed(void);
@@ -77,5 +92,7 @@ size_t fresh_gen_linalg(fresh_list *l, const char *group, fresh_rng *r); /* dot,
 size_t fresh_gen_loss(fresh_list *l, const char *group, fresh_rng *r);   /* softmax_xent, loss_grad */
 size_t fresh_gen_rng(fresh_list *l, const char *group, fresh_rng *r);    /* philox, rng */
 size_t fresh_gen_addmod(fresh_list *l, const char *group, fresh_rng *r); /* sqrt, relu, attention, adamw, addmod113 */
+/* residual, layernorm, gelu, causal_attention, tied, clip, schedule, gptchar (spec 1.2.0) */
+size_t fresh_gen_gptchar(fresh_list *l, const char *group, fresh_rng *r);
 
 #endif

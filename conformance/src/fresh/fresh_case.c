@@ -167,6 +167,8 @@ size_t fresh_ops_generate(fresh_list *l, const char *group, uint64_t run_seed, c
     if (!n)
         n = fresh_gen_addmod(l, group, &r);
     if (!n)
+        n = fresh_gen_gptchar(l, group, &r);
+    if (!n)
         *why = !strcmp(group, "init") || !strcmp(group, "batch")
                    ? "its op takes no seed (spec §11.4, §11.5 use the profile's): the fresh-seed training run covers it"
                    : "no generator for this group";

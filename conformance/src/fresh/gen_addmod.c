@@ -84,15 +84,30 @@ static void attention_case(fresh_list *l, fresh_rng *r, size_t heads, size_t wid
     }
 }
 
-static void adamw_case(fresh_list *l, fresh_rng *r, uint32_t t)
+/* kind 0: typical and tiny gradients at a random step; 1: gradients near
+ * sqrt(eps) (1e-5 to 1e-3), where v_hat is of eps's order and where eps
+ * sits in the denominator shows; 2: the first steps, whose bias corrections
+ * are far from 1; 3: late steps (the running products near their limits);
+ * 4: large gradients and parameters (decay against the step). */
+static void adamw_case(fresh_list *l, fresh_rng *r, int kind)
 {
+    static const char *const what[5] = {
+        "Typical and tiny gradients at a random step", "Edge: gradients near sqrt(eps), v_hat near eps",
+        "Edge: the first steps (bias corrections far from 1)", "late steps (1000 to 5000)",
+        "large gradients and parameters"};
+    uint32_t t = kind == 2 ? 1 + fresh_below(r, 3) : kind == 3 ? 1000 + fresh_below(r, 4001) : 1 + fresh_below(r, 500);
     float p[N_ELEM], g[N_ELEM], m[N_ELEM], v[N_ELEM], m0[N_ELEM], v0[N_ELEM], p0[N_ELEM];
     const float hyper[5] = {it_f32_from_bits(0x3a83126fu), it_f32_from_bits(0x3f666666u),
                             it_f32_from_bits(0x3f7ae148u), it_f32_from_bits(0x322bcc77u),
                             it_f32_from_bits(0x3f7fbe77u)};
     for (int i = 0; i < N_ELEM; i++) {
-        p0[i] = p[i] = fresh_f32(r, FC_TYPICAL);
-        g[i] = fresh_f32(r, i < 4 ? FC_TINY : FC_TYPICAL);
+        p0[i] = p[i] = fresh_f32(r, FC_TYPICAL) * (kind == 4 ? 64.0f : 1.0f);
+        if (kind == 1) {
+            /* |g| = 2^e * (1 + f), e in -17..-10 */
+            uint32_t e = 127 - 17 + fresh_below(r, 8);
+            g[i] = it_f32_from_bits((fresh_u32(r) & 0x80000000u) | e << 23 | (fresh_u32(r) & 0x7fffffu));
+        } else
+            g[i] = fresh_f32(r, kind == 0 && i < 4 ? FC_TINY : FC_TYPICAL) * (kind == 4 ? 1024.0f : 1.0f);
         m0[i] = m[i] = g[i] * 0.5f;
         v0[i] = v[i] = g[i] * g[i];
     }
@@ -110,33 +125,66 @@ static void adamw_case(fresh_list *l, fresh_rng *r, uint32_t t)
     fresh_kv_f32(&b, "v", v0, N_ELEM);
     sbuf_printf(&b, " t=%u", (unsigned)t);
     fresh_kv_f32(&b, "hyper", hyper, 5);
-    value *want = fresh_add(l, "adamw", "adamw", "typical and tiny gradients at a random step", sbuf_take(&b));
+    value *want = fresh_add(l, "adamw", "adamw", what[kind], sbuf_take(&b));
     fresh_want_f32(&want[0], p, N_ELEM);
     fresh_want_f32(&want[1], m, N_ELEM);
     fresh_want_f32(&want[2], v, N_ELEM);
 }
 
+/* §13.5 on a few pairs with random parameters: the whole model (embedding,
+ * attention, MLP, unembedding, loss) under inputs nobody published. */
+static void am_loss_grad_case(fresh_list *l, fresh_rng *r)
+{
+    static float params[IT_AM_NPARAMS], grads[IT_AM_NPARAMS];
+    for (size_t i = 0; i < IT_AM_NPARAMS; i++)
+        params[i] = it_u32_to_symmetric(fresh_u32(r)) * 0.125f;
+    uint32_t pairs[8];
+    size_t n = 1 + fresh_below(r, 8);
+    for (size_t i = 0; i < n; i++)
+        pairs[i] = fresh_below(r, IT_AM_PAIRS);
+    float loss = it_addmod113_loss_grad(params, pairs, n, grads, 1);
+    sbuf b;
+    sbuf_init(&b);
+    fresh_kv_f32(&b, "params", params, IT_AM_NPARAMS);
+    fresh_kv_u32(&b, "pairs", pairs, n);
+    value *want = fresh_add(l, "addmod113", "addmod113_loss_grad", "random parameters and pairs", sbuf_take(&b));
+    fresh_want_f32(&want[0], &loss, 1);
+    fresh_want_f32(&want[1], grads, IT_AM_NPARAMS);
+}
+
 size_t fresh_gen_addmod(fresh_list *l, const char *group, fresh_rng *r)
 {
     size_t before = l->n;
+    /* FRESH_MIN_PER_GROUP or more per group, the classes in turn */
     if (!strcmp(group, "sqrt")) {
-        sqrt_case(l, r, "positive, any exponent", FC_WIDE, 1);
-        sqrt_case(l, r, "Subnormal inputs (and negative ones: NaN)", FC_SUBNORMAL, 0);
-        sqrt_case(l, r, "Typical, either sign", FC_TYPICAL, 0);
+        for (int rep = 0; rep < 4; rep++) {
+            sqrt_case(l, r, "positive, any exponent", FC_WIDE, 1);
+            sqrt_case(l, r, "Subnormal inputs (and negative ones: NaN)", FC_SUBNORMAL, 0);
+            sqrt_case(l, r, "Typical, either sign", FC_TYPICAL, 0);
+            sqrt_case(l, r, "SpecialValue: signed zeros, inf, NaN", rep % 2 ? FC_SPECIAL : FC_ZERO, 0);
+        }
     } else if (!strcmp(group, "relu")) {
-        relu_cases(l, r);
+        for (int rep = 0; rep < FRESH_MIN_PER_GROUP / 2; rep++)
+            relu_cases(l, r);
     } else if (!strcmp(group, "attention")) {
-        attention_case(l, r, 1 + fresh_u32(r) % 4, 1 + fresh_u32(r) % 16, 1 + fresh_u32(r) % 4);
-        attention_case(l, r, 4, 8, 3);
+        for (int rep = 0; rep < FRESH_MIN_PER_GROUP / 4; rep++) {
+            attention_case(l, r, 1 + fresh_u32(r) % 4, 1 + fresh_u32(r) % 16, 1 + fresh_u32(r) % 4);
+            attention_case(l, r, 4, 8, 3);
+        }
     } else if (!strcmp(group, "adamw")) {
-        adamw_case(l, r, 1 + fresh_u32(r) % 500);
+        for (int k = 0; k < FRESH_MIN_PER_GROUP; k++)
+            adamw_case(l, r, k % 5);
     } else if (!strcmp(group, "addmod113")) {
         static uint32_t perm[IT_AM_PAIRS];
-        uint64_t seed = ((uint64_t)fresh_u32(r) << 32) | fresh_u32(r);
-        it_addmod113_permutation(seed, perm);
-        char *kv = xasprintf("seed=%016llx", (unsigned long long)seed);
-        fresh_want_u32(&fresh_add(l, "addmod113", "addmod113_perm", "the permutation under a fresh seed", kv)[0], perm,
-                       IT_AM_PAIRS);
+        for (int k = 0; k < FRESH_MIN_PER_GROUP - 4; k++) {
+            uint64_t seed = ((uint64_t)fresh_u32(r) << 32) | fresh_u32(r);
+            it_addmod113_permutation(seed, perm);
+            char *kv = xasprintf("seed=%016llx", (unsigned long long)seed);
+            fresh_want_u32(&fresh_add(l, "addmod113", "addmod113_perm", "the permutation under a fresh seed", kv)[0],
+                           perm, IT_AM_PAIRS);
+        }
+        for (int k = 0; k < 4; k++)
+            am_loss_grad_case(l, r);
     }
     return l->n - before;
 }

@@ -32,14 +32,27 @@ static void fill(fresh_rng *r, float *x, size_t n, int kind)
     }
 }
 
-static const char *const kinds[4] = {"Typical", "OrderSensitive", "FmaSensitive", "Subnormal (products underflow)"};
+static const char *const kinds[5] = {"Typical", "OrderSensitive", "FmaSensitive", "Subnormal (products underflow)",
+                                     "SpecialValue: every product -0 (the sum starts from +0, spec §4.2)"};
 
 static void dot_case(fresh_list *l, fresh_rng *r, int kind)
 {
     size_t n = 8 + fresh_below(r, 57);
     float *a = xmalloc(n * sizeof *a), *b = xmalloc(n * sizeof *b);
-    fill(r, a, n, kind);
-    fill(r, b, n, kind == 1 ? 0 : kind);
+    if (kind == 4) {
+        /* ±0 times a number of the other sign, every product -0: the sum is
+         * +0 only because it starts from +0 (a sum started from -0 gives -0) */
+        for (size_t i = 0; i < n; i++) {
+            int neg = fresh_u32(r) & 1;
+            a[i] = neg ? -0.0f : 0.0f;
+            float m = fresh_f32(r, FC_TYPICAL);
+            m = m < 0 ? -m : m;
+            b[i] = neg ? (m ? m : 1.0f) : -(m ? m : 1.0f);
+        }
+    } else {
+        fill(r, a, n, kind);
+        fill(r, b, n, kind == 1 ? 0 : kind);
+    }
     float y = it_dot(a, b, n);
     sbuf s;
     sbuf_init(&s);
@@ -152,7 +165,11 @@ static void embedding_cases(fresh_list *l, fresh_rng *r, int kind)
 size_t fresh_gen_linalg(fresh_list *l, const char *group, fresh_rng *r)
 {
     size_t before = l->n;
-    for (int kind = 0; kind < 4; kind++) {
+    /* FRESH_MIN_PER_GROUP or more: the four kinds in turn (linear and
+     * embedding add two cases per kind, forward and backward) */
+    int n_kinds = !strcmp(group, "dot") ? 5 : 4; /* dot: the signed-zero sum too */
+    for (int i = 0; l->n - before < FRESH_MIN_PER_GROUP && (i < n_kinds || l->n > before); i++) {
+        int kind = i % n_kinds;
         if (!strcmp(group, "dot"))
             dot_case(l, r, kind);
         else if (!strcmp(group, "linear"))

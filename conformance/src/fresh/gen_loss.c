@@ -36,11 +36,18 @@ static void softmax_cases(fresh_list *l, fresh_rng *r, int kind)
     free(z), free(p), free(dz);
 }
 
-static void loss_grad_case(fresh_list *l, fresh_rng *r)
+/* kind 0: parameters of an initialised model's scale; 1: large ones (the
+ * hidden tanh saturates, the logits spread: probabilities underflow); 2:
+ * small ones (nearly uniform probabilities, gradients of every sign). */
+static void loss_grad_case(fresh_list *l, fresh_rng *r, int kind)
 {
+    static const char *const what[3] = {"Typical: random parameters and batch",
+                                        "Saturation: large parameters, tanh at +-1, logits far apart",
+                                        "small parameters: nearly uniform probabilities"};
+    static const float scale[3] = {0.25f, 4.0f, 0.0078125f};
     static float params[IT_MLP13K_NPARAMS], grads[IT_MLP13K_NPARAMS];
     for (size_t i = 0; i < IT_MLP13K_NPARAMS; i++)
-        params[i] = it_u32_to_symmetric(fresh_u32(r)) * 0.25f;
+        params[i] = it_u32_to_symmetric(fresh_u32(r)) * scale[kind];
     size_t m = 1 + fresh_below(r, 8);
     unsigned char xs[8], ys[8];
     uint64_t xi[8], yi[8];
@@ -58,7 +65,7 @@ static void loss_grad_case(fresh_list *l, fresh_rng *r)
     encode_ints(&s, xi, m);
     sbuf_adds(&s, " y=");
     encode_ints(&s, yi, m);
-    value *v = fresh_add(l, "loss_grad", "mlp13k_loss_grad", "random parameters and batch", sbuf_take(&s));
+    value *v = fresh_add(l, "loss_grad", "mlp13k_loss_grad", what[kind], sbuf_take(&s));
     fresh_want_f32(&v[0], &loss, 1);
     fresh_want_f32(&v[1], grads, IT_MLP13K_NPARAMS);
 }
@@ -66,11 +73,12 @@ static void loss_grad_case(fresh_list *l, fresh_rng *r)
 size_t fresh_gen_loss(fresh_list *l, const char *group, fresh_rng *r)
 {
     size_t before = l->n;
+    /* FRESH_MIN_PER_GROUP or more, the kinds in turn */
     if (!strcmp(group, "softmax_xent"))
-        for (int k = 0; k < 3; k++)
-            softmax_cases(l, r, k);
+        for (int k = 0; l->n - before < FRESH_MIN_PER_GROUP; k++)
+            softmax_cases(l, r, k % 3);
     else if (!strcmp(group, "loss_grad"))
-        for (int k = 0; k < 2; k++)
-            loss_grad_case(l, r);
+        for (int k = 0; k < FRESH_MIN_PER_GROUP; k++)
+            loss_grad_case(l, r, k % 3);
     return l->n - before;
 }

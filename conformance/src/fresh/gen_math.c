@@ -85,33 +85,41 @@ static void sweep_case(fresh_list *l, fresh_rng *r, const char *fn_name, f32_fn 
     char hex[65];
     sweep_digest(fn, lo, COUNT, hex);
     char *kv = xasprintf("fn=%s lo=%08x count=%d", fn_name, (unsigned)lo, COUNT);
-    value *w = fresh_add(l, "sweep", "sweep", "2^16 consecutive inputs from a random start", kv);
+    value *w = fresh_add(l, "sweep", "sweep",
+                         fn == it_expf ? "exp over 2^16 consecutive inputs from a random start"
+                                       : "log over 2^16 consecutive inputs from a random start",
+                         kv);
     fresh_want_sha256(&w[0], hex);
 }
 
 size_t fresh_gen_math(fresh_list *l, const char *group, fresh_rng *r)
 {
     size_t before = l->n;
-    if (!strcmp(group, "exp")) {
-        elementwise(l, group, "Typical", it_expf, r, d_typical);
-        elementwise(l, group, "Overflow/Underflow/Subnormal edges", it_expf, r, d_exp_edges);
-        elementwise(l, group, "Subnormal inputs", it_expf, r, d_subnormal);
-        elementwise(l, group, "any finite exponent", it_expf, r, d_wide);
-        elementwise(l, group, "SpecialValue: signed zeros, inf, NaN", it_expf, r, d_special);
-    } else if (!strcmp(group, "log")) {
-        elementwise(l, group, "positive, any exponent", it_logf, r, d_log_pos);
-        elementwise(l, group, "Edge: near 1, FLT_MAX, the smallest normal", it_logf, r, d_log_edges);
-        elementwise(l, group, "Subnormal inputs (and negative ones: NaN)", it_logf, r, d_subnormal);
-        elementwise(l, group, "SpecialValue: signed zeros, inf, NaN", it_logf, r, d_special);
-    } else if (!strcmp(group, "tanh")) {
-        elementwise(l, group, "Typical", tanh1, r, d_typical);
-        elementwise(l, group, "Edge: saturation and small arguments", tanh1, r, d_tanh_edges);
-        elementwise(l, group, "Subnormal inputs", tanh1, r, d_subnormal);
-        elementwise(l, group, "any finite exponent", tanh1, r, d_wide);
-        elementwise(l, group, "SpecialValue: signed zeros, inf, NaN", tanh1, r, d_special);
-    } else if (!strcmp(group, "sweep")) {
-        sweep_case(l, r, "exp", it_expf);
-        sweep_case(l, r, "log", it_logf);
+    /* FRESH_MIN_PER_GROUP or more, every class in turn */
+    for (int rep = 0; rep < 4; rep++) {
+        if (!strcmp(group, "exp")) {
+            elementwise(l, group, "Typical", it_expf, r, d_typical);
+            elementwise(l, group, "Overflow/Underflow/Subnormal edges", it_expf, r, d_exp_edges);
+            elementwise(l, group, "Subnormal inputs", it_expf, r, d_subnormal);
+            elementwise(l, group, "any finite exponent", it_expf, r, d_wide);
+            elementwise(l, group, "SpecialValue: signed zeros, inf, NaN", it_expf, r, d_special);
+        } else if (!strcmp(group, "log")) {
+            elementwise(l, group, "positive, any exponent", it_logf, r, d_log_pos);
+            elementwise(l, group, "Edge: near 1, FLT_MAX, the smallest normal", it_logf, r, d_log_edges);
+            elementwise(l, group, "Subnormal inputs (and negative ones: NaN)", it_logf, r, d_subnormal);
+            elementwise(l, group, "SpecialValue: signed zeros, inf, NaN", it_logf, r, d_special);
+        } else if (!strcmp(group, "tanh")) {
+            elementwise(l, group, "Typical", tanh1, r, d_typical);
+            elementwise(l, group, "Edge: saturation and small arguments", tanh1, r, d_tanh_edges);
+            elementwise(l, group, "Subnormal inputs", tanh1, r, d_subnormal);
+            elementwise(l, group, "any finite exponent", tanh1, r, d_wide);
+            elementwise(l, group, "SpecialValue: signed zeros, inf, NaN", tanh1, r, d_special);
+        } else if (!strcmp(group, "sweep")) {
+            for (int k = 0; k < 2; k++) {
+                sweep_case(l, r, "exp", it_expf);
+                sweep_case(l, r, "log", it_logf);
+            }
+        }
     }
     return l->n - before;
 }

@@ -19,17 +19,6 @@ static int token_ok(const wire_token *t)
     return 1;
 }
 
-/* spec §12: a minor version only adds (1.1.0 adds fresh-seed training to
- * 1.0.0), so an IUT of the same major version and at least the vectors'
- * minor implements everything they test; anything else is worth a warning. */
-static int spec_covers(const char *iut, const char *vectors)
-{
-    unsigned im, in, vm, vn;
-    if (sscanf(iut, "%u.%u", &im, &in) != 2 || sscanf(vectors, "%u.%u", &vm, &vn) != 2)
-        return 0;
-    return im == vm && in >= vn;
-}
-
 /* P2: exactly one line "protocol=1 name=<token> version=<token> spec=<x.y.z> [key=value ...]", exit 0. */
 static char *check_hello(run_ctx *rc, const iut_result *r)
 {
@@ -67,8 +56,8 @@ static char *check_hello(run_ctx *rc, const iut_result *r)
         bad = xasprintf("hello: the line must start with protocol=1 (P2): \"%s\"", rc->hello_line);
     else if (!nm || !ve || !sp)
         bad = xasprintf("hello: name=, version= and spec= are required (P2): \"%s\"", rc->hello_line);
-    else if (!token_ok(nm) || !token_ok(ve))
-        bad = xasprintf("hello: name and version are printable ASCII tokens (P2): \"%s\"", rc->hello_line);
+    else if (!nm->val_len || !ve->val_len || !token_ok(nm) || !token_ok(ve))
+        bad = xasprintf("hello: name and version are non-empty printable ASCII tokens (P2): \"%s\"", rc->hello_line);
     else {
         char *spec = xstrndup(sp->val, sp->val_len);
         if (!jx_is_version(spec))
@@ -159,8 +148,14 @@ int hello_run(run_ctx *rc)
         rc->hello_problem = problem;
     } else {
         fprintf(rc->out, "hello: %s\n", rc->hello_line);
-        if (!spec_covers(rc->iut_spec, rc->vs.spec_version))
-            run_warn(rc, "the IUT implements spec %s, the vectors are for spec %s", rc->iut_spec, rc->vs.spec_version);
+    }
+    /* spec §12.1: the run is judged by the lower of the two versions; the
+     * header says which, before any case runs */
+    req_init(&rc->req, &rc->vs, rc->iut_spec, rc->a->profile, rc->a->exhaustive);
+    if (!problem) {
+        char line[512];
+        req_describe(&rc->req, 1, line, sizeof line);
+        fprintf(rc->out, "spec: %s\n", line);
     }
     run_info(rc);
     for (size_t i = 0; i < rc->n_emu_warnings; i++)

@@ -20,7 +20,12 @@
 /* addmod113's steps cost about 10^4 times mlp13k's: three of them still
  * exercise the init, the permutation, the full-batch gradient and AdamW's
  * running products under the fresh seed. */
-enum { FRESH_TRAIN_STEPS = 20, FRESH_AM_STEPS = 3, LIST_PER_GROUP = 4 };
+enum {
+    FRESH_TRAIN_STEPS = FRESH_MLP13K_STEPS,
+    FRESH_AM_STEPS = FRESH_ADDMOD113_STEPS,
+    FRESH_GC_STEPS = FRESH_GPTCHAR_STEPS,
+    LIST_PER_GROUP = 4
+};
 
 static void fresh_ops(run_ctx *rc)
 {
@@ -30,7 +35,7 @@ static void fresh_ops(run_ctx *rc)
     size_t n_groups = 0;
     for (size_t g = 0; g < rc->vs.n_groups; g++) {
         const char *group = rc->vs.groups[g].group;
-        if (!cli_filter_match(a, group))
+        if (!cli_filter_match(a, group) || !req_group_in_scope(&rc->req, &rc->vs.groups[g]))
             continue;
         const char *why;
         if (fresh_ops_generate(&l, group, rc->run_seed, &why))
@@ -82,6 +87,14 @@ static void fresh_ops(run_ctx *rc)
     }
     if (sum.verb_unsupported)
         fprintf(rc->out, "  note: the IUT does not implement the ops verb: every fresh op case is skipped\n");
+    else {
+        /* judged like the golden session (P3, P8): its end is a case */
+        const char *why = sum.end_problem ? sum.end_problem : sum.problem;
+        results_add(&rc->res, "protocol", "protocol", FRESH_OPS_SESSION_CASE, why ? V_ERROR : V_PASS, why, 1,
+                    sum.seconds);
+        if (why)
+            fprintf(rc->out, "  ERROR %s: %s\n", FRESH_OPS_SESSION_CASE, why);
+    }
     rc->n_fresh_ops = l.n;
     for (size_t i = 0; i < l.n; i++) {
         free(reqs[i].line);
@@ -139,23 +152,48 @@ static void reference_run_am(uint64_t seed, uint32_t steps, struct fresh_step *f
     }
 }
 
+/* spec §14.9: the gptchar recipe under seed S, in the linked reference */
+static void reference_run_gc(uint64_t seed, uint32_t steps, struct fresh_step *fs)
+{
+    static it_gptchar_state s;
+    const it_gptchar_recipe r = {seed};
+    it_gptchar_start(&r, &s);
+    for (uint32_t t = 0; t <= steps; t++) {
+        if (t > 0 && it_gptchar_step(&r, &s) != IT_OK) {
+            for (uint32_t u = t; u <= steps; u++)
+                fs[u].ref_sha256[0] = 0;
+            break;
+        }
+        it_params_digest(s.params, IT_GC_NPARAMS, fs[t].ref_sha256);
+        fs[t].ref_has_loss = t > 0;
+        fs[t].ref_loss = t > 0 ? it_f32_bits(s.last_loss) : 0;
+    }
+}
+
 static void fresh_train(run_ctx *rc, const train_vec *tv)
 {
     const conform_args *a = rc->a;
-    const int am = strcmp(tv->profile, "addmod113") == 0;
+    const int gc = strcmp(tv->profile, "gptchar") == 0;
+    const int am = strcmp(tv->profile, "addmod113") == 0 || gc; /* its steps are cases, not the mlp13k record */
     const char *prof = tv->profile;
     char suite[64], run_id[64];
     snprintf(suite, sizeof suite, "fresh/train/%s", prof);
     snprintf(run_id, sizeof run_id, "fresh/%s/run", prof);
     if (!rc->train_seed) {
-        results_add(&rc->res, "fresh", suite, run_id, V_SKIP,
-                    "fresh-seed training not supported (spec 1.1.0 P7): the IUT's hello does not advertise train_seed=1",
-                    1, 0);
-        fprintf(rc->out, "  SKIP %s: fresh-seed training not supported (spec 1.1.0 P7): hello has no train_seed=1\n",
-                run_id);
+        /* required from spec 1.1 on (verdict/requirements.c); a run that
+         * certifies 1.0 records the skip without narrowing the verdict */
+        const char *why = req_beyond_iut(&rc->req, tv->spec_version)
+                              ? "not implemented: the profile arrived after the spec the IUT claims"
+                          : req_certified_has(&rc->req, REQ_FRESH_SEED_RUN)
+                              ? "fresh-seed training not supported (spec 1.1.0 P7): the IUT's hello does not advertise "
+                                "train_seed=1"
+                              : "fresh-seed training is not a requirement of the spec certified here (it arrived in "
+                                "1.1.0, P7); the IUT's hello does not advertise train_seed=1";
+        results_add(&rc->res, "fresh", suite, run_id, V_SKIP, why, 1, 0);
+        fprintf(rc->out, "  SKIP %s: %s\n", run_id, why);
         return;
     }
-    uint32_t n = am ? FRESH_AM_STEPS : FRESH_TRAIN_STEPS;
+    uint32_t n = gc ? FRESH_GC_STEPS : am ? FRESH_AM_STEPS : FRESH_TRAIN_STEPS;
     if (a->steps >= 0 && (uint64_t)a->steps < n)
         n = (uint32_t)a->steps;
     char seed[24];
@@ -176,7 +214,9 @@ static void fresh_train(run_ctx *rc, const train_vec *tv)
     }
     for (uint32_t t = 0; t <= n; t++)
         fs[t].step = t;
-    if (am)
+    if (gc)
+        reference_run_gc(rc->run_seed, n, fs);
+    else if (am)
         reference_run_am(rc->run_seed, n, fs);
     else
         reference_run(rc->run_seed, n, fs);
@@ -262,14 +302,17 @@ void level_fresh_run(run_ctx *rc)
             if ((a->profile && strcmp(a->profile, tv->profile) != 0) || !cli_filter_match(a, tv->profile))
                 continue;
             if (!(strcmp(tv->profile, "mlp13k") == 0 && tv->parameters == IT_MLP13K_NPARAMS) &&
-                !(strcmp(tv->profile, "addmod113") == 0 && tv->parameters == IT_AM_NPARAMS)) {
+                !(strcmp(tv->profile, "addmod113") == 0 && tv->parameters == IT_AM_NPARAMS) &&
+                !(strcmp(tv->profile, "gptchar") == 0 && tv->parameters == IT_GC_NPARAMS)) {
                 fprintf(rc->out, "  fresh %s: the runner links no reference for this profile\n", tv->profile);
                 continue;
             }
             fresh_train(rc, tv);
         }
+    req_apply(&rc->req, &rc->res); /* verdict/requirements.h */
     tally t = results_tally(&rc->res, "fresh");
-    rc->lv_fresh = t.passed + t.failed + t.errors + t.skipped ? level_from_tally(t) : L_NOT_RUN;
+    rc->lv_fresh = t.passed + t.failed + t.errors + t.skipped ? level_from_cases(&rc->res, "fresh", FRESH_OPS_SESSION_CASE)
+                                                               : L_NOT_RUN;
     rc->t_fresh = now_s() - t0;
     if (rc->lv_fresh != L_NOT_RUN)
         fprintf(rc->out, "level fresh: %s (%zu passed, %zu failed, %zu skipped) in %.1f s\n",

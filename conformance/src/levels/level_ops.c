@@ -41,13 +41,19 @@ void level_ops_run(run_ctx *rc)
     ops_req *reqs = xcalloc(total, sizeof *reqs);
     ops_res *res = xcalloc(total, sizeof *res);
     const op_case **which = xcalloc(total, sizeof *which);
-    size_t n = 0, skipped = 0;
+    size_t n = 0, skipped = 0, out_of_scope = 0;
     sbuf kv;
     sbuf_init(&kv);
     for (size_t g = 0; g < rc->vs.n_groups; g++) {
         const op_group *gr = &rc->vs.groups[g];
         if (!cli_filter_match(a, gr->group))
             continue;
+        /* --profile P: the groups only other profiles use are out of scope
+         * (verdict/requirements.c op_users), not sent and not required */
+        if (!req_group_in_scope(&rc->req, gr)) {
+            out_of_scope += gr->n_cases;
+            continue;
+        }
         for (size_t i = 0; i < gr->n_cases; i++) {
             const op_case *c = &gr->cases[i];
             if (!a->exhaustive && (op_case_has_flag(c, "Chunk") || op_case_has_flag(c, "Exhaustive"))) {
@@ -65,8 +71,11 @@ void level_ops_run(run_ctx *rc)
         }
     }
     sbuf_free(&kv);
-    fprintf(rc->out, "level ops: %zu cases in the selected groups, %zu to run%s\n", total, n,
+    fprintf(rc->out, "level ops: %zu cases in the selected groups, %zu to run%s", total, n,
             skipped ? " (sweep chunks need --exhaustive)" : "");
+    if (out_of_scope)
+        fprintf(rc->out, "; %zu out of scope (groups profile %s does not use)", out_of_scope, a->profile);
+    fputc('\n', rc->out);
     fflush(rc->out);
     /* P8: the session as a whole gets the run time-out, plus the time of
      * every sweep (a sweep alone may take longer than a training run) */
@@ -86,6 +95,15 @@ void level_ops_run(run_ctx *rc)
             continue;
         char suite[160];
         snprintf(suite, sizeof suite, "ops/%s", gr->group);
+        if (!req_group_in_scope(&rc->req, gr)) {
+            char *why = xasprintf("out of scope: no op of group %s serves profile %s (--profile %s)", gr->group,
+                                  a->profile, a->profile);
+            for (size_t i = 0; i < gr->n_cases; i++)
+                results_add(&rc->res, "ops", suite, gr->cases[i].id, V_SKIP, why, 0, 0);
+            fprintf(rc->out, "  %-24s %zu skipped (out of scope: --profile %s)\n", gr->group, gr->n_cases, a->profile);
+            free(why);
+            continue;
+        }
         size_t pass = 0, fail = 0, skip = 0, listed = 0;
         for (size_t i = 0; i < gr->n_cases; i++) {
             const op_case *c = &gr->cases[i];
@@ -124,8 +142,13 @@ void level_ops_run(run_ctx *rc)
             fprintf(rc->out, ", %zu failed", fail);
         if (skip)
             fprintf(rc->out, ", %zu skipped", skip);
+        if (skip && req_beyond_iut(&rc->req, gr->spec_version))
+            fprintf(rc->out, " (not implemented: the group arrived in spec %s, the IUT claims %s)", gr->spec_version,
+                    rc->req.iut_text);
         fputc('\n', rc->out);
     }
+    /* which skips are required: spec version, --profile (verdict/requirements.h) */
+    req_apply(&rc->req, &rc->res);
     tally t = results_tally(&rc->res, "ops");
     rc->lv_ops = level_from_tally(t);
     if (rc->ops_sum.verb_unsupported) {
@@ -134,11 +157,19 @@ void level_ops_run(run_ctx *rc)
     } else if (rc->ops_sum.problem)
         rc->ops_note = xasprintf("%s; the ops process ended: %s", rc->ops_sum.problem, rc->ops_sum.status);
     else if (rc->ops_sum.end_problem) {
-        /* P3: the cases keep their verdicts; the level cannot pass */
-        rc->lv_ops = L_ERROR;
+        /* P3: the cases keep their verdicts; the level cannot pass
+         * (level_from_cases: what verify recomputes) */
+        if (rc->lv_ops == L_PASS)
+            rc->lv_ops = L_ERROR;
         rc->ops_note = xstrdup(rc->ops_sum.end_problem);
     } else if (t.skipped_required)
         rc->ops_note = xasprintf("%zu required cases were skipped (ops the IUT does not support)", t.skipped_required);
+    /* P3/P8: how the session ended is a case of its own (results.h) */
+    if (!rc->ops_sum.verb_unsupported) {
+        const char *why = rc->ops_sum.end_problem ? rc->ops_sum.end_problem : rc->ops_sum.problem;
+        results_add(&rc->res, "protocol", "protocol", OPS_SESSION_CASE, why ? V_ERROR : V_PASS, why, 1,
+                    rc->ops_sum.seconds);
+    }
     if (rc->ops_note)
         fprintf(rc->out, "  note: %s\n", rc->ops_note);
     if (rc->ops_sum.stderr_tail && rc->ops_sum.stderr_tail[0] && rc->lv_ops != L_PASS && rc->a->verbose)

@@ -65,7 +65,19 @@ static void train_profile(run_ctx *rc, const train_vec *tv, train_report *rep)
     rep->stdout_tail = sanitized(r->out ? r->out : "", r->out_len, 4096);
     rep->failure = x.failure ? xstrdup(x.failure) : NULL;
     int unsupported = x.started && r->exit_code == 64;
-    if (x.started && !r->exited_ok) {
+    /* A profile newer than the spec the IUT claims is one it cannot know.
+     * Before exit 64 arrived (P7, 1.1.0) such an IUT could refuse it only
+     * with some non-zero status (1.0.0 said "non-zero"): whatever status it
+     * exits with, the profile is not implemented, a SKIP, never a FAIL. */
+    int normal_exit = x.started && !r->exited_ok && !r->signal && !r->timed_out && !r->killed_reason;
+    int cannot_know = req_beyond_iut(&rc->req, tv->spec_version) && !req_iut_has(&rc->req, REQ_EXIT_64_PROFILE);
+    if (cannot_know && normal_exit) {
+        rep->problem = xasprintf("not implemented: profile %s arrived in spec %s, the IUT claims %s and ended "
+                                 "with %s (P7: exit 64 arrived in 1.1.0; 1.0.0 said only \"non-zero\")",
+                                 tv->profile, tv->spec_version, rc->req.iut_text, r->status_text);
+        unsupported = 2;
+    }
+    if (x.started && !r->exited_ok && unsupported != 2) {
         if (r->timed_out)
             add(&run_problem, "the training run hung: no exit within %g s (time-out, P8); the IUT was killed",
                 rc_timeout_run(rc));
@@ -96,15 +108,19 @@ static void train_profile(run_ctx *rc, const train_vec *tv, train_report *rep)
         if (x.trace_ok && tr->n < (size_t)n + 1 && !run_problem.len)
             add(&run_problem, "the trace ends at step %zu of %u", tr->n ? tr->n - 1 : 0, (unsigned)n);
     }
-    if (unsupported && !x.trace_exists) {
-        rep->problem = sbuf_take(&run_problem);
+    if (unsupported == 2 || (unsupported && !x.trace_exists)) {
+        if (!rep->problem)
+            rep->problem = sbuf_take(&run_problem);
         char run_id[160];
         snprintf(run_id, sizeof run_id, "%s/run", tv->profile);
         results_add(&rc->res, "train", suite, run_id, V_SKIP, rep->problem, 1, rep->seconds);
         for (uint32_t s = 0; s <= tv->steps; s++) {
             char id[160];
             snprintf(id, sizeof id, "%s/%u", tv->profile, (unsigned)s);
-            results_add(&rc->res, "train", suite, id, V_SKIP, "the IUT does not implement the train verb or this profile (P1, P7)", 1, 0);
+            results_add(&rc->res, "train", suite, id, V_SKIP,
+                        unsupported == 2 ? "not implemented: the profile arrived after the spec the IUT claims"
+                                         : "the IUT does not implement the train verb or this profile (P1, P7)",
+                        1, 0);
         }
         fprintf(rc->out, "  SKIP %s: %s\n", tv->profile, rep->problem);
         goto cleanup;
@@ -267,6 +283,8 @@ void level_train_run(run_ctx *rc)
         train_report *rep = &rc->trains[rc->n_trains++];
         memset(rep, 0, sizeof *rep);
         train_profile(rc, tv, rep);
+        if (a->windows)
+            level_windows_run(rc, tv);
     }
     if (a->profile && !selected) {
         rc->lv_train = L_NOT_REACHED;
@@ -280,6 +298,7 @@ void level_train_run(run_ctx *rc)
         fprintf(rc->out, "level train: not run (no profile selected)\n");
         return;
     }
+    req_apply(&rc->req, &rc->res); /* verdict/requirements.h */
     tally t = results_tally(&rc->res, "train");
     rc->lv_train = level_from_tally(t);
     rc->t_train = now_s() - t0;

@@ -13,14 +13,14 @@
 #include "isotrain.h"
 #include "protocol/ops_engine.h"
 #include "core/ulp.h"
+#include "levels/localize_replay.h"
 
 #define P IT_MLP13K_NPARAMS
 
 int localize_is_addmod113(const train_vec *tv);
 void localize_addmod113(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, train_report *rep, cJSON *j);
 
-static void line(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void line(sbuf *b, const char *fmt, ...)
+void line(sbuf *b, const char *fmt, ...)
 {
     sbuf_adds(b, "    ");
     va_list ap;
@@ -90,18 +90,88 @@ static uint32_t bits(float f) { return it_f32_bits(f); }
 /* The ops of one position of spec §11.6, in the order the brief lists them,
  * then sgd (§7.1). */
 enum { OPS_PER_POS = 10 };
+/* The checkpoint element where the IUT first departs from the reference, for
+ * every profile alike (conformance/README.md "Localization"): the text lines
+ * and the receipt's keys (tensor, row, col, flat_index, iut, reference, ulp,
+ * differing_elements, max_ulp, ulp_histogram, differing_per_tensor). Returns
+ * the flat index, or n when the two are equal bit for bit. */
+size_t first_difference(sbuf *t, cJSON *j, uint32_t T, const float *iut, const float *ref, size_t n,
+                        const it_tensor_info *tensors, size_t ntensors)
+{
+    ulp_hist h;
+    ulp_hist_init(&h);
+    size_t first = n, k = 0, tf = 0;
+    size_t *per = calloc(ntensors ? ntensors : 1, sizeof *per);
+    for (size_t i = 0; i < n; i++) {
+        while (k + 1 < ntensors && i >= tensors[k + 1].offset)
+            k++;
+        uint32_t a = bits(iut[i]), b = bits(ref[i]);
+        if (a == b)
+            continue;
+        ulp_hist_add(&h, a, b);
+        if (first == n) {
+            first = i;
+            tf = k;
+        }
+        if (per)
+            per[k]++;
+    }
+    if (first == n) {
+        line(t, "the checkpoint's values equal the reference's bit for bit (its digest differed?)");
+        free(per);
+        return n;
+    }
+    const it_tensor_info *ti = &tensors[tf];
+    size_t local = first - ti->offset, row = local / ti->cols, col = local % ti->cols;
+    char g[48], w[48];
+    f32_describe(bits(iut[first]), g, sizeof g);
+    f32_describe(bits(ref[first]), w, sizeof w);
+    uint64_t u = ulp_distance(bits(iut[first]), bits(ref[first]));
+    line(t, "first differing tensor: %s, element (%zu, %zu) [flat index %zu]: IUT %s, reference %s, %llu ULP", ti->name,
+         row, col, first, g, w, (unsigned long long)u);
+    sbuf pt, hist;
+    sbuf_init(&pt);
+    sbuf_init(&hist);
+    for (size_t q = 0; q < ntensors && per; q++)
+        if (per[q])
+            sbuf_printf(&pt, "%s%s: %zu", pt.len ? ", " : "", tensors[q].name, per[q]);
+    line(t, "differing elements at step %u: %zu of %zu (%s); max %llu ULP", (unsigned)T, h.differing, n,
+         pt.p ? pt.p : "", (unsigned long long)h.max_ulp);
+    ulp_hist_text(&h, &hist);
+    line(t, "ULP histogram: %s", hist.p ? hist.p : "");
+    cJSON_AddStringToObject(j, "tensor", ti->name);
+    cJSON_AddNumberToObject(j, "row", (double)row);
+    cJSON_AddNumberToObject(j, "col", (double)col);
+    cJSON_AddNumberToObject(j, "flat_index", (double)first);
+    char hex[16];
+    snprintf(hex, sizeof hex, "%08x", (unsigned)bits(iut[first]));
+    cJSON_AddStringToObject(j, "iut", hex);
+    snprintf(hex, sizeof hex, "%08x", (unsigned)bits(ref[first]));
+    cJSON_AddStringToObject(j, "reference", hex);
+    cJSON_AddNumberToObject(j, "ulp", (double)u);
+    cJSON_AddNumberToObject(j, "differing_elements", (double)h.differing);
+    cJSON_AddNumberToObject(j, "max_ulp", (double)h.max_ulp);
+    cJSON *hj = cJSON_AddObjectToObject(j, "ulp_histogram");
+    cJSON_AddNumberToObject(hj, "1", (double)h.b1);
+    cJSON_AddNumberToObject(hj, "2-3", (double)h.b2_3);
+    cJSON_AddNumberToObject(hj, "4-15", (double)h.b4_15);
+    cJSON_AddNumberToObject(hj, "16-255", (double)h.b16_255);
+    cJSON_AddNumberToObject(hj, ">=256", (double)h.b256);
+    cJSON_AddNumberToObject(hj, "sign/NaN", (double)h.sign_nan);
+    cJSON *pj = cJSON_AddObjectToObject(j, "differing_per_tensor");
+    for (size_t q = 0; q < ntensors && per; q++)
+        cJSON_AddNumberToObject(pj, tensors[q].name, (double)per[q]);
+    sbuf_free(&pt);
+    sbuf_free(&hist);
+    free(per);
+    return first;
+}
+
 static const char *const pos_ops[OPS_PER_POS] = {
     "embedding_forward", "linear_forward", "tanh", "linear_forward", "softmax_xent_forward",
     "softmax_xent_backward", "linear_backward", "tanh_backward", "linear_backward", "embedding_backward"};
 
-typedef struct {
-    ops_req *reqs;
-    value *wants; /* 4 per request */
-    char **ids;
-    size_t n, cap;
-} replay;
-
-static value *rp_add(replay *rp, const char *op_name, const char *id, const char *kv)
+value *rp_add(replay *rp, const char *op_name, const char *id, const char *kv)
 {
     if (rp->n == rp->cap) {
         rp->cap = rp->cap ? 2 * rp->cap : 1024;
@@ -118,7 +188,7 @@ static value *rp_add(replay *rp, const char *op_name, const char *id, const char
     return &rp->wants[4 * i];
 }
 
-static void want_f32(value *v, const float *x, size_t n)
+void want_f32(value *v, const float *x, size_t n)
 {
     v->type = VT_F32;
     v->n = n;
@@ -127,13 +197,13 @@ static void want_f32(value *v, const float *x, size_t n)
         v->v[i] = bits(x[i]);
 }
 
-static void kv_f32(sbuf *b, const char *key, const float *x, size_t n)
+void kv_f32(sbuf *b, const char *key, const float *x, size_t n)
 {
     sbuf_printf(b, "%s%s=", b->len ? " " : "", key);
     encode_f32s(b, x, n);
 }
 
-static void kv_int(sbuf *b, const char *key, unsigned long v)
+void kv_int(sbuf *b, const char *key, unsigned long v)
 {
     sbuf_printf(b, "%s%s=%lu", b->len ? " " : "", key, v);
 }
@@ -284,7 +354,7 @@ static int build_replay(replay *rp, const it_mlp13k_recipe *r, const float *para
     return memcmp(lib_grads, grads, sizeof lib_grads) == 0 ? 0 : -1;
 }
 
-static void replay_free(replay *rp)
+void replay_free(replay *rp)
 {
     for (size_t i = 0; i < rp->n; i++) {
         free(rp->reqs[i].line);
@@ -495,8 +565,12 @@ void localize_train(run_ctx *rc, const train_vec *tv, int ck_fd, const trace_doc
         localize_addmod113(rc, tv, ck_fd, T, rep, j);
         return;
     }
+    if (localize_is_gptchar(tv)) {
+        localize_gptchar(rc, tv, ck_fd, T, rep, j);
+        return;
+    }
     if (!is_mlp13k(tv)) {
-        line(t, "tensor/op localization: the runner's linked reference implements mlp13k and addmod113 only; profile %s is not recomputed",
+        line(t, "tensor/op localization: the runner's linked reference implements mlp13k, addmod113 and gptchar only; profile %s is not recomputed",
              tv->profile);
         return;
     }
@@ -524,72 +598,7 @@ void localize_train(run_ctx *rc, const train_vec *tv, int ck_fd, const trace_doc
         line(t, "first differing tensor: unknown: the IUT's checkpoint of step %u is missing or not exactly %d bytes",
              (unsigned)T, 4 * P);
     } else {
-        ulp_hist h;
-        ulp_hist_init(&h);
-        size_t first = P, per[5] = {0};
-        for (size_t i = 0; i < P; i++) {
-            uint32_t a = bits(iut[i]), b = bits(s.params[i]);
-            if (a == b)
-                continue;
-            ulp_hist_add(&h, a, b);
-            if (first == P)
-                first = i;
-            for (size_t k = 0; k < 5; k++)
-                if (i >= it_mlp13k_tensors[k].offset &&
-                    i < it_mlp13k_tensors[k].offset + it_mlp13k_tensors[k].rows * it_mlp13k_tensors[k].cols)
-                    per[k]++;
-        }
-        if (first == P) {
-            line(t, "the checkpoint's values equal the reference's bit for bit (its digest differed?)");
-        } else {
-            const it_tensor_info *ti = NULL;
-            for (size_t k = 0; k < 5; k++)
-                if (first >= it_mlp13k_tensors[k].offset &&
-                    first < it_mlp13k_tensors[k].offset + it_mlp13k_tensors[k].rows * it_mlp13k_tensors[k].cols)
-                    ti = &it_mlp13k_tensors[k];
-            size_t local = first - ti->offset, row = local / ti->cols, col = local % ti->cols;
-            char g[48], w[48];
-            f32_describe(bits(iut[first]), g, sizeof g);
-            f32_describe(bits(s.params[first]), w, sizeof w);
-            uint64_t u = ulp_distance(bits(iut[first]), bits(s.params[first]));
-            line(t, "first differing tensor: %s, element (%zu, %zu) [flat index %zu]: IUT %s, reference %s, %llu ULP",
-                 ti->name, row, col, first, g, w, (unsigned long long)u);
-            sbuf pt;
-            sbuf_init(&pt);
-            for (size_t k = 0; k < 5; k++)
-                if (per[k])
-                    sbuf_printf(&pt, "%s%s: %zu", pt.len ? ", " : "", it_mlp13k_tensors[k].name, per[k]);
-            line(t, "differing elements at step %u: %zu of %d (%s); max %llu ULP", (unsigned)T, h.differing, P, pt.p,
-                 (unsigned long long)h.max_ulp);
-            sbuf hist;
-            sbuf_init(&hist);
-            ulp_hist_text(&h, &hist);
-            line(t, "ULP histogram: %s", hist.p);
-            cJSON_AddStringToObject(j, "tensor", ti->name);
-            cJSON_AddNumberToObject(j, "row", (double)row);
-            cJSON_AddNumberToObject(j, "col", (double)col);
-            cJSON_AddNumberToObject(j, "flat_index", (double)first);
-            char hex[16];
-            snprintf(hex, sizeof hex, "%08x", (unsigned)bits(iut[first]));
-            cJSON_AddStringToObject(j, "iut", hex);
-            snprintf(hex, sizeof hex, "%08x", (unsigned)bits(s.params[first]));
-            cJSON_AddStringToObject(j, "reference", hex);
-            cJSON_AddNumberToObject(j, "ulp", (double)u);
-            cJSON_AddNumberToObject(j, "differing_elements", (double)h.differing);
-            cJSON_AddNumberToObject(j, "max_ulp", (double)h.max_ulp);
-            cJSON *hj = cJSON_AddObjectToObject(j, "ulp_histogram");
-            cJSON_AddNumberToObject(hj, "1", (double)h.b1);
-            cJSON_AddNumberToObject(hj, "2-3", (double)h.b2_3);
-            cJSON_AddNumberToObject(hj, "4-15", (double)h.b4_15);
-            cJSON_AddNumberToObject(hj, "16-255", (double)h.b16_255);
-            cJSON_AddNumberToObject(hj, ">=256", (double)h.b256);
-            cJSON_AddNumberToObject(hj, "sign/NaN", (double)h.sign_nan);
-            cJSON *pj = cJSON_AddObjectToObject(j, "differing_per_tensor");
-            for (size_t k = 0; k < 5; k++)
-                cJSON_AddNumberToObject(pj, it_mlp13k_tensors[k].name, (double)per[k]);
-            sbuf_free(&pt);
-            sbuf_free(&hist);
-        }
+        first_difference(t, j, T, iut, s.params, P, it_mlp13k_tensors, 5);
     }
     /* the op that departs */
     if (T == 0) {
@@ -637,15 +646,6 @@ static int load_ckpt_am(int ck_fd, uint32_t step, float *params)
         it_load_f32le((const unsigned char *)data, AMP, params);
     free(data);
     return ok ? 0 : -1;
-}
-
-static const it_tensor_info *am_tensor_of(size_t i)
-{
-    for (size_t k = 0; k < 11; k++)
-        if (i >= it_addmod113_tensors[k].offset &&
-            i < it_addmod113_tensors[k].offset + it_addmod113_tensors[k].rows * it_addmod113_tensors[k].cols)
-            return &it_addmod113_tensors[k];
-    return &it_addmod113_tensors[10];
 }
 
 static void am_op_replay(run_ctx *rc, uint32_t T, const float *before, const float *grads, float loss,
@@ -777,44 +777,7 @@ void localize_addmod113(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T,
         line(t, "first differing tensor: unknown: the IUT's checkpoint of step %u is missing or not exactly %zu bytes",
              (unsigned)T, 4 * AMP);
     } else {
-        ulp_hist h;
-        ulp_hist_init(&h);
-        size_t per[11] = {0};
-        for (size_t i = 0; i < AMP; i++) {
-            uint32_t a = bits(iut[i]), b = bits(params[i]);
-            if (a == b)
-                continue;
-            ulp_hist_add(&h, a, b);
-            if (first == AMP)
-                first = i;
-            per[am_tensor_of(i) - it_addmod113_tensors]++;
-        }
-        if (first == AMP) {
-            line(t, "the checkpoint's values equal the reference's bit for bit (its digest differed?)");
-        } else {
-            const it_tensor_info *ti = am_tensor_of(first);
-            size_t local = first - ti->offset;
-            char g[48], w[48];
-            f32_describe(bits(iut[first]), g, sizeof g);
-            f32_describe(bits(params[first]), w, sizeof w);
-            uint64_t u = ulp_distance(bits(iut[first]), bits(params[first]));
-            line(t, "first differing tensor: %s, element (%zu, %zu) [flat index %zu]: IUT %s, reference %s, %llu ULP",
-                 ti->name, local / ti->cols, local % ti->cols, first, g, w, (unsigned long long)u);
-            sbuf pt;
-            sbuf_init(&pt);
-            for (size_t q = 0; q < 11; q++)
-                if (per[q])
-                    sbuf_printf(&pt, "%s%s: %zu", pt.len ? ", " : "", it_addmod113_tensors[q].name, per[q]);
-            line(t, "differing elements at step %u: %zu of %zu (%s); max %llu ULP", (unsigned)T, h.differing, AMP,
-                 pt.p, (unsigned long long)h.max_ulp);
-            cJSON_AddStringToObject(j, "tensor", ti->name);
-            cJSON_AddNumberToObject(j, "row", (double)(local / ti->cols));
-            cJSON_AddNumberToObject(j, "col", (double)(local % ti->cols));
-            cJSON_AddNumberToObject(j, "flat_index", (double)first);
-            cJSON_AddNumberToObject(j, "ulp", (double)u);
-            cJSON_AddNumberToObject(j, "differing_elements", (double)h.differing);
-            sbuf_free(&pt);
-        }
+        first = first_difference(t, j, T, iut, params, AMP, it_addmod113_tensors, 11);
     }
     if (rc->ops_ran && rc->ops_sum.verb_unsupported) {
         line(t, "first differing op: op-level localization not possible: the IUT does not implement the ops verb (exit status 64, P1)");

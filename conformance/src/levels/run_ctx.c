@@ -52,6 +52,10 @@ void run_ctx_free(run_ctx *rc)
     free(rc->fresh_note);
     free(rc->fresh_steps);
     iut_binary_free(&rc->bin_before);
+    if (rc->target) {
+        iut_target_free(rc->target);
+        free(rc->target);
+    }
     run_verdict_free(&rc->verdict);
     ops_summary_free(&rc->ops_sum);
     for (size_t i = 0; i < rc->n_trains; i++) {
@@ -69,6 +73,7 @@ void run_ctx_free(run_ctx *rc)
             cJSON_Delete(t->loc_json);
     }
     free(rc->trains);
+    free(rc->reached);
     for (size_t i = 0; i < rc->n_warnings; i++)
         free(rc->warnings[i]);
 }

@@ -17,6 +17,8 @@
 #include "vectorset/official.h"
 #include "report/hostinfo.h"
 #include "verdict/scope.h"
+#include "verdict/requirements.h"
+#include "protocol/iut_target.h"
 
 typedef struct {
     char *key, *val;
@@ -108,6 +110,16 @@ typedef struct {
     int fresh_train_ran;
     size_t n_fresh_ops;
     run_verdict verdict;
+    /* the spec version certified and what it requires (after hello) */
+    req_ctx req;
+    /* the level each profile reached (run_levels_reached) */
+    struct reached_level {
+        const char *profile, *level;
+    } *reached;
+    size_t n_reached;
+    /* the argv form's target (protocol/iut_target.h): the bound subject;
+     * NULL for the shell form (subject unbound) */
+    iut_target *target;
 } run_ctx;
 
 void run_warn(run_ctx *rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

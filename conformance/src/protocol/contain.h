@@ -9,6 +9,8 @@
 #ifndef CONFORM_CONTAIN_H
 #define CONFORM_CONTAIN_H
 
+#include <stddef.h>
+
 /* Once at start-up of a command that runs IUTs: subreaper, SIGPIPE ignored
  * (a closed IUT stdin must be an EPIPE), SIGTERM/SIGINT/SIGHUP recorded
  * instead of killing the runner, so it can kill the tree, remove its work
@@ -27,5 +29,33 @@ int contain_kill_descendants(void);
 
 /* The number of live (not zombie) descendants of the runner. */
 int contain_count_descendants(void);
+
+/* The keeper of one IUT process tree (P8 "Containment"; conformance/README.md).
+ * Forks a keeper process K, which becomes the process group of the tree and
+ * makes sure nothing the IUT starts outlives it — even when the runner itself
+ * is killed with SIGKILL:
+ *   - where the kernel allows (root, or unprivileged user namespaces), K
+ *     puts the IUT in a PID namespace of its own, whose init (K's only child,
+ *     with PR_SET_PDEATHSIG) the kernel tears down with every process in it
+ *     when K or the runner dies or the IUT exits;
+ *   - otherwise K is a child subreaper that watches a pipe held by the runner
+ *     (its "lifeline"): when the IUT exits, or the runner dies however it
+ *     dies (EOF on the lifeline), K kills every descendant it has.
+ * exec_child(ctx) runs in the process that becomes the IUT (it execs, or
+ * _exits); keep_fds are the descriptors it needs (everything else is closed
+ * in K). K exits the way the IUT did (its exit status, or its signal), so
+ * the runner waits for K as it would for the IUT. ISOTRAIN_CONFORM_CONTAIN=
+ * keeper forces the fallback (its tests), =pidns requires the namespace.
+ * Returns K's pid, or -1 with a message; *proc_pid gets K's pid as /proc
+ * names it. */
+int contain_spawn(void (*exec_child)(void *ctx), void *ctx, const int *keep_fds, size_t n_keep, long *proc_pid,
+                  char *err, size_t cap);
+/* This process's pid as /proc names it (the runner may itself run in a
+ * PID namespace below /proc's; its tests run it so). *proc_pid of
+ * contain_spawn is K's, for walking K's tree in /proc. */
+long contain_proc_pid(void);
+/* How the last contain_spawn contained its tree: "pid-namespace",
+ * "user+pid-namespace" or "keeper (subreaper, lifeline pipe)"; "" before. */
+const char *contain_mode(void);
 
 #endif

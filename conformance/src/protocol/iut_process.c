@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "protocol/contain.h"
+#include "protocol/iut_target.h"
+#include "protocol/proc_seen.h"
 
 
 static void set_flags(int fd, int nonblock)
@@ -35,15 +37,74 @@ static void close_fd(int *fd)
     *fd = -1;
 }
 
-/* P1: /bin/sh -c 'CMD "$@"' sh VERB ARG... */
+/* What the IUT's process does between its keeper's fork and exec (P1, P8):
+ * its pipes as 0/1/2, nothing else open but the file it executes, the file
+ * size limit, its directory. */
+typedef struct {
+    int in, out, err;       /* the IUT's ends (in: -1 for /dev/null) */
+    const char *cwd;
+    int exec_fd;            /* argv form: the open file to fexecve; -1: execv(path) */
+    const char *exec_path;  /* argv form, executed by path (iut_target.h by_path) */
+    const char *path;       /* shell form: /bin/sh */
+    char **argv;
+} child_plan;
+
+extern char **environ;
+
+static void exec_child(void *ctx)
+{
+    const child_plan *c = ctx;
+    struct rlimit rl = {(rlim_t)IUT_FILE_SIZE_LIMIT, (rlim_t)IUT_FILE_SIZE_LIMIT};
+    setrlimit(RLIMIT_FSIZE, &rl);
+    int devnull = c->in < 0 ? open("/dev/null", O_RDONLY) : -1;
+    dup2(c->in >= 0 ? c->in : devnull, 0);
+    dup2(c->out, 1);
+    dup2(c->err, 2);
+    long maxfd = sysconf(_SC_OPEN_MAX);
+    if (maxfd < 0 || maxfd > 65536)
+        maxfd = 65536;
+    for (int fd = 3; fd < maxfd; fd++)
+        if (fd != c->exec_fd)
+            close(fd);
+    if (c->cwd && chdir(c->cwd) != 0) {
+        dprintf(2, "isotrain-conform: cannot enter %s: %s\n", c->cwd, strerror(errno));
+        _exit(127);
+    }
+    if (c->exec_path) {
+        execv(c->exec_path, c->argv);
+        dprintf(2, "isotrain-conform: cannot execute %s: %s\n", c->exec_path, strerror(errno));
+    } else if (c->exec_fd >= 0) {
+#if !defined(__APPLE__)
+        fexecve(c->exec_fd, c->argv, environ);
+#endif
+        dprintf(2, "isotrain-conform: cannot execute %s: %s\n", c->argv[0], strerror(errno));
+    } else {
+        execv(c->path, c->argv);
+        dprintf(2, "isotrain-conform: cannot run %s: %s\n", c->path, strerror(errno));
+    }
+    _exit(127);
+}
+
+/* P1: the argv form (iut_target.h) when cmd is the registered target's
+ * display, else /bin/sh -c 'CMD "$@"' sh VERB ARG...; P8: the whole tree
+ * under a keeper (contain.h). */
 int iut_spawn(iut_proc *p, const char *cmd, const char *verb, const char *const *args, size_t nargs,
               int with_stdin, const char *cwd, char *err, size_t cap)
 {
     memset(p, 0, sizeof *p);
     p->in_fd = p->out_fd = p->err_fd = -1;
+    snprintf(p->verb, sizeof p->verb, "%s", verb);
     sbuf_init(&p->out);
     if (contain_interrupted()) {
         snprintf(err, cap, "the runner was interrupted (signal %d)", contain_interrupted());
+        return -1;
+    }
+    iut_target *t = iut_target_registered();
+    int argv_form = t && t->bound && !strcmp(cmd, t->display);
+    /* a bound subject is the bytes that were hashed: hashed again through the
+     * descriptor about to be executed, and refused if they changed */
+    if (argv_form && iut_target_recheck(t) != 0) {
+        snprintf(err, cap, "%s", t->changed);
         return -1;
     }
     int in[2] = {-1, -1}, out[2] = {-1, -1}, er[2] = {-1, -1};
@@ -59,21 +120,54 @@ int iut_spawn(iut_proc *p, const char *cmd, const char *verb, const char *const 
         }
         return -1;
     }
-    char *script = xasprintf("%s \"$@\"", cmd);
-    const char **argv = xcalloc(nargs + 6, sizeof *argv);
-    argv[0] = "sh";
-    argv[1] = "-c";
-    argv[2] = script;
-    argv[3] = "sh";
-    argv[4] = verb;
-    for (size_t i = 0; i < nargs; i++)
-        argv[5 + i] = args[i];
-    fflush(NULL);
-    pid_t pid = fork();
+    /* the runner's ends never leak into a later IUT's tree */
+    for (int i = 0; i < 2; i++) {
+        if (in[i] >= 0)
+            set_flags(in[i], 0);
+        set_flags(out[i], 0);
+        set_flags(er[i], 0);
+    }
+    child_plan c = {with_stdin ? in[0] : -1, out[1], er[1], cwd, -1, NULL, "/bin/sh", NULL};
+    char *script = NULL;
+    const char **argv;
+    if (argv_form) {
+        argv = xcalloc(t->nprefix + t->argc + nargs + 2, sizeof *argv);
+        size_t k = 0;
+        for (size_t i = 0; i < t->nprefix; i++)
+            argv[k++] = t->prefix[i];
+        for (size_t i = 1; i < t->argc; i++)
+            argv[k++] = t->argv[i];
+        argv[k++] = verb;
+        for (size_t i = 0; i < nargs; i++)
+            argv[k++] = args[i];
+        c.exec_fd = t->f[t->exec_file].fd;
+        if (t->f[t->exec_file].by_path)
+            c.exec_path = t->f[t->exec_file].path;
+    } else {
+        script = xasprintf("%s \"$@\"", cmd);
+        argv = xcalloc(nargs + 6, sizeof *argv);
+        argv[0] = "sh";
+        argv[1] = "-c";
+        argv[2] = script;
+        argv[3] = "sh";
+        argv[4] = verb;
+        for (size_t i = 0; i < nargs; i++)
+            argv[5 + i] = args[i];
+    }
+    c.argv = (char **)argv;
+    int keep[4];
+    size_t nk = 0;
+    if (with_stdin)
+        keep[nk++] = in[0];
+    keep[nk++] = out[1];
+    keep[nk++] = er[1];
+    if (c.exec_fd >= 0)
+        keep[nk++] = c.exec_fd;
+    long proc_pid = 0;
+    pid_t pid = contain_spawn(exec_child, &c, keep, nk, &proc_pid, err, cap);
+    free(script);
+    free(argv);
     if (pid < 0) {
-        snprintf(err, cap, "cannot fork: %s", strerror(errno));
-        free(script);
-        free(argv);
         for (int i = 0; i < 2; i++) {
             if (in[i] >= 0)
                 close(in[i]);
@@ -82,31 +176,6 @@ int iut_spawn(iut_proc *p, const char *cmd, const char *verb, const char *const 
         }
         return -1;
     }
-    if (pid == 0) {
-        setpgid(0, 0);
-        signal(SIGPIPE, SIG_DFL);
-        struct rlimit rl = {(rlim_t)IUT_FILE_SIZE_LIMIT, (rlim_t)IUT_FILE_SIZE_LIMIT};
-        setrlimit(RLIMIT_FSIZE, &rl);
-        int devnull = with_stdin ? -1 : open("/dev/null", O_RDONLY);
-        dup2(with_stdin ? in[0] : devnull, 0);
-        dup2(out[1], 1);
-        dup2(er[1], 2);
-        long maxfd = sysconf(_SC_OPEN_MAX);
-        if (maxfd < 0 || maxfd > 65536)
-            maxfd = 65536;
-        for (int fd = 3; fd < maxfd; fd++)
-            close(fd);
-        if (cwd && chdir(cwd) != 0) {
-            dprintf(2, "isotrain-conform: cannot enter %s: %s\n", cwd, strerror(errno));
-            _exit(127);
-        }
-        execv("/bin/sh", (char *const *)argv);
-        dprintf(2, "isotrain-conform: cannot run /bin/sh: %s\n", strerror(errno));
-        _exit(127);
-    }
-    setpgid(pid, pid);
-    free(script);
-    free(argv);
     if (with_stdin) {
         close(in[0]);
         p->in_fd = in[1];
@@ -119,7 +188,9 @@ int iut_spawn(iut_proc *p, const char *cmd, const char *verb, const char *const 
     set_flags(p->out_fd, 1);
     set_flags(p->err_fd, 1);
     p->pid = pid;
+    p->proc_pid = proc_pid;
     p->started = now_s();
+    p->next_scan = p->started + 0.002;
     return 0;
 }
 
@@ -163,6 +234,12 @@ int iut_pump(iut_proc *p, const char *wdata, size_t wlen, size_t *wdone, double 
 {
     int ev = 0;
     settle(p, 1);
+    if (p->pid > 0 && !p->reaped && now_s() >= p->next_scan) {
+        proc_seen_scan((pid_t)p->proc_pid, p->verb); /* what runs in the tree (proc_seen.h) */
+        /* often at first (a verb may last milliseconds), then every 100 ms */
+        p->scan_every = p->scan_every > 0 ? (p->scan_every * 2 < 0.1 ? p->scan_every * 2 : 0.1) : 0.005;
+        p->next_scan = now_s() + p->scan_every;
+    }
     struct pollfd fds[3];
     int nf = 0, iout = -1, ierr = -1, iin = -1;
     if (p->out_fd >= 0) {
@@ -184,6 +261,8 @@ int iut_pump(iut_proc *p, const char *wdata, size_t wlen, size_t *wdone, double 
     double wait = deadline - now;
     if (wait > slice)
         wait = slice;
+    if (p->pid > 0 && !p->reaped && wait > p->next_scan - now) /* wake for the next sample of what runs */
+        wait = p->next_scan - now;
     if (wait < 0)
         wait = 0;
     int ms = (int)(wait * 1000.0 + 0.5);

@@ -20,7 +20,7 @@ enum { IUT_STDERR_TAIL = 4096 };
 #define IUT_FILE_SIZE_LIMIT ((uint64_t)256 << 20)
 
 typedef struct {
-    pid_t pid; /* the shell; also the process group of everything it starts */
+    pid_t pid; /* the IUT's keeper (contain.h), which exits as the IUT did; the process group of the tree */
     int in_fd, out_fd, err_fd;
     sbuf out;          /* stdout received; out.p[out_off..] not yet consumed */
     size_t out_off;    /* start of the unconsumed bytes */
@@ -34,6 +34,9 @@ typedef struct {
     int reaped, status; /* waitpid status once reaped */
     int killed;         /* the runner killed it */
     double started;
+    char verb[16];      /* for the record of what ran (proc_seen.h) */
+    long proc_pid;      /* pid as /proc names it (contain.h contain_spawn) */
+    double next_scan, scan_every;
 } iut_proc;
 
 /* P1: starts CMD with VERB and args; with_stdin: a pipe to its stdin, else

@@ -72,6 +72,40 @@ const op_def op_table[] = {
     {"addmod113_init", "13.4", {F("tensor", VT_NAME, NULL)}, 1, {F("values", VT_F32, "@amtensor")}, 1},
     {"addmod113_loss_grad", "13.5", {F("params", VT_F32, "226688"), F("pairs", VT_U32, "m")}, 2,
      {F("loss", VT_F32, "1"), F("grads", VT_F32, "226688")}, 2},
+    /* 1.2.0: profile gptchar */
+    {"residual_add", "5.13", {F("x", VT_F32, "n"), F("y", VT_F32, "n")}, 2, {F("z", VT_F32, "n")}, 1},
+    {"layernorm_forward", "5.14",
+     {F("n", VT_INT, NULL), F("x", VT_F32, "rows*n"), F("w", VT_F32, "n"), F("b", VT_F32, "n"),
+      F("eps", VT_F32, "1")}, 5,
+     {F("y", VT_F32, "rows*n"), F("mean", VT_F32, "rows"), F("rstd", VT_F32, "rows")}, 3},
+    {"layernorm_backward", "5.15",
+     {F("n", VT_INT, NULL), F("x", VT_F32, "rows*n"), F("w", VT_F32, "n"), F("eps", VT_F32, "1"),
+      F("dy", VT_F32, "rows*n"), F("dw", VT_F32, "n"), F("db", VT_F32, "n")}, 7,
+     {F("dw", VT_F32, "n"), F("db", VT_F32, "n"), F("dx", VT_F32, "rows*n")}, 3},
+    {"gelu_forward", "5.16", {F("x", VT_F32, "n")}, 1, {F("y", VT_F32, "n")}, 1},
+    {"gelu_backward", "5.17", {F("x", VT_F32, "n"), F("dy", VT_F32, "n")}, 2, {F("dx", VT_F32, "n")}, 1},
+    {"causal_attention_forward", "5.18",
+     {F("heads", VT_INT, NULL), F("width", VT_INT, NULL), F("c", VT_F32, "1"), F("q", VT_F32, "t*heads*width"),
+      F("k", VT_F32, "t*heads*width"), F("v", VT_F32, "t*heads*width")}, 6,
+     {F("w", VT_F32, "t*heads*t"), F("z", VT_F32, "t*heads*width")}, 2},
+    {"causal_attention_backward", "5.19",
+     {F("heads", VT_INT, NULL), F("width", VT_INT, NULL), F("c", VT_F32, "1"), F("q", VT_F32, "t*heads*width"),
+      F("k", VT_F32, "t*heads*width"), F("v", VT_F32, "t*heads*width"), F("w", VT_F32, "t*heads*t"),
+      F("dz", VT_F32, "t*heads*width")}, 8,
+     {F("dq", VT_F32, "t*heads*width"), F("dk", VT_F32, "t*heads*width"), F("dv", VT_F32, "t*heads*width")}, 3},
+    {"tied_embedding_grad", "5.20",
+     {F("dim", VT_INT, NULL), F("f", VT_F32, "m*dim"), F("dlogits", VT_F32, "m*vocab"), F("tokens", VT_INTS, "m"),
+      F("dx", VT_F32, "m*dim")}, 5,
+     {F("de", VT_F32, "vocab*dim")}, 1},
+    {"clip_grad_norm", "7.3", {F("g", VT_F32, "n"), F("max_norm", VT_F32, "1"), F("eps", VT_F32, "1")}, 3,
+     {F("g", VT_F32, "n"), F("norm", VT_F32, "1")}, 2},
+    {"lr_schedule", "7.4",
+     {F("step", VT_INT, NULL), F("warmup", VT_INT, NULL), F("total", VT_INT, NULL), F("lr_max", VT_F32, "1")}, 4,
+     {F("lr", VT_F32, "1")}, 1},
+    {"gptchar_init", "14.4", {F("tensor", VT_NAME, NULL)}, 1, {F("values", VT_F32, "@gctensor")}, 1},
+    {"gptchar_batch", "14.5", {F("step", VT_INT, NULL)}, 1, {F("x", VT_INTS, "512"), F("y", VT_INTS, "512")}, 2},
+    {"gptchar_loss_grad", "14.6", {F("params", VT_F32, "106176"), F("x", VT_INTS, "m"), F("y", VT_INTS, "m")}, 3,
+     {F("loss", VT_F32, "1"), F("grads", VT_F32, "106176")}, 2},
 };
 const size_t op_table_n = sizeof op_table / sizeof op_table[0];
 
@@ -122,6 +156,16 @@ static int am_tensor_size(const char *name, uint64_t *size)
     return -1;
 }
 
+static int gc_tensor_size(const char *name, uint64_t *size)
+{
+    for (size_t t = 0; t < IT_GC_NTENSORS; t++)
+        if (strcmp(it_gptchar_tensors[t].name, name) == 0) {
+            *size = it_gptchar_tensors[t].rows * it_gptchar_tensors[t].cols;
+            return 0;
+        }
+    return -1;
+}
+
 static int tensor_size(const char *name, uint64_t *size)
 {
     for (size_t t = 0; t < 5; t++)
@@ -155,6 +199,19 @@ static int check_len(env *e, const op_field *f, const value *in0, const value *x
         uint64_t size;
         if (!in0->text || am_tensor_size(in0->text, &size) != 0) {
             snprintf(why, cap, "no size: tensor is not one of addmod113's (spec 13.2)");
+            return -1;
+        }
+        if (x->n != size) {
+            snprintf(why, cap, "expected %llu values (rows*cols of %s), got %zu", (unsigned long long)size,
+                     in0->text, x->n);
+            return -1;
+        }
+        return 0;
+    }
+    if (strcmp(f->len, "@gctensor") == 0) {
+        uint64_t size;
+        if (!in0->text || gc_tensor_size(in0->text, &size) != 0) {
+            snprintf(why, cap, "no size: tensor is not one of gptchar's (spec 14.2)");
             return -1;
         }
         if (x->n != size) {
@@ -274,6 +331,46 @@ static int check_ranges(const op_def *d, env *e, const value *in, int *where, ch
         for (size_t i = 0; i < in[1].n; i++)
             if (in[1].v[i] >= 12769)
                 BAD(1, "pairs[%zu] = %llu is not below 12769", i, (unsigned long long)in[1].v[i]);
+    } else if (!strcmp(n, "layernorm_forward") || !strcmp(n, "layernorm_backward")) {
+        if (in[0].v[0] == 0 || in[0].v[0] > (1u << 20))
+            BAD(0, "n must be in [1, 2^20]");
+        if (var(e, "rows") < 1)
+            BAD(1, "x must hold at least one row of n values");
+    } else if (!strcmp(n, "causal_attention_forward") || !strcmp(n, "causal_attention_backward")) {
+        if (in[0].v[0] == 0 || in[1].v[0] == 0 || in[0].v[0] * in[1].v[0] > 65536)
+            BAD(in[0].v[0] == 0 ? 0 : 1, "heads and width must be at least 1, heads*width at most 65536");
+        if (var(e, "t") < 1 || var(e, "t") > 64)
+            BAD(3, "q must hold t = 1..64 positions of heads*width values");
+    } else if (!strcmp(n, "tied_embedding_grad")) {
+        if (in[0].v[0] == 0 || in[0].v[0] > (1u << 20))
+            BAD(0, "dim must be in [1, 2^20]");
+        if (var(e, "m") < 1 || var(e, "vocab") < 1)
+            BAD(3, "at least one row and a vocabulary of at least one");
+        for (size_t i = 0; i < in[3].n; i++)
+            if (in[3].v[i] >= var(e, "vocab"))
+                BAD(3, "tokens[%zu] = %llu is not below vocab = %llu", i, (unsigned long long)in[3].v[i],
+                    (unsigned long long)var(e, "vocab"));
+    } else if (!strcmp(n, "lr_schedule")) {
+        if (in[2].v[0] == 0 || in[2].v[0] >= (1u << 24))
+            BAD(2, "total must be in [1, 2^24)");
+        if (in[0].v[0] == 0 || in[0].v[0] > in[2].v[0])
+            BAD(0, "step must be in [1, total]");
+        if (in[1].v[0] == 0 || in[1].v[0] > in[2].v[0])
+            BAD(1, "warmup must be in [1, total]");
+    } else if (!strcmp(n, "gptchar_init")) {
+        uint64_t size;
+        if (gc_tensor_size(in[0].text, &size) != 0)
+            BAD(0, "tensor '%s' is not one of gptchar's (spec 14.2)", in[0].text);
+    } else if (!strcmp(n, "gptchar_batch")) {
+        if (in[0].v[0] == 0 || in[0].v[0] > 0xffffffffu)
+            BAD(0, "step must be in [1, 2^32) (steps are 1-based)");
+    } else if (!strcmp(n, "gptchar_loss_grad")) {
+        if (in[1].n % 32 != 0 || in[1].n == 0)
+            BAD(1, "x must hold whole sequences of 32 tokens");
+        for (size_t k = 1; k <= 2; k++)
+            for (size_t i = 0; i < in[k].n; i++)
+                if (in[k].v[i] > 62)
+                    BAD(k, "%s[%zu] = %llu is not a token (0..62)", d->in[k].key, i, (unsigned long long)in[k].v[i]);
     } else if (!strcmp(n, "sweep")) {
         if (strcmp(in[0].text, "exp") != 0 && strcmp(in[0].text, "log") != 0)
             BAD(0, "fn must be exp or log");

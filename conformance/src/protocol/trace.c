@@ -52,7 +52,7 @@ static int parse_header(const char *l, size_t n, trace_doc *t, char *why, size_t
         return -1;
     }
     const wire_token *p = &wl.t[0], *s = &wl.t[1];
-    int bad = parse_u32_dec(s->val, s->val_len, &t->steps) != 0;
+    int bad = parse_u32_dec(s->val, s->val_len, &t->steps) != 0 || p->val_len == 0;
     for (size_t i = 0; i < p->val_len && !bad; i++)
         bad = !((p->val[i] >= 'a' && p->val[i] <= 'z') || (p->val[i] >= '0' && p->val[i] <= '9') || p->val[i] == '_');
     if (bad) {
@@ -88,7 +88,8 @@ static int loss_dec_ok(const char *s, size_t n, uint32_t bits)
 }
 
 /* One step line. */
-static int parse_step(const char *l, size_t n, uint32_t expect, trace_step *st, char *why, size_t cap)
+/* first: the trace's first step line (step 0, or the state a resumed run starts from, spec §9.4): no loss */
+static int parse_step(const char *l, size_t n, uint32_t expect, int first, trace_step *st, char *why, size_t cap)
 {
     wire_line wl;
     wire_line_init(&wl);
@@ -134,23 +135,25 @@ static int parse_step(const char *l, size_t n, uint32_t expect, trace_step *st, 
                  (unsigned)st->step);
         goto out;
     }
-    if (expect == 0 && (loss || dec)) {
-        snprintf(why, cap, "step 0 (the initial parameters) has no loss");
+    if (first && (loss || dec)) {
+        snprintf(why, cap, expect == 0 ? "step 0 (the initial parameters) has no loss"
+                                       : "the first line of a resumed run (the state it starts from) has no loss");
         goto out;
     }
-    if (expect > 0) {
+    if (!first) {
         if (!loss || !dec) {
             snprintf(why, cap, "step %u needs loss=<8 hex> and loss_dec=<decimal>", (unsigned)expect);
             goto out;
         }
-        /* the reference writes loss=0x%08x; P7 writes <8 hex>: both are read */
+        /* §9.2 writes loss=0x<8 lowercase hex>; P7 also accepts the bare P4
+         * form. Lowercase only, prefix and digits alike: "0X" is neither. */
         const char *h = loss->val;
         size_t hl = loss->val_len;
-        if (hl == 10 && h[0] == '0' && (h[1] == 'x' || h[1] == 'X'))
+        if (hl == 10 && h[0] == '0' && h[1] == 'x')
             h += 2, hl -= 2;
         value v;
-        if (hl != 8 || value_parse(VT_U32, h, hl, 0, &v, why, cap) != 0) {
-            snprintf(why, cap, "loss is not 8 hex digits (binary32 bits)");
+        if (hl != 8 || !is_lower_hex(h, 8) || value_parse(VT_U32, h, hl, 0, &v, why, cap) != 0) {
+            snprintf(why, cap, "loss is not 0x and 8 lowercase hex digits (binary32 bits, spec §9.2)");
             goto out;
         }
         st->loss = (uint32_t)v.v[0];
@@ -170,6 +173,13 @@ out:
 
 /* spec §9.2 / P7 */
 int trace_parse(const char *text, size_t len, const char *name, trace_doc *t, char *err, size_t cap)
+{
+    return trace_parse_from(text, len, name, 0, t, err, cap);
+}
+
+/* spec §9.4: a resumed run's trace starts at step `from` */
+int trace_parse_from(const char *text, size_t len, const char *name, uint32_t from, trace_doc *t, char *err,
+                     size_t cap)
 {
     memset(t, 0, sizeof *t);
     size_t line_no = 0, pos = 0, cap_steps = 0;
@@ -195,7 +205,7 @@ int trace_parse(const char *text, size_t len, const char *name, trace_doc *t, ch
             }
             continue;
         }
-        if (t->n > (size_t)t->steps) {
+        if ((uint64_t)from + t->n > (uint64_t)t->steps) {
             snprintf(err, cap, "%s:%zu: a line after step %u, the last step of the header's steps=%u", name, line_no,
                      (unsigned)t->steps, (unsigned)t->steps);
             return -1;
@@ -205,7 +215,7 @@ int trace_parse(const char *text, size_t len, const char *name, trace_doc *t, ch
             t->s = xrealloc(t->s, cap_steps * sizeof *t->s);
         }
         trace_step st;
-        if (parse_step(l, n, (uint32_t)t->n, &st, why, sizeof why) != 0) {
+        if (parse_step(l, n, from + (uint32_t)t->n, t->n == 0, &st, why, sizeof why) != 0) {
             char *ex = sanitized(l, n, 80);
             snprintf(err, cap, "%s:%zu: %s: \"%s\"", name, line_no, why, ex);
             free(ex);

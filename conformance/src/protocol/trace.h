@@ -21,7 +21,7 @@ typedef struct {
 typedef struct {
     char *profile;
     uint32_t steps; /* from the header */
-    trace_step *s;  /* s[i].step == i */
+    trace_step *s;  /* s[i].step == i (from + i for a resumed run) */
     size_t n;
 } trace_doc;
 
@@ -32,6 +32,10 @@ enum { TRACE_CAP = 1 << 20 }; /* P8: a trace is at most 1 MiB */
  * Returns 0, or -1 with the message in err; on -1, t holds the steps parsed
  * before the bad line. */
 int trace_parse(const char *text, size_t len, const char *name, trace_doc *t, char *err, size_t cap);
+/* The same for a run resumed at step `from` (spec §9.4): its first line is
+ * step=from without a loss, and s[i].step == from + i. */
+int trace_parse_from(const char *text, size_t len, const char *name, uint32_t from, trace_doc *t, char *err,
+                     size_t cap);
 /* Reads and parses a file of at most max bytes. */
 int trace_parse_file(const char *path, size_t max, trace_doc *t, char *err, size_t cap);
 void trace_free(trace_doc *t);

@@ -78,7 +78,8 @@ static void read_outputs(train_exec *x, uint64_t ck_size)
         if (read_file_at(wd, "trace.txt", TRACE_CAP, RF_NOFOLLOW, &text, &len, x->trace_err, sizeof x->trace_err) ==
             0) {
             x->trace_read = 1;
-            x->trace_ok = trace_parse(text, len, "trace.txt", &x->tr, x->trace_err, sizeof x->trace_err) == 0;
+            x->trace_ok = trace_parse_from(text, len, "trace.txt", x->from, &x->tr, x->trace_err,
+                                           sizeof x->trace_err) == 0;
             free(text);
         }
     }
@@ -118,7 +119,15 @@ int train_exec_run(const char *cmd, const char *profile, uint32_t steps, uint64_
 int train_exec_run_seed(const char *cmd, const char *profile, uint32_t steps, const char *seed, uint64_t ck_size,
                         double timeout, train_exec *x, char *err, size_t cap)
 {
+    return train_exec_run_resume(cmd, profile, steps, seed, 0, NULL, 0, ck_size, timeout, x, err, cap);
+}
+
+int train_exec_run_resume(const char *cmd, const char *profile, uint32_t steps, const char *seed, uint32_t from,
+                          const char *const *state_files, size_t n_state, uint64_t ck_size, double timeout,
+                          train_exec *x, char *err, size_t cap)
+{
     memset(x, 0, sizeof *x);
+    x->from = from;
     x->ck_fd = -1;
     x->steps = steps;
     x->dir = make_temp_dir("isotrain-conform", err, cap);
@@ -127,13 +136,42 @@ int train_exec_run_seed(const char *cmd, const char *profile, uint32_t steps, co
     x->trace_path = xasprintf("%s/trace.txt", x->dir);
     x->ckdir = xasprintf("%s/checkpoints", x->dir);
     mkdir(x->ckdir, 0777); /* the runner makes DIR; the IUT fills it */
-    char steps_s[16];
+    char steps_s[16], from_s[16];
     snprintf(steps_s, sizeof steps_s, "%u", (unsigned)steps);
-    const char *args[] = {"--profile", profile, "--steps", steps_s, "--trace", x->trace_path,
-                          "--checkpoint-dir", x->ckdir, "--checkpoint-steps", "all", "--seed", seed};
+    snprintf(from_s, sizeof from_s, "%u", (unsigned)from);
+    /* spec §8.4, P7 (1.2.0): the golden state is copied into the work
+     * directory, so the IUT never touches the vector set's files */
+    char *sdir = NULL;
+    if (n_state) {
+        sdir = xasprintf("%s/state", x->dir);
+        mkdir(sdir, 0777);
+        for (size_t i = 0; i < n_state; i++) {
+            char *data;
+            size_t len;
+            const char *base = strrchr(state_files[i], '/');
+            char *dst = xasprintf("%s/%s", sdir, base ? base + 1 : state_files[i]);
+            int bad = read_file(state_files[i], (size_t)ck_size, &data, &len, err, cap) != 0 ||
+                      write_file(dst, data, len, err, cap) != 0;
+            if (!bad)
+                free(data);
+            free(dst);
+            if (bad) {
+                free(sdir);
+                return -1;
+            }
+        }
+    }
+    const char *args[16] = {"--profile", profile, "--steps", steps_s, "--trace", x->trace_path,
+                            "--checkpoint-dir", x->ckdir, "--checkpoint-steps", "all"};
+    size_t na = 10;
+    if (seed)
+        args[na++] = "--seed", args[na++] = seed;
+    if (sdir)
+        args[na++] = "--resume", args[na++] = sdir, args[na++] = "--from-step", args[na++] = from_s;
     watch_ctx w = {x->trace_path, x->ckdir, ck_size};
     char serr[256];
-    x->started = iut_run(cmd, "train", args, seed ? 12 : 10, NULL, timeout, 0, 0, watch, &w, &x->r, serr, sizeof serr) == 0;
+    x->started = iut_run(cmd, "train", args, (int)na, NULL, timeout, 0, 0, watch, &w, &x->r, serr, sizeof serr) == 0;
+    free(sdir);
     if (!x->started) {
         snprintf(x->r.status_text, sizeof x->r.status_text, "could not start: %s", serr);
         x->r.err_tail = xstrdup("");

@@ -22,6 +22,7 @@ typedef struct {
     int ck_fd;             /* the checkpoint directory as opened after the run
                             * (never through a link), -1 if it could not be */
     uint32_t steps;
+    uint32_t from;         /* a resumed run's first step (spec §8.4), else 0 */
     int started;
     iut_result r;
     int trace_exists;      /* a directory entry trace.txt exists */
@@ -44,6 +45,13 @@ int train_exec_run(const char *cmd, const char *profile, uint32_t steps, uint64_
 /* The same with `--seed S` (P7, spec 1.1.0) when seed is not NULL. */
 int train_exec_run_seed(const char *cmd, const char *profile, uint32_t steps, const char *seed, uint64_t ck_size,
                         double timeout, train_exec *x, char *err, size_t cap);
+/* The same resumed from a state (spec §8.4, P7 1.2.0): the n_state files
+ * (the state of step `from`, each at most ck_size bytes) are copied into the
+ * work directory and passed as `--resume DIR --from-step FROM`; the trace is
+ * parsed from step `from` on. With n_state 0 it is train_exec_run_seed. */
+int train_exec_run_resume(const char *cmd, const char *profile, uint32_t steps, const char *seed, uint32_t from,
+                          const char *const *state_files, size_t n_state, uint64_t ck_size, double timeout,
+                          train_exec *x, char *err, size_t cap);
 /* Removes the directory unless keep; frees everything. */
 void train_exec_free(train_exec *x, int keep);
 

@@ -276,12 +276,10 @@ int wire_line_parse(const char *line, size_t len, wire_line *out, char *why, siz
                      (int)(klen > 32 ? 32 : klen), tok);
             return -1;
         }
+        /* P3 (1.1.1): an empty value is valid syntax; where a P4 value is
+         * expected, value_parse refuses it, and an unknown key is ignored */
         const char *val = eq + 1;
         size_t vlen = n - klen - 1;
-        if (vlen == 0) {
-            snprintf(why, cap, "key '%.*s' has an empty value", (int)klen, tok);
-            return -1;
-        }
         for (size_t j = 0; j < vlen; j++) {
             unsigned char c = (unsigned char)val[j];
             if (c == '=' || c < 0x20 || c == 0x7f) {

@@ -11,6 +11,8 @@
 #include "report/hostinfo.h"
 #include "core/version.h"
 #include "trust/dsse.h"
+#include "protocol/contain.h"
+#include "protocol/proc_seen.h"
 
 static void add_str(cJSON *o, const char *k, const char *v)
 {
@@ -55,12 +57,131 @@ static cJSON *step_json(uint32_t step, int reached, int has_loss, uint32_t loss,
     return o;
 }
 
+/* One bound file of the subject (protocol/iut_target.h). */
+static cJSON *file_json(const target_file *f, int with_after)
+{
+    cJSON *o = cJSON_CreateObject();
+    add_str(o, "role", f->role);
+    add_str(o, "given", f->given);
+    add_str(o, "path", f->path);
+    add_str(o, "sha256", f->sha256);
+    if (with_after)
+        add_str(o, "sha256_after", f->sha256_after[0] ? f->sha256_after : NULL);
+    cJSON_AddNumberToObject(o, "size", (double)f->size);
+    add_str(o, "format", exe_kind_name(f->fmt.kind));
+    add_str(o, "isa", f->fmt.isa[0] ? f->fmt.isa : NULL);
+    cJSON_AddBoolToObject(o, "executed", f->executed);
+    if (f->executed)
+        add_str(o, "executed_through", f->by_path ? "path" : "descriptor");
+    return o;
+}
+
+/* What the receipt binds (conformance/README.md "What a receipt proves"):
+ * the argv form's files, each hashed before the first verb (the executable
+ * through the descriptor that is executed) and after the run; or, for the
+ * shell form, that nothing is bound and why. */
+static void subject_json(cJSON *iut, const run_ctx *rc)
+{
+    cJSON *sj = cJSON_AddObjectToObject(iut, "subject");
+    const iut_target *t = rc->target;
+    if (!t) {
+        add_str(sj, "form", "shell");
+        cJSON_AddBoolToObject(sj, "bound", 0);
+        add_str(sj, "reason", SCOPE_SUBJECT_UNBOUND);
+        return;
+    }
+    add_str(sj, "form", "argv");
+    cJSON_AddBoolToObject(sj, "bound", 1);
+    cJSON *av = cJSON_AddArrayToObject(sj, "argv");
+    for (size_t i = 0; i < t->argc; i++)
+        add_str_item(av, t->argv[i]);
+    cJSON *fs = cJSON_AddArrayToObject(sj, "files");
+    for (size_t i = 0; i < t->nf; i++)
+        cJSON_AddItemToArray(fs, file_json(&t->f[i], 1));
+    add_str(sj, "executed", t->f[t->exec_file].path);
+    add_str(sj, "not_bound", "what the program loads or runs after it starts: shared libraries, modules an "
+                             "interpreter imports, files it reads, programs it executes (see processes_seen), and the "
+                             "environment");
+}
+
+/* The executables seen running in the IUT's tree (protocol/proc_seen.h). */
+static void processes_json(cJSON *iut, const run_ctx *rc)
+{
+    cJSON *ps = cJSON_AddArrayToObject(iut, "processes_seen");
+    for (size_t i = 0; i < proc_seen_count(); i++) {
+        const seen_exe *e = proc_seen_get(i);
+        cJSON *o = cJSON_CreateObject();
+        add_str(o, "path", e->path);
+        add_str(o, "sha256", e->sha256);
+        add_str(o, "format", exe_kind_name(e->fmt.kind));
+        add_str(o, "isa", e->fmt.isa[0] ? e->fmt.isa : NULL);
+        cJSON_AddNumberToObject(o, "processes", e->processes);
+        add_str(o, "verbs", e->verbs);
+        cJSON_AddBoolToObject(o, "is_subject", iut_target_has_digest(rc->target, e->sha256));
+        cJSON_AddItemToArray(ps, o);
+    }
+    cJSON_AddNumberToObject(iut, "processes_seen_not_listed", (double)proc_seen_dropped());
+    add_str(iut, "containment", contain_mode());
+}
+
+/* The emulator as measured: resolved path, digest and --version, and
+ * whether it is the executable the runner started (the argv form) or only
+ * named (--emulator, or the first word of a shell command). */
+static void emulator_json(cJSON *root, const run_ctx *rc, const char *shell_emu, const char *shell_cpu)
+{
+    const conform_args *a = rc->a;
+    const iut_target *t = rc->target;
+    const char *name = t && t->emulated ? t->emu_name : a->emulator ? a->emulator : shell_emu;
+    if (!name) {
+        cJSON_AddNullToObject(root, "emulator");
+        return;
+    }
+    cJSON *e = cJSON_AddObjectToObject(root, "emulator");
+    add_str(e, "name", name);
+    if (t && t->emulated) {
+        add_str(e, "cpu", t->emu_cpu);
+        add_str(e, "source", "the IUT's executable");
+        add_str(e, "path", t->f[0].path);
+        add_str(e, "sha256", t->f[0].sha256);
+        add_str(e, "version", t->emu_version);
+        cJSON_AddBoolToObject(e, "is_executable", 1);
+        if (a->emulator && (strcmp(a->emulator, t->emu_name) != 0 ||
+                            (a->emulator_cpu && (!t->emu_cpu || strcmp(a->emulator_cpu, t->emu_cpu) != 0)))) {
+            cJSON *c = cJSON_AddObjectToObject(e, "claimed_by_option");
+            add_str(c, "name", a->emulator);
+            add_str(c, "cpu", a->emulator_cpu);
+        }
+        return;
+    }
+    add_str(e, "cpu", a->emulator ? a->emulator_cpu : shell_cpu);
+    add_str(e, "source", a->emulator ? "--emulator" : "the IUT command");
+    /* named, not run by the runner: measured where PATH resolves the name */
+    iut_target m;
+    char err[256];
+    char *av[1] = {(char *)name};
+    if (iut_target_open(&m, av, 1, err, sizeof err) == 0) {
+        add_str(e, "path", m.f[0].path);
+        add_str(e, "sha256", m.f[0].sha256);
+        add_str(e, "version", m.emu_version);
+    } else {
+        cJSON_AddNullToObject(e, "path");
+        cJSON_AddNullToObject(e, "sha256");
+        add_str(e, "version", err);
+    }
+    iut_target_free(&m);
+    cJSON_AddBoolToObject(e, "is_executable", 0);
+}
+
 /* Design brief, "Receipts": one JSON document per run. */
 int receipt_write(const run_ctx *rc, const char *path, const char *overall, const char *reached)
 {
     const conform_args *a = rc->a;
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "schema", "isotrain-receipt-v1");
+    /* the rules this receipt is made and checked under (trust/verify_receipt.h):
+     * 2 = a bound or declared-unbound subject, the ops sessions as cases,
+     * the measured host fields */
+    cJSON_AddNumberToObject(root, "trust_rules", RECEIPT_TRUST_RULES);
     cJSON *suite = cJSON_AddObjectToObject(root, "suite");
     cJSON_AddStringToObject(suite, "name", "isotrain-conform");
     cJSON_AddStringToObject(suite, "version", CONFORM_VERSION);
@@ -108,19 +229,30 @@ int receipt_write(const run_ctx *rc, const char *path, const char *overall, cons
     iut_binary_inspect(a->iut, &b);
     const iut_binary *b0 = &rc->bin_before;
     cJSON *bin = cJSON_AddObjectToObject(iut, "binary");
-    add_str(bin, "word", b0->binary);
-    add_str(bin, "path", b0->path);
-    add_str(bin, "sha256", b0->sha256[0] ? b0->sha256 : NULL);
-    add_str(bin, "sha256_after", b.sha256[0] ? b.sha256 : NULL);
-    if (b.n_scripts) {
-        cJSON *sc = cJSON_AddArrayToObject(iut, "files");
-        for (size_t i = 0; i < b.n_scripts; i++) {
-            cJSON *f = cJSON_CreateObject();
-            add_str(f, "path", b.scripts[i]);
-            add_str(f, "sha256", b.script_sha256[i]);
-            cJSON_AddItemToArray(sc, f);
+    if (rc->target) { /* the argv form: the guest under an emulator, else the program as given */
+        const iut_target *t = rc->target;
+        const target_file *pf = &t->f[t->guest >= 0 ? (size_t)t->guest : 0];
+        add_str(bin, "word", pf->given);
+        add_str(bin, "path", pf->path);
+        add_str(bin, "sha256", pf->sha256);
+        add_str(bin, "sha256_after", pf->sha256_after[0] ? pf->sha256_after : NULL);
+    } else {
+        add_str(bin, "word", b0->binary);
+        add_str(bin, "path", b0->path);
+        add_str(bin, "sha256", b0->sha256[0] ? b0->sha256 : NULL);
+        add_str(bin, "sha256_after", b.sha256[0] ? b.sha256 : NULL);
+        if (b.n_scripts) {
+            cJSON *sc = cJSON_AddArrayToObject(iut, "files");
+            for (size_t i = 0; i < b.n_scripts; i++) {
+                cJSON *f = cJSON_CreateObject();
+                add_str(f, "path", b.scripts[i]);
+                add_str(f, "sha256", b.script_sha256[i]);
+                cJSON_AddItemToArray(sc, f);
+            }
         }
     }
+    subject_json(iut, rc);
+    processes_json(iut, rc);
     cJSON *self = cJSON_AddObjectToObject(iut, "self_report");
     add_str(self, "command", "info");
     add_str(self, "status", rc->info_status);
@@ -140,15 +272,7 @@ int receipt_write(const run_ctx *rc, const char *path, const char *overall, cons
     add_str(host, "runner_compiler", h.compiler);
     add_str(host, "runner_cflags", h.cflags);
     hostinfo_free(&h);
-    const char *emu = a->emulator ? a->emulator : b.emulator;
-    const char *emu_cpu = a->emulator ? a->emulator_cpu : b.emulator_cpu;
-    if (emu) {
-        cJSON *e = cJSON_AddObjectToObject(root, "emulator");
-        add_str(e, "name", emu);
-        add_str(e, "cpu", emu_cpu);
-        add_str(e, "source", a->emulator ? "--emulator" : "the IUT command");
-    } else
-        cJSON_AddNullToObject(root, "emulator");
+    emulator_json(root, rc, b.emulator, b.emulator_cpu);
     /* stderr warnings of hello/info: an emulator's, such as QEMU's
      * "TCG doesn't support requested feature" */
     cJSON *ew = cJSON_AddArrayToObject(root, "emulator_warnings");
@@ -168,6 +292,7 @@ int receipt_write(const run_ctx *rc, const char *path, const char *overall, cons
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)rc->run_seed);
     cJSON_AddStringToObject(opt, "seed", seed);
     cJSON_AddBoolToObject(opt, "seed_given", a->seed_given);
+    cJSON_AddBoolToObject(opt, "fresh_only", a->fresh_only);
     cJSON_AddNumberToObject(opt, "timeout_case", a->timeout_case);
     cJSON_AddNumberToObject(opt, "timeout_run", a->timeout_run);
     cJSON_AddNumberToObject(opt, "slowdown", a->slowdown);
@@ -240,6 +365,10 @@ int receipt_write(const run_ctx *rc, const char *path, const char *overall, cons
         }
     }
     cJSON_AddItemToObject(levels, "fresh", lf);
+    if (contain_interrupted())
+        cJSON_AddNumberToObject(root, "interrupted_by_signal", contain_interrupted());
+    else
+        cJSON_AddNullToObject(root, "interrupted_by_signal");
     cJSON_AddStringToObject(root, "verdict", overall);
     cJSON_AddNumberToObject(root, "exit_code", rc->verdict.exit_code);
     cJSON *sc = cJSON_AddObjectToObject(root, "scope");
@@ -248,6 +377,15 @@ int receipt_write(const run_ctx *rc, const char *path, const char *overall, cons
     for (size_t i = 0; i < rc->verdict.n_reasons; i++)
         add_str_item(rs, rc->verdict.reasons[i]);
     cJSON_AddStringToObject(root, "level_reached", reached);
+    cJSON *lr = cJSON_AddObjectToObject(root, "levels_reached"); /* per profile */
+    for (size_t i = 0; i < rc->n_reached; i++)
+        add_str(lr, rc->reached[i].profile, rc->reached[i].level);
+    /* spec §12.1: judged by (and, for a PASS, certified against) the lower
+     * of the IUT's claim and the vector set's version, as MAJOR.MINOR */
+    cJSON *sp = cJSON_AddObjectToObject(root, "spec");
+    add_str(sp, "certified", rc->req.iut_known ? rc->req.certified_text : NULL);
+    add_str(sp, "iut", rc->iut_spec);
+    add_str(sp, "vectors", rc->vs.spec_version);
     tally t = results_tally(&rc->res, NULL);
     cJSON *cnt = cJSON_AddObjectToObject(root, "counts");
     cJSON_AddNumberToObject(cnt, "passed", (double)t.passed);

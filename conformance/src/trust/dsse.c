@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json_strict.h"
 #include "trust/sshsig.h"
 
 void dsse_pae(sbuf *out, const char *type, const void *body, size_t len)
@@ -89,6 +90,20 @@ cJSON *intoto_statement(const cJSON *receipt)
         const char *p = jstr(bin, "path");
         char *name = xasprintf("iut:%s", p ? p : "?");
         add_subject(subj, name, bsha);
+        free(name);
+    }
+    /* every file the argv form binds (iut.subject.files): the executable
+     * that ran, its interpreter, the script, the emulator's guest */
+    const cJSON *sj = iut ? cJSON_GetObjectItemCaseSensitive(iut, "subject") : NULL;
+    const cJSON *files = sj ? cJSON_GetObjectItemCaseSensitive(sj, "files") : NULL;
+    const cJSON *f;
+    cJSON_ArrayForEach(f, files)
+    {
+        const char *sha = jstr(f, "sha256"), *role = jstr(f, "role"), *fp = jstr(f, "path");
+        if (!sha || (bsha && !strcmp(sha, bsha)))
+            continue;
+        char *name = xasprintf("iut:%s:%s", role ? role : "file", fp ? fp : "?");
+        add_subject(subj, name, sha);
         free(name);
     }
     const cJSON *vec = cJSON_GetObjectItemCaseSensitive(receipt, "vectors");
@@ -186,9 +201,10 @@ void dsse_opened_free(dsse_opened *o)
 int dsse_open(const char *file, const char *text, size_t len, dsse_opened *o, problems *pr)
 {
     memset(o, 0, sizeof *o);
-    cJSON *env = cJSON_ParseWithLength(text, len);
+    char why[256] = "";
+    cJSON *env = json_parse_strict(text, len, why, sizeof why); /* core/json_strict.h */
     if (!cJSON_IsObject(env)) {
-        problems_add(pr, "%s: not a JSON object (a DSSE envelope is expected)", file);
+        problems_add(pr, "%s: not a JSON object (a DSSE envelope is expected)%s%s", file, why[0] ? ": " : "", why);
         cJSON_Delete(env);
         return -1;
     }
@@ -202,12 +218,13 @@ int dsse_open(const char *file, const char *text, size_t len, dsse_opened *o, pr
     else if (!cJSON_IsArray(sigs))
         problems_add(pr, "%s: signatures: expected an array", file);
     else {
-        o->statement = cJSON_ParseWithLength((const char *)o->payload, o->payload_len);
+        o->statement = json_parse_strict((const char *)o->payload, o->payload_len, why, sizeof why);
         const cJSON *pred = o->statement ? cJSON_GetObjectItemCaseSensitive(o->statement, "predicate") : NULL;
         const char *ty = o->statement ? jstr(o->statement, "_type") : NULL;
         const char *pty = o->statement ? jstr(o->statement, "predicateType") : NULL;
         if (!cJSON_IsObject(o->statement))
-            problems_add(pr, "%s: payload: not a JSON object (an in-toto Statement)", file);
+            problems_add(pr, "%s: payload: not a JSON object (an in-toto Statement)%s%s", file,
+                         o->statement ? "" : ": ", o->statement ? "" : why);
         else if (!ty || strcmp(ty, INTOTO_STATEMENT) != 0)
             problems_add(pr, "%s: payload._type: expected \"%s\"", file, INTOTO_STATEMENT);
         else if (!pty || strcmp(pty, INTOTO_TEST_RESULT) != 0)
@@ -242,24 +259,54 @@ int dsse_open(const char *file, const char *text, size_t len, dsse_opened *o, pr
     return rc;
 }
 
-size_t dsse_check_signatures(const char *file, const dsse_opened *o, const char *allowed, char **who, problems *pr)
+size_t dsse_check_signers(const char *file, const dsse_opened *o, const char *allowed, dsse_signer *first,
+                          problems *pr)
 {
-    *who = NULL;
+    memset(first, 0, sizeof *first);
     size_t good = 0;
     sbuf pae;
     sbuf_init(&pae);
     dsse_pae(&pae, DSSE_PAYLOAD_TYPE, o->payload, o->payload_len);
     for (size_t i = 0; i < o->n_sigs; i++) {
-        char err[512], *p;
+        char err[512], fp[64], *p;
+        if (sshsig_fingerprint(o->sigs[i], fp) != 0) {
+            problems_add(pr, "%s: signatures[%zu]: not an SSH signature (ssh-keygen -Y sign)", file, i);
+            continue;
+        }
+        if (!allowed) {
+            problems_add(pr, "%s: signatures[%zu]: signed by the key %s, but there is no allowed-signers file to check it "
+                             "against (give --allowed-signers FILE)", file, i, fp);
+            continue;
+        }
         if (sshsig_verify(allowed, pae.p, pae.len, o->sigs[i], &p, err, sizeof err) == 0) {
-            if (!*who)
-                *who = p;
-            else
+            if (!first->principal) {
+                first->principal = p;
+                snprintf(first->fingerprint, sizeof first->fingerprint, "%s", fp);
+                first->cls = key_class_of(fp);
+                first->words = signer_words(p, fp);
+            } else
                 free(p);
             good++;
         } else
-            problems_add(pr, "%s: signatures[%zu]: %s", file, i, err);
+            problems_add(pr, "%s: signatures[%zu]: key %s: %s", file, i, fp, err);
     }
     sbuf_free(&pae);
+    return good;
+}
+
+void dsse_signer_free(dsse_signer *s)
+{
+    free(s->principal);
+    free(s->words);
+    memset(s, 0, sizeof *s);
+}
+
+size_t dsse_check_signatures(const char *file, const dsse_opened *o, const char *allowed, char **who, problems *pr)
+{
+    dsse_signer s;
+    size_t good = dsse_check_signers(file, o, allowed, &s, pr);
+    *who = s.principal;
+    s.principal = NULL;
+    dsse_signer_free(&s);
     return good;
 }

@@ -10,6 +10,7 @@
 
 #include "core/problems.h"
 #include "core/util.h"
+#include "trust/keys.h"
 
 #define DSSE_PAYLOAD_TYPE "application/vnd.in-toto+json"
 #define INTOTO_STATEMENT "https://in-toto.io/Statement/v1"
@@ -48,5 +49,22 @@ void dsse_opened_free(dsse_opened *o);
 /* Checks every signature against the allowed signers; *who gets the first
  * good principal. Returns the number of good signatures; problems for bad ones. */
 size_t dsse_check_signatures(const char *file, const dsse_opened *o, const char *allowed, char **who, problems *pr);
+
+/* Who signed, as an identity (trust/keys.h): the principal the allowed
+ * signers give the key (a label), the key's fingerprint, whether it is a
+ * pinned project key, and the words for it. */
+typedef struct {
+    char *principal;
+    char fingerprint[64];
+    key_class cls;
+    char *words;
+} dsse_signer;
+
+/* dsse_check_signatures, with the first good signature's signer in *first
+ * (principal NULL if none is good). Every problem names the key's
+ * fingerprint. */
+size_t dsse_check_signers(const char *file, const dsse_opened *o, const char *allowed, dsse_signer *first,
+                          problems *pr);
+void dsse_signer_free(dsse_signer *s);
 
 #endif

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/util.h"
+#include "isotrain.h"
 
 /* Runs argv with stdin from in_path (or /dev/null), stdout and stderr into
  * files; returns the exit status, -1 if it could not run. */
@@ -134,5 +135,74 @@ int sshsig_verify(const char *allowed_signers, const void *msg, size_t n, const 
     }
     remove_tree(dir);
     free(dir), free(m), free(s), free(o), free(e);
+    return rc;
+}
+
+static int b64v(int c)
+{
+    static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const char *p = c ? strchr(a, c) : NULL;
+    return p ? (int)(p - a) : -1;
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+int sshsig_fingerprint(const char *armored, char fp[64])
+{
+    static const char begin[] = "-----BEGIN SSH SIGNATURE-----", end[] = "-----END SSH SIGNATURE-----";
+    const char *b = strstr(armored, begin), *e = b ? strstr(b, end) : NULL;
+    if (!b || !e)
+        return -1;
+    /* the base64 body, line breaks skipped */
+    size_t cap = (size_t)(e - b), n = 0;
+    unsigned char *raw = xmalloc(cap / 4 * 3 + 4);
+    uint32_t acc = 0;
+    int bits = 0;
+    for (const char *p = b + sizeof begin - 1; p < e; p++) {
+        if (*p == '\n' || *p == '\r' || *p == ' ')
+            continue;
+        if (*p == '=')
+            break;
+        int v = b64v(*p);
+        if (v < 0) {
+            free(raw);
+            return -1;
+        }
+        acc = acc << 6 | (uint32_t)v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            raw[n++] = (unsigned char)(acc >> bits);
+        }
+    }
+    int rc = -1;
+    if (n >= 14 && !memcmp(raw, "SSHSIG", 6)) {
+        uint32_t klen = be32(raw + 10);
+        if (klen > 0 && klen <= n - 14) {
+            unsigned char d[32];
+            it_sha256_ctx c;
+            it_sha256_init(&c);
+            it_sha256_update(&c, raw + 14, klen);
+            it_sha256_final(&c, d);
+            /* unpadded base64 of the 32-byte digest: 43 characters */
+            static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+            size_t k = (size_t)snprintf(fp, 64, "SHA256:");
+            for (size_t i = 0; i < 32; i += 3) {
+                uint32_t v = (uint32_t)d[i] << 16 | (i + 1 < 32 ? (uint32_t)d[i + 1] << 8 : 0) | (i + 2 < 32 ? d[i + 2] : 0);
+                fp[k++] = a[v >> 18 & 63];
+                fp[k++] = a[v >> 12 & 63];
+                if (i + 1 < 32)
+                    fp[k++] = a[v >> 6 & 63];
+                if (i + 2 < 32)
+                    fp[k++] = a[v & 63];
+            }
+            fp[k] = 0;
+            rc = 0;
+        }
+    }
+    free(raw);
     return rc;
 }

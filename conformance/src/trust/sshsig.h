@@ -17,4 +17,10 @@ int sshsig_sign(const char *key, const void *msg, size_t n, char **armored, char
 int sshsig_verify(const char *allowed_signers, const void *msg, size_t n, const char *armored, char **principal,
                   char *err, size_t cap);
 
+/* The SHA256 fingerprint ("SHA256:" + unpadded base64 of the SHA-256 of the
+ * public key blob, as ssh-keygen -l prints it) of the key inside an armored
+ * SSHSIG signature (PROTOCOL.sshsig: "SSHSIG", version, publickey, namespace,
+ * reserved, hash algorithm, signature). 0, or -1 if it is not one. */
+int sshsig_fingerprint(const char *armored, char fp[64]);
+
 #endif

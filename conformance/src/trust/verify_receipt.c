@@ -3,19 +3,24 @@
  * a count or a "matches" flag the receipt states. */
 #include "trust/verify_receipt.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/json_strict.h"
 #include "core/results.h"
 #include "core/util.h"
+#include "core/version.h"
 #include "fresh/fresh.h"
 #include "isotrain.h"
 #include "trust/dsse.h"
+#include "trust/keys.h"
 #include "vectorset/manifest.h"
 #include "vectorset/official.h"
 #include "vectorset/vectors_load.h"
+#include "verdict/requirements.h"
 #include "verdict/scope.h"
 
 enum { RECEIPT_MAX = 64 << 20 };
@@ -38,6 +43,73 @@ static int num(const cJSON *o, const char *k, double *out)
         return -1;
     *out = v->valuedouble;
     return 0;
+}
+
+/* A whole number in [lo, hi] (a receipt is untrusted: a double outside a
+ * type's range converted to it is undefined behaviour, so the range is
+ * checked on the double first). 0, or -1 when absent, fractional, out of
+ * range or not a number. */
+static int whole(const cJSON *o, const char *k, double lo, double hi, long *out)
+{
+    const cJSON *v = get(o, k);
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < lo || v->valuedouble > hi ||
+        v->valuedouble != floor(v->valuedouble))
+        return -1;
+    *out = (long)v->valuedouble;
+    return 0;
+}
+
+/* The case list by id, so every lookup is O(1) and a receipt is checked in
+ * time linear in its size (open addressing over the ids). */
+static struct {
+    const results *res;
+    size_t n, cap;
+    size_t *slot; /* index + 1, 0 empty */
+} ix;
+
+/* Cases are named by suite and id: an op group and a profile may share a
+ * name (addmod113/1 is an op case of ops/addmod113 and a step of
+ * train/addmod113; fresh/addmod113/1 a case of fresh/ops/addmod113 and of
+ * fresh/train/addmod113). */
+static size_t id_hash(const char *suite, const char *s)
+{
+    size_t h = 1469598103934665603ull;
+    for (; *suite; suite++)
+        h = (h ^ (unsigned char)*suite) * 1099511628211ull;
+    h = (h ^ 0xffu) * 1099511628211ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static int same_case(const case_result *c, const char *suite, const char *id)
+{
+    return !strcmp(c->id, id) && !strcmp(c->suite, suite);
+}
+
+/* Builds the index; returns the first id that appears twice in one suite,
+ * or NULL. */
+static const char *index_cases(const results *res)
+{
+    free(ix.slot);
+    ix.res = res;
+    ix.n = res->n;
+    ix.cap = 16;
+    while (ix.cap < 2 * res->n + 1)
+        ix.cap *= 2;
+    ix.slot = xcalloc(ix.cap, sizeof *ix.slot);
+    const char *dup = NULL;
+    for (size_t i = 0; i < res->n; i++) {
+        size_t h = id_hash(res->c[i].suite, res->c[i].id) & (ix.cap - 1);
+        while (ix.slot[h] && !same_case(&res->c[ix.slot[h] - 1], res->c[i].suite, res->c[i].id))
+            h = (h + 1) & (ix.cap - 1);
+        if (ix.slot[h]) {
+            if (!dup)
+                dup = res->c[i].id;
+        } else
+            ix.slot[h] = i + 1;
+    }
+    return dup;
 }
 
 static int parse_verdict(const char *s, verdict *v)
@@ -90,11 +162,17 @@ static int load_cases(const char *file, const cJSON *r, results *res, problems *
     return bad ? -1 : 0;
 }
 
-static const case_result *find_case(const results *res, const char *id)
+static const case_result *find_case(const results *res, const char *suite, const char *id)
 {
-    for (size_t i = 0; i < res->n; i++)
-        if (!strcmp(res->c[i].id, id))
-            return &res->c[i];
+    if (ix.res != res || ix.n != res->n)
+        index_cases(res);
+    size_t h = id_hash(suite, id) & (ix.cap - 1);
+    while (ix.slot[h]) {
+        const case_result *c = &res->c[ix.slot[h] - 1];
+        if (same_case(c, suite, id))
+            return c;
+        h = (h + 1) & (ix.cap - 1);
+    }
     return NULL;
 }
 
@@ -111,14 +189,21 @@ static void check_counts(const char *file, const cJSON *r, const results *res, p
     }
 }
 
-static void check_levels(const char *file, const cJSON *r, const results *res, problems *pr)
+/* Each level's recorded verdict from its cases (and, under the current
+ * rules, its ops session's end: results.h level_from_cases). */
+static void check_levels(const char *file, const cJSON *r, const results *res, int rules, problems *pr)
 {
     const char *names[3] = {"ops", "train", "fresh"};
+    const char *session[3] = {OPS_SESSION_CASE, NULL, FRESH_OPS_SESSION_CASE};
     for (int i = 0; i < 3; i++) {
         tally t = results_tally(res, names[i]);
         const char *rec = str(get(get(r, "levels"), names[i]), "verdict");
         size_t n = t.passed + t.failed + t.errors + t.skipped;
-        const char *want = n ? level_verdict_name(level_from_tally(t)) : NULL;
+        level_verdict lv = rules >= 2 ? level_from_cases(res, names[i], session[i]) : level_from_tally(t);
+        const char *want = n ? level_verdict_name(lv) : NULL;
+        /* the first rules recorded an ops level ERROR from its process alone */
+        if (rules < 2 && want && rec && !strcmp(rec, "ERROR") && lv == L_PASS)
+            want = "ERROR";
         if (!rec)
             problems_add(pr, "%s: levels.%s.verdict: missing", file, names[i]);
         else if (want && strcmp(rec, want) != 0)
@@ -128,13 +213,48 @@ static void check_levels(const char *file, const cJSON *r, const results *res, p
     }
 }
 
+/* The spec versions (verdict/requirements.h) from the receipt's hello and
+ * the vector set, and every SKIP's `required` flag recomputed from them: a
+ * flag is never taken on trust, a skip it hides would hide a gap. */
+static void check_requirements(const char *file, const cJSON *r, results *res, const vector_set *vs, req_ctx *q,
+                               problems *pr)
+{
+    const cJSON *opt = get(r, "options"), *iut = get(r, "iut");
+    const char *spec = str(iut, "spec"), *hello = str(iut, "hello");
+    /* iut.spec is hello's spec= */
+    const char *hs = hello ? strstr(hello, " spec=") : NULL;
+    if (spec && (!hs || strncmp(hs + 6, spec, strlen(spec)) != 0 || (hs[6 + strlen(spec)] != ' ' && hs[6 + strlen(spec)])))
+        problems_add(pr, "%s: iut.spec: \"%s\" is not the spec= of iut.hello", file, spec);
+    req_init(q, vs, spec, str(opt, "profile"), cJSON_IsTrue(get(opt, "exhaustive")));
+    const cJSON *sp = get(r, "spec");
+    if (sp) { /* receipts of runners before 1.1.1 have none */
+        const char *c = str(sp, "certified");
+        int ok = q->iut_known ? c && !strcmp(c, q->certified_text) : cJSON_IsNull(get(sp, "certified"));
+        if (!ok)
+            problems_add(pr, "%s: spec.certified: \"%s\", but the IUT's %s and the vector set's %s give %s", file,
+                         c ? c : "(missing)", spec ? spec : "(none)", q->vectors_text,
+                         q->iut_known ? q->certified_text : "(none)");
+    }
+    size_t bad = 0;
+    for (size_t i = 0; i < res->n; i++) {
+        int want = req_case_kind(q, &res->c[i]) == RQ_REQUIRED;
+        if (res->c[i].v == V_SKIP && res->c[i].required != want && !bad++)
+            problems_add(pr, "%s: cases (%s): required is %s, but the spec version and options make it %s", file,
+                         res->c[i].id, res->c[i].required ? "true" : "false", want ? "true" : "false");
+    }
+    if (bad > 1)
+        problems_add(pr, "%s: cases: %zu skipped cases carry a wrong required flag", file, bad);
+    req_apply(q, res);
+}
+
 /* The overall verdict and scope from the options and the case list. */
-static void check_overall(const char *file, const cJSON *r, const results *res, verify_info *info, problems *pr)
+static void check_overall(const char *file, const cJSON *r, const results *res, const req_ctx *q,
+                          const receipt_facts *rf, verify_info *info, problems *pr)
 {
     const cJSON *opt = get(r, "options"), *vec = get(r, "vectors");
     scope_facts f;
     memset(&f, 0, sizeof f);
-    const case_result *hello = find_case(res, "hello");
+    const case_result *hello = find_case(res, "protocol", "hello");
     f.hello_ok = hello && hello->v == V_PASS;
     f.level = str(opt, "level");
     if (!f.level || (strcmp(f.level, "all") && strcmp(f.level, "ops") && strcmp(f.level, "train"))) {
@@ -148,18 +268,52 @@ static void check_overall(const char *file, const cJSON *r, const results *res, 
     }
     f.n_filters = (size_t)cJSON_GetArraySize(fl);
     f.profile = str(opt, "profile");
-    double d;
-    f.steps = num(opt, "steps", &d) == 0 ? (long)d : -1;
+    f.steps = -1;
+    if (get(opt, "steps") && whole(opt, "steps", 0, 1e9, &f.steps) != 0) {
+        problems_add(pr, "%s: options.steps: expected a whole number from 0 to 1000000000", file);
+        return;
+    }
     const cJSON *p;
+    size_t pi = 0;
     cJSON_ArrayForEach(p, get(vec, "profiles"))
     {
         const char *name = str(p, "profile");
-        double s = 0;
-        num(p, "steps", &s);
+        long s = 0;
+        if (whole(p, "steps", 0, 1e9, &s) != 0) {
+            problems_add(pr, "%s: vectors.profiles[%zu].steps: expected a whole number from 0 to 1000000000", file, pi);
+            return;
+        }
         if (f.profile && name && strcmp(f.profile, name) != 0)
             f.profile_excludes = 1;
-        else if (!f.set_steps || (long)s < f.set_steps)
-            f.set_steps = (long)s;
+        else if (!f.set_steps || s < f.set_steps)
+            f.set_steps = s;
+        pi++;
+    }
+    /* trust: who chose the seed, the subject, the golden vectors left out,
+     * an interruption (verdict/scope.h) */
+    const cJSON *sg = get(opt, "seed_given");
+    if (!cJSON_IsBool(sg)) {
+        problems_add(pr, "%s: options.seed_given: expected true or false", file);
+        return;
+    }
+    f.seed_given = cJSON_IsTrue(sg);
+    f.seed = str(opt, "seed");
+    info->reproduction = 0;
+    if (rf->rules >= 2) {
+        const cJSON *fo = get(opt, "fresh_only");
+        if (!cJSON_IsBool(fo)) {
+            problems_add(pr, "%s: options.fresh_only: expected true or false", file);
+            return;
+        }
+        f.fresh_only = cJSON_IsTrue(fo);
+        f.subject_unbound = !(rf->argv_form && rf->bound);
+        const cJSON *is = get(r, "interrupted_by_signal");
+        long sig = 0;
+        if (!cJSON_IsNull(is) && whole(r, "interrupted_by_signal", 1, 64, &sig) != 0) {
+            problems_add(pr, "%s: interrupted_by_signal: expected null or a signal number from 1 to 64", file);
+            return;
+        }
+        f.interrupted = (int)sig;
     }
     f.manifest_digest = str(vec, "manifest_digest");
     const official_set *off = official_find(f.manifest_digest);
@@ -172,14 +326,17 @@ static void check_overall(const char *file, const cJSON *r, const results *res, 
     if (off && (!str(vec, "vector_version") || strcmp(str(vec, "vector_version"), off->vector_version) != 0))
         problems_add(pr, "%s: vectors.vector_version: the pinned set with this digest is %s", file,
                      off->vector_version);
+    f.req = q;
     scope_facts_from_results(&f, res);
     run_verdict v;
     scope_verdict(&f, &v);
     snprintf(info->verdict, sizeof info->verdict, "%s", v.word);
+    info->reproduction = !strcmp(v.word, "REPRODUCTION");
     const char *rec = str(r, "verdict");
     if (!rec || strcmp(rec, v.word) != 0)
         problems_add(pr, "%s: verdict: \"%s\", but the case list and options give %s", file, rec ? rec : "(missing)",
                      v.word);
+    double d;
     if (num(r, "exit_code", &d) != 0 || d != v.exit_code)
         problems_add(pr, "%s: exit_code: the verdict %s exits %d", file, v.word, v.exit_code);
     const cJSON *sc = get(r, "scope");
@@ -207,10 +364,10 @@ static void check_overall(const char *file, const cJSON *r, const results *res, 
 }
 
 /* One step's verdict against the expected digest and loss. */
-static void check_step(const char *file, const char *where, const results *res, const char *id, const cJSON *st,
-                       const char *want_sha, int want_has_loss, uint32_t want_loss, problems *pr)
+static void check_step(const char *file, const char *where, const results *res, const char *suite, const char *id,
+                       const cJSON *st, const char *want_sha, int want_has_loss, uint32_t want_loss, problems *pr)
 {
-    const case_result *c = find_case(res, id);
+    const case_result *c = find_case(res, suite, id);
     if (!c) {
         problems_add(pr, "%s: %s: no case %s in the case list", file, where, id);
         return;
@@ -220,13 +377,13 @@ static void check_step(const char *file, const char *where, const results *res, 
     uint32_t loss = 0;
     int loss_ok = !want_has_loss || (ls && parse_u32_hex(ls, &loss) == 0 && loss == want_loss);
     int same = sha && want_sha && !strcmp(sha, want_sha) && loss_ok;
+    /* a PASS must be earned; a FAIL of a matching checkpoint is the runner's
+     * own stricter judgement (the IUT's trace stated another digest, P7) and
+     * can never raise a verdict */
     if (c->v == V_PASS && !same)
         problems_add(pr, "%s: %s: case %s is PASS, but its checkpoint %s%s does not match the expected %s%s", file,
                      where, id, sha ? sha : "(none)", want_has_loss && !loss_ok ? " (or its loss)" : "",
                      want_sha ? want_sha : "(none)", want_has_loss ? " and loss" : "");
-    else if (c->v != V_PASS && same && c->v != V_SKIP)
-        problems_add(pr, "%s: %s: case %s is %s, but its checkpoint and loss match", file, where, id,
-                     verdict_name(c->v));
 }
 
 /* Every step of every profile against the vector set's trace. */
@@ -234,6 +391,12 @@ static void check_train(const char *file, const cJSON *r, const results *res, co
 {
     const cJSON *p;
     size_t pi = 0;
+    const cJSON *profs = get(get(get(r, "levels"), "train"), "profiles");
+    if (cJSON_GetArraySize(profs) > (int)vs->n_trains) {
+        problems_add(pr, "%s: levels.train.profiles: %d entries, the vector set has %zu profiles", file,
+                     cJSON_GetArraySize(profs), vs->n_trains);
+        return;
+    }
     cJSON_ArrayForEach(p, get(get(get(r, "levels"), "train"), "profiles"))
     {
         const char *name = str(p, "profile");
@@ -242,59 +405,102 @@ static void check_train(const char *file, const cJSON *r, const results *res, co
             problems_add(pr, "%s: levels.train.profiles[%zu].profile: not a profile of the vector set", file, pi++);
             continue;
         }
+        char tsuite[96];
+        snprintf(tsuite, sizeof tsuite, "train/%s", name);
         const cJSON *tr = get(p, "trace");
         if (!cJSON_IsArray(tr)) {
             problems_add(pr, "%s: levels.train.profiles[%zu].trace: missing (every step's digest)", file, pi++);
             continue;
         }
+        /* at most one entry per step: a longer list is refused, not walked */
+        if ((size_t)cJSON_GetArraySize(tr) > (size_t)tv->steps + 1) {
+            problems_add(pr, "%s: levels.train.profiles[%zu].trace: %d entries, the profile has %u steps", file, pi,
+                         cJSON_GetArraySize(tr), (unsigned)tv->steps);
+            pi++;
+            continue;
+        }
         const cJSON *st;
-        char *seen = xcalloc((size_t)tv->steps + 1, 1);
+        const cJSON **by_step = xcalloc((size_t)tv->steps + 1, sizeof *by_step);
+        size_t n_tr = 0;
         cJSON_ArrayForEach(st, tr)
         {
-            double sd;
-            if (num(st, "step", &sd) != 0 || sd < 0 || sd > tv->steps) {
-                problems_add(pr, "%s: levels.train.profiles[%zu].trace: a step outside 0..%u", file, pi,
-                             (unsigned)tv->steps);
-                continue;
+            long sl;
+            if (whole(st, "step", 0, tv->steps, &sl) != 0) {
+                problems_add(pr, "%s: levels.train.profiles[%zu].trace[%zu].step: expected a whole number from 0 to %u",
+                             file, pi, n_tr, (unsigned)tv->steps);
+                break;
             }
-            uint32_t s = (uint32_t)sd;
+            uint32_t s = (uint32_t)sl;
+            if (by_step[s]) {
+                problems_add(pr, "%s: levels.train.profiles[%zu].trace: step %u twice", file, pi, (unsigned)s);
+                break;
+            }
+            by_step[s] = st;
+            if (n_tr != s) {
+                problems_add(pr, "%s: levels.train.profiles[%zu].trace[%zu]: step %u out of order", file, pi, n_tr,
+                             (unsigned)s);
+                break;
+            }
+            n_tr++;
             char id[96], where[96];
             snprintf(id, sizeof id, "%s/%u", name, (unsigned)s);
             snprintf(where, sizeof where, "levels.train.profiles[%zu].trace[%u]", pi, (unsigned)s);
-            check_step(file, where, res, id, st, tv->trace[s].digest, s > 0, tv->trace[s].loss, pr);
-            seen[s] = 1;
+            check_step(file, where, res, tsuite, id, st, tv->trace[s].digest, s > 0, tv->trace[s].loss, pr);
         }
         for (uint32_t s = 0; s <= tv->steps; s++) {
             char id[96];
             snprintf(id, sizeof id, "%s/%u", name, (unsigned)s);
-            const case_result *c = find_case(res, id);
-            if (c && c->v == V_PASS && !seen[s]) {
+            const case_result *c = find_case(res, tsuite, id);
+            if (c && c->v == V_PASS && !by_step[s]) {
                 problems_add(pr, "%s: levels.train.profiles[%zu].trace: case %s is PASS without a recorded digest",
                              file, pi, id);
                 break;
             }
         }
-        free(seen);
-        size_t k = 0;
-        cJSON_ArrayForEach(st, get(p, "checkpoints"))
-        {
-            double sd;
-            const char *sha = str(st, "sha256");
-            const cJSON *m = get(st, "matches_vectors");
-            if (num(st, "step", &sd) == 0 && sd >= 0 && sd <= tv->steps) {
-                int same = sha && !strcmp(sha, tv->trace[(uint32_t)sd].digest);
-                if (!cJSON_IsBool(m) || cJSON_IsTrue(m) != same)
-                    problems_add(pr, "%s: levels.train.profiles[%zu].checkpoints[%zu].matches_vectors: the digest %s %s the vectors' %s",
-                                 file, pi, k, sha ? sha : "(none)", same ? "equals" : "differs from",
-                                 tv->trace[(uint32_t)sd].digest);
-                const cJSON *tst = cJSON_GetArrayItem(tr, (int)sd);
-                const char *tsha = tst ? str(tst, "sha256") : NULL;
-                if (sha && (!tsha || strcmp(sha, tsha) != 0))
-                    problems_add(pr, "%s: levels.train.profiles[%zu].checkpoints[%zu].sha256: not the trace's digest of step %u",
-                                 file, pi, k, (unsigned)sd);
-            }
-            k++;
+        /* the first differing step, when stated: a step of the profile whose
+         * case is not a PASS (the matrix shows it) */
+        const cJSON *fd = get(p, "first_differing_step");
+        long fds;
+        if (fd && !cJSON_IsNull(fd)) {
+            char id[96];
+            if (whole(p, "first_differing_step", 0, tv->steps, &fds) != 0)
+                problems_add(pr, "%s: levels.train.profiles[%zu].first_differing_step: expected a whole number from 0 to %u",
+                             file, pi, (unsigned)tv->steps);
+            else if (snprintf(id, sizeof id, "%s/%ld", name, fds) > 0 && find_case(res, tsuite, id) &&
+                     find_case(res, tsuite, id)->v == V_PASS)
+                problems_add(pr, "%s: levels.train.profiles[%zu].first_differing_step: %ld, but case %s is PASS", file,
+                             pi, fds, id);
         }
+        size_t k = 0;
+        const cJSON *cks = get(p, "checkpoints");
+        if (cJSON_IsArray(cks) && (size_t)cJSON_GetArraySize(cks) > (size_t)tv->steps + 1)
+            problems_add(pr, "%s: levels.train.profiles[%zu].checkpoints: more entries than steps", file, pi);
+        else
+            cJSON_ArrayForEach(st, cks)
+            {
+                long sl;
+                const char *sha = str(st, "sha256");
+                const cJSON *m = get(st, "matches_vectors");
+                if (whole(st, "step", 0, tv->steps, &sl) == 0) {
+                    uint32_t sd = (uint32_t)sl;
+                    int same = sha && !strcmp(sha, tv->trace[sd].digest);
+                    if (!cJSON_IsBool(m) || cJSON_IsTrue(m) != same)
+                        problems_add(pr, "%s: levels.train.profiles[%zu].checkpoints[%zu].matches_vectors: the digest %s %s the vectors' %s",
+                                     file, pi, k, sha ? sha : "(none)", same ? "equals" : "differs from",
+                                     tv->trace[sd].digest);
+                    const cJSON *tst = by_step[sd];
+                    const char *tsha = tst ? str(tst, "sha256") : NULL;
+                    if (sha && (!tsha || strcmp(sha, tsha) != 0))
+                        problems_add(pr, "%s: levels.train.profiles[%zu].checkpoints[%zu].sha256: not the trace's digest of step %u",
+                                     file, pi, k, (unsigned)sd);
+                } else {
+                    problems_add(pr, "%s: levels.train.profiles[%zu].checkpoints[%zu].step: expected a whole number from 0 to %u",
+                                 file, pi, k, (unsigned)tv->steps);
+                    break;
+                }
+                k++;
+            }
+        free(by_step);
         pi++;
     }
 }
@@ -310,19 +516,45 @@ static int filter_has(const cJSON *fl, const char *name)
 
 /* Every case the options select is in the case list: a deleted FAIL case
  * cannot turn a FAIL into a PASS. */
-static void check_complete(const char *file, const cJSON *r, const results *res, const vector_set *vs, problems *pr)
+static void check_complete(const char *file, const cJSON *r, const results *res, const vector_set *vs, int rules,
+                           problems *pr)
 {
     const cJSON *opt = get(r, "options");
     const char *level = str(opt, "level"), *profile = str(opt, "profile");
     const cJSON *fl = get(opt, "filters");
     if (!level)
         return;
+    if (cJSON_GetArraySize(fl) > 64) {
+        problems_add(pr, "%s: options.filters: more than 64 groups", file);
+        return;
+    }
+    /* the current rules: every ops session that answered has its case, so
+     * a session that misbehaved after its answers cannot be left out */
+    if (rules >= 2) {
+        int golden = 0, fresh = 0;
+        for (size_t i = 0; i < res->n; i++) {
+            const case_result *c = &res->c[i];
+            golden |= c->v != V_SKIP && !strcmp(c->level, "ops");
+            fresh |= c->v != V_SKIP && !strncmp(c->suite, "fresh/ops/", 10);
+        }
+        if (golden && !find_case(res, "protocol", OPS_SESSION_CASE))
+            problems_add(pr, "%s: cases: %s (how the ops process ended) is missing", file, OPS_SESSION_CASE);
+        if (fresh && !find_case(res, "protocol", FRESH_OPS_SESSION_CASE))
+            problems_add(pr, "%s: cases: %s (how the fresh ops process ended) is missing", file, FRESH_OPS_SESSION_CASE);
+    }
+    if (cJSON_IsTrue(get(opt, "fresh_only")))
+        return; /* the golden vectors did not run: PARTIAL by the scope */
+    const case_result *hello = find_case(res, "protocol", "hello");
+    if (!hello || hello->v != V_PASS)
+        return; /* nothing runs after a failed hello: the run is a FAIL */
     if (strcmp(level, "train") != 0)
         for (size_t g = 0; g < vs->n_groups; g++) {
             if (!filter_has(fl, vs->groups[g].group))
                 continue;
+            char osuite[96];
+            snprintf(osuite, sizeof osuite, "ops/%s", vs->groups[g].group);
             for (size_t i = 0; i < vs->groups[g].n_cases; i++)
-                if (!find_case(res, vs->groups[g].cases[i].id)) {
+                if (!find_case(res, osuite, vs->groups[g].cases[i].id)) {
                     problems_add(pr, "%s: cases: the op case %s of the vector set is missing", file,
                                  vs->groups[g].cases[i].id);
                     return;
@@ -333,19 +565,21 @@ static void check_complete(const char *file, const cJSON *r, const results *res,
             const train_vec *tv = &vs->trains[t];
             if ((profile && strcmp(profile, tv->profile) != 0) || !filter_has(fl, tv->profile))
                 continue;
-            char id[96];
+            char id[96], tsuite[96];
+            snprintf(tsuite, sizeof tsuite, "train/%s", tv->profile);
             snprintf(id, sizeof id, "%s/run", tv->profile);
-            int missing = !find_case(res, id);
+            int missing = !find_case(res, tsuite, id);
             for (uint32_t st = 0; st <= tv->steps && !missing; st++) {
                 snprintf(id, sizeof id, "%s/%u", tv->profile, (unsigned)st);
-                missing = !find_case(res, id);
+                missing = !find_case(res, tsuite, id);
             }
             if (missing)
                 problems_add(pr, "%s: cases: the train case %s of the vector set is missing", file, id);
             /* the fresh-seed run is part of every train level the runner can check */
             if (!strcmp(tv->profile, "mlp13k")) {
                 snprintf(id, sizeof id, "fresh/%s/run", tv->profile);
-                if (!find_case(res, id))
+                snprintf(tsuite, sizeof tsuite, "fresh/train/%s", tv->profile);
+                if (!find_case(res, tsuite, id))
                     problems_add(pr, "%s: cases: %s (the fresh-seed run, PASS or SKIP) is missing", file, id);
             }
         }
@@ -353,44 +587,157 @@ static void check_complete(const char *file, const cJSON *r, const results *res,
 
 /* The fresh-seed run against the linked reference, and the fresh op cases
  * against the ones the run seed generates. */
-static void check_fresh(const char *file, const cJSON *r, const results *res, const vector_set *vs, problems *pr)
+/* The linked reference's fresh-seed run under a seed, step by step (digest,
+ * loss bits; "" once a step fails), kept for the last seed: the matrix and
+ * fuzzing verify many receipts of one seed, and 20 reference steps cost more
+ * than the rest of a receipt's checks. */
+struct ref_step {
+    char sha[65];
+    uint32_t loss;
+};
+
+static const struct ref_step *reference_run(uint64_t seed, uint32_t steps)
+{
+    static struct ref_step memo[FRESH_MLP13K_STEPS + 1];
+    static uint64_t memo_seed;
+    static uint32_t memo_steps;
+    static int have;
+    if (have && memo_seed == seed && memo_steps >= steps)
+        return memo;
+    it_mlp13k_recipe rec = it_mlp13k_default_recipe();
+    rec.seed = seed;
+    it_mlp13k_state *s = xmalloc(sizeof *s);
+    it_mlp13k_start(&rec, s);
+    int dead = 0;
+    for (uint32_t t = 0; t <= steps && t <= FRESH_MLP13K_STEPS; t++) {
+        if (t > 0 && !dead && it_mlp13k_step(&rec, s) != IT_OK)
+            dead = 1;
+        memo[t].sha[0] = '\0';
+        if (!dead)
+            it_params_digest(s->params, IT_MLP13K_NPARAMS, memo[t].sha);
+        memo[t].loss = t > 0 ? it_f32_bits(s->last_loss) : 0;
+    }
+    free(s);
+    memo_seed = seed, memo_steps = steps, have = 1;
+    return memo;
+}
+
+/* How many fresh op cases a group draws: a count that does not depend on the
+ * seed (every generator's loops are of fixed length), so it is computed once
+ * per group; the ids are fresh/<group>/1..n (fresh_case.c). */
+static size_t fresh_count(const char *group)
+{
+    static struct {
+        char *group;
+        size_t n;
+    } memo[64];
+    static size_t n_memo;
+    for (size_t i = 0; i < n_memo; i++)
+        if (!strcmp(memo[i].group, group))
+            return memo[i].n;
+    fresh_list l;
+    memset(&l, 0, sizeof l);
+    const char *why;
+    size_t n = fresh_ops_generate(&l, group, 0, &why);
+    fresh_list_free(&l);
+    if (n_memo < sizeof memo / sizeof memo[0]) {
+        memo[n_memo].group = xstrdup(group);
+        memo[n_memo++].n = n;
+    }
+    return n;
+}
+
+/* The fresh op cases per group of the first trust rules (isotrain-conform
+ * 1.0.0 before issue 16 §10: four or five cases a group, one for adamw). */
+static size_t fresh_first_rules_count(const char *group)
+{
+    static const struct {
+        const char *group;
+        size_t n;
+    } t[] = {{"exp", 5},     {"log", 4},       {"tanh", 5},      {"sweep", 2},        {"dot", 4},      {"linear", 8},
+             {"tanh_backward", 4}, {"sgd", 4}, {"embedding", 8}, {"softmax_xent", 6}, {"loss_grad", 2}, {"philox", 4},
+             {"rng", 5},     {"sqrt", 3},      {"relu", 2},      {"attention", 4},    {"adamw", 1},    {"addmod113", 1}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (!strcmp(t[i].group, group))
+            return t[i].n;
+    return 0;
+}
+
+static void check_fresh(const char *file, const cJSON *r, const results *res, const vector_set *vs,
+                        const req_ctx *q, int rules, problems *pr)
 {
     const cJSON *opt = get(r, "options"), *fr = get(get(r, "levels"), "fresh");
     const char *seed_s = str(opt, "seed");
     char *end = NULL;
-    unsigned long long seed = seed_s ? strtoull(seed_s, &end, 10) : 0;
-    if (!seed_s || !*seed_s || *end) {
+    int digits = seed_s && *seed_s && strlen(seed_s) <= 20;
+    for (const char *q = seed_s; digits && *q; q++)
+        digits = *q >= '0' && *q <= '9';
+    unsigned long long seed = digits ? strtoull(seed_s, &end, 10) : 0;
+    if (!digits || *end) {
         problems_add(pr, "%s: options.seed: expected the run seed as a decimal string", file);
         return;
     }
-    /* the op cases: exactly the ones this seed draws for the selected groups */
+    /* the op cases: exactly the ones this seed draws for the selected groups
+     * (nothing runs after a failed hello) */
     const char *level = str(opt, "level");
+    const case_result *hello = find_case(res, "protocol", "hello");
+    if (!hello || hello->v != V_PASS)
+        level = NULL;
     const cJSON *fl = get(opt, "filters");
-    if (level && strcmp(level, "train") != 0) {
-        fresh_list l;
-        memset(&l, 0, sizeof l);
+    if (level && strcmp(level, "train") != 0 && rules < 2) {
+        /* the first rules' generators drew fewer cases per group; their
+         * receipts (signed by the retired key, checked when published) are
+         * held to those counts: the ids fresh/<group>/1..n */
+        size_t want = 0, have = 0;
         for (size_t g = 0; g < vs->n_groups; g++) {
             int sel = cJSON_GetArraySize(fl) == 0;
             const cJSON *x;
             cJSON_ArrayForEach(x, fl) sel |= cJSON_IsString(x) && !strcmp(x->valuestring, vs->groups[g].group);
-            const char *why;
-            if (sel)
-                fresh_ops_generate(&l, vs->groups[g].group, seed, &why);
+            sel &= req_group_in_scope(q, &vs->groups[g]); /* --profile */
+            size_t n = sel ? fresh_first_rules_count(vs->groups[g].group) : 0;
+            char fsuite[96];
+            snprintf(fsuite, sizeof fsuite, "fresh/ops/%s", vs->groups[g].group);
+            for (size_t k = 1; k <= n; k++) {
+                char id[96];
+                snprintf(id, sizeof id, "fresh/%s/%zu", vs->groups[g].group, k);
+                if (!find_case(res, fsuite, id)) {
+                    problems_add(pr, "%s: cases: the fresh case %s is missing", file, id);
+                    return;
+                }
+            }
+            want += n;
         }
-        size_t have = 0;
         for (size_t i = 0; i < res->n; i++)
             have += !strcmp(res->c[i].level, "fresh") && !strncmp(res->c[i].suite, "fresh/ops/", 10);
-        for (size_t i = 0; i < l.n; i++)
-            if (!find_case(res, l.c[i].id)) {
-                problems_add(pr, "%s: cases: the fresh case %s that seed %s draws is missing", file, l.c[i].id, seed_s);
-                break;
+        if (have != want)
+            problems_add(pr, "%s: cases: %zu fresh op cases, the first rules draw %zu", file, have, want);
+    } else if (level && strcmp(level, "train") != 0) {
+        size_t want = 0, have = 0;
+        for (size_t g = 0; g < vs->n_groups; g++) {
+            int sel = cJSON_GetArraySize(fl) == 0;
+            const cJSON *x;
+            cJSON_ArrayForEach(x, fl) sel |= cJSON_IsString(x) && !strcmp(x->valuestring, vs->groups[g].group);
+            sel &= req_group_in_scope(q, &vs->groups[g]); /* --profile */
+            size_t n = sel ? fresh_count(vs->groups[g].group) : 0;
+            char fsuite[96];
+            snprintf(fsuite, sizeof fsuite, "fresh/ops/%s", vs->groups[g].group);
+            for (size_t k = 1; k <= n; k++) {
+                char id[96];
+                snprintf(id, sizeof id, "fresh/%s/%zu", vs->groups[g].group, k);
+                if (!find_case(res, fsuite, id)) {
+                    problems_add(pr, "%s: cases: the fresh case %s that seed %s draws is missing", file, id, seed_s);
+                    return;
+                }
             }
-        if (have != l.n)
-            problems_add(pr, "%s: cases: %zu fresh op cases, seed %s draws %zu", file, have, seed_s, l.n);
-        fresh_list_free(&l);
+            want += n;
+        }
+        for (size_t i = 0; i < res->n; i++)
+            have += !strcmp(res->c[i].level, "fresh") && !strncmp(res->c[i].suite, "fresh/ops/", 10);
+        if (have != want)
+            problems_add(pr, "%s: cases: %zu fresh op cases, seed %s draws %zu", file, have, seed_s, want);
     }
     const cJSON *ft = get(fr, "training");
-    const case_result *run = find_case(res, "fresh/mlp13k/run");
+    const case_result *run = find_case(res, "fresh/train/mlp13k", "fresh/mlp13k/run");
     if (!ft) {
         if (run && run->v != V_SKIP)
             problems_add(pr, "%s: levels.fresh.training: missing, but fresh/mlp13k/run is %s", file,
@@ -400,36 +747,50 @@ static void check_fresh(const char *file, const cJSON *r, const results *res, co
     const char *ts = str(ft, "seed");
     if (!ts || strcmp(ts, seed_s) != 0)
         problems_add(pr, "%s: levels.fresh.training.seed: not the run seed %s", file, seed_s);
+    /* the runner trains FRESH_MLP13K_STEPS (fewer with --steps): a receipt
+     * claiming more is refused before anything is recomputed */
+    long opt_steps = -1, nsteps;
+    if (get(opt, "steps"))
+        whole(opt, "steps", 0, 1e9, &opt_steps);
+    long want = opt_steps >= 0 && opt_steps < FRESH_MLP13K_STEPS ? opt_steps : FRESH_MLP13K_STEPS;
+    if (whole(ft, "steps", 0, 1e9, &nsteps) != 0 || nsteps != want) {
+        problems_add(pr, "%s: levels.fresh.training.steps: the runner trains %ld fresh-seed steps here", file, want);
+        return;
+    }
     const cJSON *tr = get(ft, "trace");
-    double nsteps;
-    if (!cJSON_IsArray(tr) || num(ft, "steps", &nsteps) != 0 || nsteps < 0 || nsteps > 10000 ||
-        cJSON_GetArraySize(tr) != (int)nsteps + 1) {
+    if (!cJSON_IsArray(tr) || cJSON_GetArraySize(tr) != (int)nsteps + 1) {
         problems_add(pr, "%s: levels.fresh.training.trace: expected steps + 1 entries", file);
         return;
     }
-    it_mlp13k_recipe rec = it_mlp13k_default_recipe();
-    rec.seed = seed;
-    it_mlp13k_state *s = xmalloc(sizeof *s);
-    it_mlp13k_start(&rec, s);
+    const struct ref_step *ref = reference_run(seed, (uint32_t)nsteps);
     const cJSON *st;
     uint32_t t = 0;
-    int dead = 0;
     cJSON_ArrayForEach(st, tr)
     {
-        if (t > 0 && !dead && it_mlp13k_step(&rec, s) != IT_OK)
-            dead = 1;
-        char ref[65] = "", id[64], where[96];
-        if (!dead)
-            it_params_digest(s->params, IT_MLP13K_NPARAMS, ref);
+        long sl;
+        if (whole(st, "step", 0, nsteps, &sl) != 0 || sl != (long)t) {
+            problems_add(pr, "%s: levels.fresh.training.trace[%u].step: expected %u", file, (unsigned)t, (unsigned)t);
+            break;
+        }
+        char id[64], where[96];
         snprintf(id, sizeof id, "fresh/mlp13k/%u", (unsigned)t);
         snprintf(where, sizeof where, "levels.fresh.training.trace[%u]", (unsigned)t);
-        check_step(file, where, res, id, st, dead ? NULL : ref, t > 0, t > 0 ? it_f32_bits(s->last_loss) : 0, pr);
+        check_step(file, where, res, "fresh/train/mlp13k", id, st, ref[t].sha[0] ? ref[t].sha : NULL, t > 0,
+                   ref[t].loss, pr);
         t++;
     }
-    free(s);
 }
 
-static void check_binary(const char *file, const cJSON *r, problems *pr)
+/* A binary that changed during the run is the runner's own failing case
+ * iut-binary: the receipt is then a true record of a FAIL (and verifies as
+ * one); a change without that case is a receipt that hides it. */
+static int changed_case_fails(const results *res)
+{
+    const case_result *c = find_case(res, "protocol", "iut-binary");
+    return c && (c->v == V_FAIL || c->v == V_ERROR);
+}
+
+static void check_binary(const char *file, const cJSON *r, const results *res, problems *pr)
 {
     const cJSON *b = get(get(r, "iut"), "binary");
     const cJSON *before = get(b, "sha256"), *after = get(b, "sha256_after");
@@ -437,34 +798,85 @@ static void check_binary(const char *file, const cJSON *r, problems *pr)
         problems_add(pr, "%s: iut.binary: expected sha256 (before the run) and sha256_after", file);
         return;
     }
-    if (cJSON_IsString(before) != cJSON_IsString(after) ||
-        (cJSON_IsString(before) && strcmp(before->valuestring, after->valuestring) != 0))
-        problems_add(pr, "%s: iut.binary: the IUT binary changed during the run (sha256 %s before, %s after)", file,
+    if ((cJSON_IsString(before) != cJSON_IsString(after) ||
+         (cJSON_IsString(before) && strcmp(before->valuestring, after->valuestring) != 0)) &&
+        !changed_case_fails(res))
+        problems_add(pr, "%s: iut.binary: the IUT binary changed during the run (sha256 %s before, %s after), but no "
+                         "failing iut-binary case says so", file,
                      cJSON_IsString(before) ? before->valuestring : "none",
                      cJSON_IsString(after) ? after->valuestring : "none");
 }
 
+/* The current rules: every bound file as it was after the run. */
+static void check_subject(const char *file, const receipt_facts *rf, const results *res, problems *pr)
+{
+    if (changed_case_fails(res))
+        return;
+    for (size_t i = 0; i < rf->n_files; i++) {
+        const facts_file *f = &rf->files[i];
+        if (f->sha256 && (!f->sha256_after || strcmp(f->sha256, f->sha256_after) != 0)) {
+            problems_add(pr, "%s: iut.subject.files[%zu]: the IUT binary changed during the run: the %s %s had sha256 %s "
+                             "before, %s after, but no failing iut-binary case says so", file, i,
+                         f->role ? f->role : "file", f->path ? f->path : "?", f->sha256,
+                         f->sha256_after ? f->sha256_after : "none");
+            return;
+        }
+    }
+}
+
 /* The vector set the receipt names, verified: its manifest digest must be the
- * receipt's. */
-static int load_vectors(const char *file, const cJSON *r, const verify_opts *vo, vector_set *vs, problems *pr)
+ * receipt's. The last set loaded is kept (matrix and fuzzing verify many
+ * receipts of one set; its files were read and hashed once, and the loader
+ * parses the bytes it hashed). */
+static struct {
+    char *dir;
+    char digest[65];
+    vector_set vs;
+    int have;
+} last;
+
+static int load_vectors(const char *file, const cJSON *r, const verify_opts *vo, const vector_set **vs,
+                        problems *pr)
 {
     const cJSON *vec = get(r, "vectors");
     const char *vv = str(vec, "vector_version"), *md = str(vec, "manifest_digest");
-    char *dir = vo->vectors ? xstrdup(vo->vectors) : xasprintf("vectors/v%s", vv ? vv : "?");
+    /* without --vectors: the set the receipt names, found as `run` finds its
+     * default (core/version.h: the tree's, else the installed copy) */
+    char *set = xasprintf("v%s", vv ? vv : "?");
+    char *dir = vo->vectors ? xstrdup(vo->vectors) : conform_vectors_dir(set);
+    free(set);
+    if (last.have && !strcmp(last.dir, dir) && md && !strcmp(last.digest, md)) {
+        *vs = &last.vs;
+        free(dir);
+        return 0;
+    }
     problems own;
     problems_init(&own);
     manifest_info m;
     int rc = -1;
+    vector_set loaded;
+    memset(&loaded, 0, sizeof loaded);
     if (manifest_verify(dir, &m, &own) != 0)
         problems_add(pr, "%s: vectors: cannot check the per-step digests: the vector set %s does not verify (%s)",
                      file, dir, own.n ? own.items[0] : "?");
     else if (!md || strcmp(m.digest, md) != 0)
         problems_add(pr, "%s: vectors.manifest_digest: %s, but the vector set %s has %s (give --vectors DIR)", file,
                      md ? md : "(none)", dir, m.digest);
-    else if (vectors_load(dir, &m, vs, &own) != 0)
+    else if (vectors_load(dir, &m, &loaded, &own) != 0)
         problems_add(pr, "%s: vectors: the vector set %s does not load", file, dir);
-    else
+    else {
+        if (last.have)
+            vectors_free(&last.vs);
+        free(last.dir);
+        last.dir = xstrdup(dir);
+        snprintf(last.digest, sizeof last.digest, "%s", m.digest);
+        last.vs = loaded;
+        last.have = 1;
+        memset(&loaded, 0, sizeof loaded);
+        *vs = &last.vs;
         rc = 0;
+    }
+    vectors_free(&loaded);
     manifest_free(&m);
     problems_free(&own);
     free(dir);
@@ -479,38 +891,86 @@ void verify_receipt_object(const char *file, const cJSON *r, const verify_opts *
         problems_add(pr, "%s: schema: expected \"isotrain-receipt-v1\"", file);
         return;
     }
+    receipt_facts *rf = &info->facts;
+    receipt_facts_free(rf);
+    if (receipt_facts_read(file, r, rf, pr) != 0)
+        return;
+    /* the rules a receipt is read under: the current ones, or the first
+     * ones for the receipts published before them (signed by the retired
+     * project key, which signs nothing new) */
+    if (rf->rules > RECEIPT_TRUST_RULES) {
+        problems_add(pr, "%s: trust_rules: %d, this runner knows the rules up to %d (a newer runner wrote it)", file,
+                     rf->rules, RECEIPT_TRUST_RULES);
+        return;
+    }
+    if (rf->rules < RECEIPT_TRUST_RULES) {
+        if (info->sig.cls != KEY_PROJECT_RETIRED) {
+            problems_add(pr, "%s: trust_rules: missing: a receipt of the first trust rules (no subject binding, no "
+                             "ops-session cases) is read only when the retired project key signed it (the receipts "
+                             "published before the rules changed); this one is %s",
+                         file, info->sig.principal ? info->sig.words : "UNSIGNED");
+            return;
+        }
+        info->legacy = 1;
+    }
     results res;
     results_init(&res);
     if (load_cases(file, r, &res, pr) == 0) {
         info->cases = res.n;
+        const char *dup = index_cases(&res);
+        if (dup)
+            problems_add(pr, "%s: cases: the id %s appears more than once in its suite", file, dup);
         check_counts(file, r, &res, pr);
-        check_levels(file, r, &res, pr);
-        check_overall(file, r, &res, info, pr);
-        check_binary(file, r, pr);
-        vector_set vs;
-        memset(&vs, 0, sizeof vs);
-        if (load_vectors(file, r, vo, &vs, pr) == 0) {
-            check_complete(file, r, &res, &vs, pr);
-            check_train(file, r, &res, &vs, pr);
-            check_fresh(file, r, &res, &vs, pr);
+        check_levels(file, r, &res, rf->rules, pr);
+        check_binary(file, r, &res, pr);
+        if (rf->rules >= 2)
+            check_subject(file, rf, &res, pr);
+        const vector_set *vs = NULL;
+        req_ctx q;
+        if (pr->n < VERIFY_MAX_PROBLEMS && load_vectors(file, r, vo, &vs, pr) == 0) {
+            check_requirements(file, r, &res, vs, &q, pr);
+            check_overall(file, r, &res, &q, rf, info, pr);
+            check_complete(file, r, &res, vs, rf->rules, pr);
+            check_train(file, r, &res, vs, pr);
+            check_fresh(file, r, &res, vs, &q, rf->rules, pr);
+        } else {
+            /* without the set, the verdict is recomputed without its versions */
+            check_overall(file, r, &res, NULL, rf, info, pr);
         }
-        vectors_free(&vs);
     }
     results_free(&res);
+    free(ix.slot);
+    memset(&ix, 0, sizeof ix);
 }
 
 /* The Statement must say what the receipt says. */
-static void check_statement(const char *file, const cJSON *st, const cJSON *r, problems *pr)
+static void check_statement(const char *file, const cJSON *st, const cJSON *r, const receipt_facts *rf, problems *pr)
 {
     const char *bsha = str(get(get(r, "iut"), "binary"), "sha256");
     const char *md = str(get(r, "vectors"), "manifest_digest");
     int have_b = !bsha, have_m = !md;
     const cJSON *s;
+    if (cJSON_GetArraySize(get(st, "subject")) > 2 * FACTS_MAX_FILES + 2) {
+        problems_add(pr, "%s: payload.subject: more subjects than a receipt binds", file);
+        return;
+    }
     cJSON_ArrayForEach(s, get(st, "subject"))
     {
         const char *d = str(get(s, "digest"), "sha256");
         have_b |= d && bsha && !strcmp(d, bsha);
         have_m |= d && md && !strcmp(d, md);
+    }
+    /* every bound file is a subject of the Statement */
+    for (size_t i = 0; rf && i < rf->n_files; i++) {
+        int have = 0;
+        cJSON_ArrayForEach(s, get(st, "subject"))
+        {
+            const char *d = str(get(s, "digest"), "sha256");
+            have |= d && rf->files[i].sha256 && !strcmp(d, rf->files[i].sha256);
+        }
+        if (!have)
+            problems_add(pr, "%s: payload.subject: no subject with the digest of the bound %s %s", file,
+                         rf->files[i].role ? rf->files[i].role : "file", rf->files[i].path ? rf->files[i].path : "?");
     }
     if (!have_b)
         problems_add(pr, "%s: payload.subject: no subject with the IUT binary's digest %s", file, bsha);
@@ -534,6 +994,20 @@ static void check_statement(const char *file, const cJSON *st, const cJSON *r, p
             problems_add(pr, "%s: payload.predicate.%s: the case list gives %zu", file, lists[i], n[i]);
 }
 
+/* At most VERIFY_MAX_PROBLEMS problems of one receipt are kept: a hostile
+ * receipt cannot make verify print without end. */
+static void cap_problems(const char *file, problems *pr, size_t before)
+{
+    size_t n = pr->n - before;
+    if (n <= VERIFY_MAX_PROBLEMS)
+        return;
+    for (size_t i = before + VERIFY_MAX_PROBLEMS; i < pr->n; i++)
+        free(pr->items[i]);
+    pr->n = before + VERIFY_MAX_PROBLEMS;
+    problems_add(pr, "%s: ... and %zu more problems (the first %d are listed)", file, n - VERIFY_MAX_PROBLEMS,
+                 VERIFY_MAX_PROBLEMS);
+}
+
 cJSON *verify_receipt_file(const char *file, const verify_opts *vo, verify_info *info, problems *pr)
 {
     memset(info, 0, sizeof *info);
@@ -550,36 +1024,55 @@ cJSON *verify_receipt_file(const char *file, const verify_opts *vo, verify_info 
         problems_add(pr, "%s", err);
         return NULL;
     }
-    cJSON *doc = cJSON_ParseWithLength(text, len);
+    char why[256] = "";
+    cJSON *doc = json_parse_strict(text, len, why, sizeof why); /* core/json_strict.h */
     cJSON *receipt = NULL;
     if (!cJSON_IsObject(doc)) {
-        problems_add(pr, "%s: not a JSON object (a DSSE envelope or a receipt)", file);
+        problems_add(pr, "%s: not a JSON object (a DSSE envelope or a receipt)%s%s", file, why[0] ? ": " : "", why);
     } else if (get(doc, "payloadType")) {
         info->enveloped = 1;
         dsse_opened o;
         if (dsse_open(file, text, len, &o, pr) == 0) {
-            check_statement(file, o.statement, o.receipt, pr);
+            /* who signed first: it decides which rules a receipt is read under */
+            if (!o.n_sigs)
+                info->unsigned_receipt = 1;
+            else if (dsse_check_signers(file, &o, vo->allowed_signers, &info->sig, pr) > 0)
+                info->signer = xstrdup(info->sig.principal);
             verify_receipt_object(file, o.receipt, vo, info, pr);
-            if (vo->allowed_signers) {
-                if (!o.n_sigs)
-                    problems_add(pr, "%s: signatures: none (the receipt is not signed; --allowed-signers requires a signature)", file);
-                else
-                    dsse_check_signatures(file, &o, vo->allowed_signers, &info->signer, pr);
-            }
+            check_statement(file, o.statement, o.receipt, info->facts.rules >= 2 ? &info->facts : NULL, pr);
             receipt = cJSON_Duplicate(o.receipt, 1);
         }
         dsse_opened_free(&o);
     } else {
+        info->unsigned_receipt = 1;
         verify_receipt_object(file, doc, vo, info, pr);
-        if (vo->allowed_signers)
-            problems_add(pr, "%s: a bare receipt, not a DSSE envelope: it carries no signature", file);
         receipt = cJSON_Duplicate(doc, 1);
     }
+    if (info->unsigned_receipt && !vo->allow_unsigned)
+        problems_add(pr, "%s: UNSIGNED: the receipt carries no signature, so nothing says who made it (sign receipts "
+                         "with run --sign-key; --allow-unsigned accepts unsigned ones, e.g. this machine's own runs)",
+                     file);
     cJSON_Delete(doc);
     free(text);
+    cap_problems(file, pr, before);
     if (pr->n != before) {
         cJSON_Delete(receipt);
         return NULL;
     }
     return receipt;
+}
+
+void verify_info_free(verify_info *info)
+{
+    free(info->signer);
+    dsse_signer_free(&info->sig);
+    receipt_facts_free(&info->facts);
+    memset(info, 0, sizeof *info);
+}
+
+const char *verify_signer_words(const verify_info *info)
+{
+    if (info->sig.principal)
+        return info->sig.words;
+    return info->unsigned_receipt ? "UNSIGNED" : "no good signature";
 }

@@ -10,10 +10,21 @@
 #include <cjson/cJSON.h>
 
 #include "core/problems.h"
+#include "trust/dsse.h"
+#include "trust/receipt_facts.h"
+
+/* The trust rules receipts are written under (the receipt's "trust_rules";
+ * conformance/README.md "What a receipt proves"): 2 = the subject bound (or
+ * declared unbound), each ops session a case, the host fields measured. A
+ * receipt without the field is of the first rules: it is read only when the
+ * retired project key signed it (those are the receipts published before
+ * the rules changed, and that key can sign nothing new). */
+#define RECEIPT_TRUST_RULES 2
 
 typedef struct {
     const char *vectors;         /* the vector set dir, NULL: vectors/v<vector_version> */
-    const char *allowed_signers; /* NULL: signatures are not required */
+    const char *allowed_signers; /* who may sign (ssh-keygen ALLOWED SIGNERS); NULL: none can be checked */
+    int allow_unsigned;          /* --allow-unsigned: an unsigned receipt is accepted (and said to be) */
 } verify_opts;
 
 typedef struct {
@@ -21,15 +32,35 @@ typedef struct {
     char *signer;  /* the principal of a good signature, NULL if none */
     size_t cases;
     int enveloped; /* it came in a DSSE envelope */
+    /* who signed, as an identity (trust/keys.h); sig.principal NULL if no
+     * good signature */
+    dsse_signer sig;
+    int unsigned_receipt; /* no signature at all (accepted only with allow_unsigned) */
+    int legacy;           /* of the first trust rules, read because the retired project key signed it */
+    int reproduction;     /* the verdict is REPRODUCTION: not certification evidence */
+    receipt_facts facts;  /* the subject, the emulator, what ran (trust/receipt_facts.h) */
 } verify_info;
 
+void verify_info_free(verify_info *info);
+
+/* The words for a receipt's signer in one line: the signer_words() of a
+ * good signature, or "UNSIGNED". */
+const char *verify_signer_words(const verify_info *info);
+
 /* Opens FILE (a DSSE envelope; a bare receipt only as an unsigned,
- * unenveloped document) and checks everything. Returns the receipt (a copy,
- * the caller frees it) when every check passed, NULL otherwise; every
- * problem names the file and the field. */
+ * unenveloped document) and checks everything: the signature first (by
+ * default against the project's allowed signers; an unsigned receipt is a
+ * problem unless allow_unsigned), then every verdict and cross-reference.
+ * Returns the receipt (a copy, the caller frees it) when every check
+ * passed, NULL otherwise; every problem names the file and the field.
+ * info is filled either way (verify_info_free it). Linear in the receipt's
+ * size; at most VERIFY_MAX_PROBLEMS problems are kept (then a count). */
 cJSON *verify_receipt_file(const char *file, const verify_opts *vo, verify_info *info, problems *pr);
 
-/* The checks of a receipt object alone (no envelope, no signature). */
+enum { VERIFY_MAX_PROBLEMS = 40 };
+
+/* The checks of a receipt object alone (no envelope, no signature; info's
+ * signer decides whether a receipt of the first trust rules is read). */
 void verify_receipt_object(const char *file, const cJSON *r, const verify_opts *vo, verify_info *info, problems *pr);
 
 #endif

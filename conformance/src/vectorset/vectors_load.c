@@ -99,9 +99,11 @@ static int version_cmp(const char *a, const char *b)
     return 0;
 }
 
-/* The header fields every vector file shares: schema, versions, generator. */
-static void check_header(jctx *c, const cJSON *root, const char *schema, const manifest_info *m, vector_set *vs)
+/* The header fields every vector file shares: schema, versions, generator.
+ * Returns the file's own spec_version (a copy; "?" when it has none). */
+static char *check_header(jctx *c, const cJSON *root, const char *schema, const manifest_info *m, vector_set *vs)
 {
+    const char *own = NULL;
     const char *s = jx_str(c, root, "$", "schema");
     if (s && strcmp(s, schema) != 0)
         jx_expect(c, "$.schema", cJSON_GetObjectItemCaseSensitive(root, "schema"), "\"%s\"", schema);
@@ -117,6 +119,8 @@ static void check_header(jctx *c, const cJSON *root, const char *schema, const m
             jx_expect(c, path, it, "a version x.y.z");
             continue;
         }
+        if (i == 0)
+            own = v;
         const char *want = m ? (i ? m->vector_version : m->spec_version) : (i ? vs->vector_version : vs->spec_version);
         /* FORMAT.md §1: a file keeps the version that introduced it, so a
          * set's files carry the set's version or an earlier one (v1.1.0
@@ -139,6 +143,7 @@ static void check_header(jctx *c, const cJSON *root, const char *schema, const m
     if (cl && !is_clause(cl))
         jx_expect(c, "$.spec_clause", cJSON_GetObjectItemCaseSensitive(root, "spec_clause"),
                   "a spec clause number such as \"5.4\"");
+    return xstrdup(own ? own : "?");
 }
 
 /* FORMAT.md §2: one test object. Returns 0 when the case is usable. */
@@ -312,7 +317,7 @@ static void load_ops_file(const char *dir, const char *name, const manifest_info
         return;
     }
     jx_fields(&c, root, "$", fields, 9);
-    check_header(&c, root, "isotrain-op-vectors-v1", m, vs);
+    char *since = check_header(&c, root, "isotrain-op-vectors-v1", m, vs);
     const char *group = jx_str(&c, root, "$", "group");
     size_t stem = strlen(name) - 5;
     if (group && (strlen(group) != stem || strncmp(group, name, stem) != 0 || !is_group_name(group, stem)))
@@ -340,6 +345,7 @@ static void load_ops_file(const char *dir, const char *name, const manifest_info
     memset(&g, 0, sizeof g);
     g.group = xstrndup(name, stem);
     g.file = xstrdup(file);
+    g.spec_version = since;
     const char *cl = jx_str(&c, root, "$", "spec_clause");
     g.spec_clause = xstrdup(cl ? cl : "?");
     if (tests) {
@@ -421,9 +427,10 @@ static void load_train_file(const char *dir, const char *name, const manifest_in
                                          "generator", "parameters", "tensors", "corpus_sha256", "steps",
                                          "checkpoint_steps", "trace", "checkpoints"};
     jx_fields(&c, root, "$", fields, 13);
-    check_header(&c, root, "isotrain-train-vectors-v1", m, vs);
+    char *since = check_header(&c, root, "isotrain-train-vectors-v1", m, vs);
     train_vec tv;
     memset(&tv, 0, sizeof tv);
+    tv.spec_version = since;
     size_t stem = strlen(name) - 5;
     tv.profile = xstrndup(name, stem);
     tv.file = xstrdup(file);
@@ -591,6 +598,104 @@ static void load_train_file(const char *dir, const char *name, const manifest_in
 }
 
 /* FORMAT.md §1-§3 */
+
+/* FORMAT.md §6: windows/<profile>.json, after the train files it refers to. */
+static void load_windows_file(const char *dir, const char *name, const manifest_info *m, vector_set *vs,
+                              problems *pr)
+{
+    char *file = xasprintf("%s/windows/%s", dir, name);
+    jctx c = {file, pr};
+    char *rel = xasprintf("windows/%s", name);
+    cJSON *root = read_json(&c, m, rel);
+    free(rel);
+    if (!root) {
+        free(file);
+        return;
+    }
+    if (!cJSON_IsObject(root)) {
+        jx_expect(&c, "$", root, "an object");
+        goto out;
+    }
+    static const char *const fields[] = {"schema", "spec_version", "vector_version", "profile", "spec_clause",
+                                         "generator", "parameters", "windows"};
+    jx_fields(&c, root, "$", fields, 8);
+    free(check_header(&c, root, "isotrain-window-vectors-v1", m, vs)); /* the file's own spec version: not kept */
+    window_set ws;
+    memset(&ws, 0, sizeof ws);
+    ws.profile = xstrndup(name, strlen(name) - 5);
+    const char *prof = jx_str(&c, root, "$", "profile");
+    if (prof && strcmp(prof, ws.profile) != 0)
+        jx_expect(&c, "$.profile", cJSON_GetObjectItemCaseSensitive(root, "profile"), "\"%s\" (the file's stem)",
+                  ws.profile);
+    const train_vec *tv = vectors_train(vs, ws.profile);
+    if (!tv)
+        jx_expect(&c, "$.profile", cJSON_GetObjectItemCaseSensitive(root, "profile"),
+                  "a profile with a train file (train/%s.json)", ws.profile);
+    jx_uint(&c, root, "$", "parameters", UINT64_C(1) << 32, &ws.parameters);
+    if (tv && ws.parameters != tv->parameters)
+        jx_expect(&c, "$.parameters", cJSON_GetObjectItemCaseSensitive(root, "parameters"), "%llu (the train file's)",
+                  (unsigned long long)tv->parameters);
+    const cJSON *arr = jx_arr(&c, root, "$", "windows");
+    if (arr) {
+        size_t n = (size_t)cJSON_GetArraySize(arr), i = 0;
+        ws.w = xcalloc(n ? n : 1, sizeof *ws.w);
+        for (const cJSON *e = arr->child; e; e = e->next, i++) {
+            char path[48], p2[80];
+            snprintf(path, sizeof path, "$.windows[%zu]", i);
+            static const char *const wf[] = {"from", "to", "state"};
+            uint64_t from, to;
+            if (jx_fields(&c, e, path, wf, 3) != 0 || jx_uint(&c, e, path, "from", 0xffffffffu, &from) != 0 ||
+                jx_uint(&c, e, path, "to", 0xffffffffu, &to) != 0)
+                continue;
+            if (to <= from || (tv && to > tv->steps) || (ws.n && from <= ws.w[ws.n - 1].from)) {
+                snprintf(p2, sizeof p2, "%s.to", path);
+                jx_expect(&c, p2, cJSON_GetObjectItemCaseSensitive(e, "to"),
+                          "from < to <= the profile's steps, windows in ascending from");
+                continue;
+            }
+            window_vec *w = &ws.w[ws.n];
+            w->from = (uint32_t)from, w->to = (uint32_t)to;
+            const cJSON *st = jx_arr(&c, e, path, "state");
+            size_t want = from == 0 ? 0 : 3, k = 0;
+            if (st && (size_t)cJSON_GetArraySize(st) != want && !(from > 0 && cJSON_GetArraySize(st) == 1)) {
+                snprintf(p2, sizeof p2, "%s.state", path);
+                jx_expect(&c, p2, st, "%zu state files (spec 8.3)", want);
+                continue;
+            }
+            for (const cJSON *f = st ? st->child : NULL; f && k < 3; f = f->next, k++) {
+                snprintf(p2, sizeof p2, "%s.state[%zu]", path, k);
+                static const char *const ff[] = {"file", "sha256"};
+                if (jx_fields(&c, f, p2, ff, 2) != 0)
+                    break;
+                const char *fn = jx_str(&c, f, p2, "file"), *h = jx_str(&c, f, p2, "sha256");
+                if (!fn || !h || !is_hex64(h) || fn[0] == '/' || strstr(fn, "..")) {
+                    jx_expect(&c, p2, f, "a path relative to windows/ and 64 lowercase hex digits");
+                    break;
+                }
+                char *frel = xasprintf("windows/%s", fn);
+                const manifest_file *mf = m ? manifest_bytes(m, frel) : NULL;
+                if (m && (!mf || mf->len != 4 * ws.parameters))
+                    jx_expect(&c, p2, f, "a file the manifest lists, of exactly 4*parameters = %llu bytes",
+                              (unsigned long long)(4 * ws.parameters));
+                free(frel);
+                if (k == 0 && tv && tv->trace && strcmp(h, tv->trace[from].digest) != 0)
+                    jx_expect(&c, p2, f, "the train file's digest of step %llu (%s)", (unsigned long long)from,
+                              tv->trace[from].digest);
+                w->files[k] = xstrdup(fn);
+                memcpy(w->sha256[k], h, 65);
+            }
+            w->n_files = k;
+            ws.n++;
+        }
+    }
+    vs->windows = xrealloc(vs->windows, (vs->n_windows + 1) * sizeof *vs->windows);
+    vs->windows[vs->n_windows++] = ws;
+    vs->n_files++;
+out:
+    cJSON_Delete(root);
+    free(file);
+}
+
 size_t vectors_load(const char *dir, const manifest_info *m, vector_set *vs, problems *pr)
 {
     memset(vs, 0, sizeof *vs);
@@ -611,6 +716,17 @@ size_t vectors_load(const char *dir, const manifest_info *m, vector_set *vs, pro
     names = list_json(dir, "train", &n, pr);
     for (size_t i = 0; i < n; i++) {
         load_train_file(dir, names[i], m, vs, pr);
+        free(names[i]);
+    }
+    free(names);
+    /* FORMAT.md §6 (from v1.2.0): an optional windows/ directory */
+    char *wdir = xasprintf("%s/windows", dir);
+    struct stat wst;
+    int has_windows = stat(wdir, &wst) == 0 && S_ISDIR(wst.st_mode);
+    free(wdir);
+    names = has_windows ? list_json(dir, "windows", &n, pr) : NULL;
+    for (size_t i = 0; has_windows && i < n; i++) {
+        load_windows_file(dir, names[i], m, vs, pr);
         free(names[i]);
     }
     free(names);
@@ -647,6 +763,7 @@ void vectors_free(vector_set *vs)
         free(gr->group);
         free(gr->file);
         free(gr->spec_clause);
+        free(gr->spec_version);
     }
     free(vs->groups);
     for (size_t t = 0; t < vs->n_trains; t++) {
@@ -662,8 +779,17 @@ void vectors_free(vector_set *vs)
         free(tv->profile);
         free(tv->file);
         free(tv->spec_clause);
+        free(tv->spec_version);
     }
     free(vs->trains);
+    for (size_t i = 0; i < vs->n_windows; i++) {
+        for (size_t k = 0; k < vs->windows[i].n; k++)
+            for (size_t f = 0; f < vs->windows[i].w[k].n_files; f++)
+                free(vs->windows[i].w[k].files[f]);
+        free(vs->windows[i].w);
+        free(vs->windows[i].profile);
+    }
+    free(vs->windows);
     free(vs->dir);
     free(vs->spec_version);
     free(vs->vector_version);
@@ -683,5 +809,13 @@ const train_vec *vectors_train(const vector_set *vs, const char *profile)
     for (size_t i = 0; i < vs->n_trains; i++)
         if (strcmp(vs->trains[i].profile, profile) == 0)
             return &vs->trains[i];
+    return NULL;
+}
+
+const window_set *vectors_windows(const vector_set *vs, const char *profile)
+{
+    for (size_t i = 0; i < vs->n_windows; i++)
+        if (strcmp(vs->windows[i].profile, profile) == 0)
+            return &vs->windows[i];
     return NULL;
 }

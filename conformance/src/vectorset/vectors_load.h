@@ -25,6 +25,7 @@ typedef struct {
 
 typedef struct {
     char *group, *file, *spec_clause;
+    char *spec_version; /* the file's own: the version that introduced the group (FORMAT.md §1) */
     op_case *cases;
     size_t n_cases;
 } op_group;
@@ -49,6 +50,7 @@ typedef struct {
 
 typedef struct {
     char *profile, *file, *spec_clause;
+    char *spec_version; /* the file's own: the version that introduced the profile */
     uint64_t parameters;
     tensor_desc *tensors;
     size_t n_tensors;
@@ -61,6 +63,22 @@ typedef struct {
     size_t n_ckpts;
 } train_vec;
 
+/* FORMAT.md §6 (v1.2.0): a window from the golden state of step `from` to
+ * step `to`; the state files are paths relative to windows/ (none from 0). */
+typedef struct {
+    uint32_t from, to;
+    size_t n_files;
+    char *files[3];
+    char sha256[3][65];
+} window_vec;
+
+typedef struct {
+    char *profile;
+    uint64_t parameters;
+    window_vec *w;
+    size_t n;
+} window_set;
+
 typedef struct {
     char *dir;
     char *spec_version, *vector_version;
@@ -68,8 +86,13 @@ typedef struct {
     size_t n_groups;
     train_vec *trains;
     size_t n_trains;
+    window_set *windows; /* windows/<profile>.json, FORMAT.md §6 */
+    size_t n_windows;
     size_t n_files; /* vector files loaded */
 } vector_set;
+
+/* The windows of a profile, or NULL. */
+const window_set *vectors_windows(const vector_set *vs, const char *profile);
 
 /* FORMAT.md §1-§3: loads and validates every ops/<group>.json and
  * train/<profile>.json of dir (and each train file's checkpoints). m, when

@@ -22,6 +22,13 @@ void scope_facts_from_results(scope_facts *f, const results *r)
     f->train = results_tally(r, "train");
     f->fresh = results_tally(r, "fresh");
     f->protocol = results_tally(r, "protocol");
+    f->res = r;
+    f->first_bad_id = f->first_bad_reason = NULL;
+    for (size_t i = 0; i < r->n && !f->first_bad_id; i++)
+        if (r->c[i].v == V_FAIL || r->c[i].v == V_ERROR) {
+            f->first_bad_id = r->c[i].id;
+            f->first_bad_reason = r->c[i].reason ? r->c[i].reason : "";
+        }
     for (int l = 0; l < 3; l++) {
         f->first_skip_id[l] = f->first_skip_reason[l] = NULL;
         for (size_t i = 0; i < r->n; i++) {
@@ -62,25 +69,56 @@ void scope_verdict(const scope_facts *f, run_verdict *v)
         reason(v, xasprintf("--profile %s: not every profile of the vector set ran", f->profile));
     if (f->steps >= 0 && f->steps < f->set_steps)
         reason(v, xasprintf("--steps %ld: training stopped before step %ld", f->steps, f->set_steps));
+    /* spec §12.1: what was certified is the lower of the IUT's claim and the
+     * vector set's version; a run that certifies less than the set tests is
+     * not its full certification */
+    const req_ctx *q = f->req;
+    if (q && q->iut_known && q->major_apart)
+        reason(v, xasprintf("spec: the IUT claims %s, the vector set is %s: another MAJOR version (spec §12.1: "
+                            "bits may have moved), so the run certifies neither",
+                            q->iut_text, q->vectors_text));
+    else if (q && q->iut_known && spec_mm_cmp(q->certified, q->vectors) < 0) {
+        char *ni = f->res ? req_not_implemented(q, f->res) : NULL;
+        reason(v, xasprintf("spec %s certified, not %s: the IUT claims spec %s%s%s", q->certified_text,
+                            q->vectors_text, q->iut_text, ni ? "; not implemented: " : "", ni ? ni : ""));
+        free(ni);
+    }
     const tally *t[3] = {&f->ops, &f->train, &f->fresh};
     for (int l = 0; l < 3; l++) {
         int selected = all || !strcmp(f->level, levels[l]) || l == 2;
         if (selected)
             level_scope(v, levels[l], t[l], f->first_skip_id[l], f->first_skip_reason[l]);
     }
+    if (f->fresh_only)
+        reason(v, xasprintf("--fresh-only: the golden vectors did not run"));
+    if (f->subject_unbound)
+        reason(v, xstrdup(SCOPE_SUBJECT_UNBOUND));
     size_t narrowing = v->n_reasons;
+    if (f->seed_given)
+        reason(v, xasprintf("a reproduction of run seed %s, not a certification: the fresh-case seed was chosen by "
+                            "the caller (--seed)", f->seed ? f->seed : "?"));
     if (!f->official)
         reason(v, xasprintf("UNOFFICIAL vector set: manifest digest %s is not one the runner pins",
                             f->manifest_digest ? f->manifest_digest : "(none)"));
-    if (!f->hello_ok || bad) {
+    if (f->interrupted)
+        reason(v, xasprintf("interrupted by signal %d: this run says nothing about the IUT", f->interrupted));
+    if (f->interrupted) { /* P8: an interrupted run is never a verdict on the IUT */
+        v->word = "ERROR";
+        v->exit_code = 128 + f->interrupted;
+    } else if (!f->hello_ok || bad) {
         v->word = "FAIL";
         v->exit_code = EXIT_FAIL;
+        if (f->first_bad_id)
+            v->first_failure = xasprintf("%s: %s", f->first_bad_id, f->first_bad_reason);
     } else if (narrowing) {
         v->word = "PARTIAL";
         v->exit_code = EXIT_PARTIAL;
     } else if (!f->official) {
         v->word = "UNOFFICIAL";
         v->exit_code = EXIT_UNOFFICIAL;
+    } else if (f->seed_given) {
+        v->word = "REPRODUCTION";
+        v->exit_code = EXIT_REPRODUCTION;
     } else {
         v->word = "PASS";
         v->exit_code = EXIT_PASS;
@@ -92,4 +130,6 @@ void run_verdict_free(run_verdict *v)
     for (size_t i = 0; i < v->n_reasons; i++)
         free(v->reasons[i]);
     v->n_reasons = 0;
+    free(v->first_failure);
+    v->first_failure = NULL;
 }

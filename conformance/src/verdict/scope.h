@@ -8,11 +8,12 @@
 #include <stddef.h>
 
 #include "core/results.h"
+#include "verdict/requirements.h"
 
 enum { SCOPE_MAX_REASONS = 24 };
 
 /* Exit codes of `run`; 2 stays "bad usage, refused vectors, I/O". */
-enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_PARTIAL = 3, EXIT_UNOFFICIAL = 4 };
+enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_PARTIAL = 3, EXIT_UNOFFICIAL = 4, EXIT_REPRODUCTION = 5 };
 
 typedef struct {
     int hello_ok;
@@ -28,14 +29,34 @@ typedef struct {
     tally ops, train, fresh, protocol;
     /* the first skipped required case of each level, for the reason text */
     const char *first_skip_id[3], *first_skip_reason[3];
+    /* the first failed or errored case, in case order (the closing line names it) */
+    const char *first_bad_id, *first_bad_reason;
+    /* the spec versions (verdict/requirements.h); NULL: not known (no version reason) */
+    const req_ctx *req;
+    const results *res; /* the case list (scope_facts_from_results) */
+    /* trust (conformance/README.md "What a receipt proves"): the fresh-case
+     * seed came from the caller (--seed: a reproduction, never a
+     * certification); the subject is bound (the argv form) or why not; the
+     * golden vectors were left out (--fresh-only) */
+    int seed_given;
+    const char *seed;
+    int subject_unbound;
+    int fresh_only;
+    int interrupted;      /* the runner got this signal (P8): ERROR, exit 128 + it */
 } scope_facts;
 
 typedef struct {
-    const char *word; /* PASS, FAIL, PARTIAL or UNOFFICIAL */
+    const char *word; /* PASS, FAIL, PARTIAL, UNOFFICIAL, REPRODUCTION, or ERROR (interrupted) */
     int exit_code;
     char *reasons[SCOPE_MAX_REASONS]; /* why this is not a full certification */
     size_t n_reasons;
+    char *first_failure; /* FAIL: "ID: reason" of the first failed case, NULL otherwise */
 } run_verdict;
+
+/* The reason a shell-form run gives (the closing line, the receipt). */
+#define SCOPE_SUBJECT_UNBOUND "subject unbound (shell form): --iut runs a shell command, whose program the runner cannot bind; --iut-exec binds it"
+/* What verify and matrix say of a REPRODUCTION. */
+#define SCOPE_NOT_EVIDENCE "not certification evidence: the fresh-case seed was chosen by the caller (--seed)"
 
 /* The verdict table of conformance/README.md, "Verdicts". */
 void scope_verdict(const scope_facts *f, run_verdict *out);

@@ -29,3 +29,11 @@ unsupported() {
     echo "unsupported verb" >&2
     exit 64
 }
+
+# host_pid: sets HOST_PID to this shell's pid as the test (outside the IUT's
+# PID namespace, conformance/src/protocol/contain.h) sees it: /proc is the
+# host's, so /proc/self/stat, opened by the shell itself, names that pid
+# ($$ is the pid inside the namespace).
+host_pid() {
+    read -r HOST_PID _ < /proc/self/stat
+}

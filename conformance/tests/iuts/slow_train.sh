@@ -5,6 +5,6 @@
 . "$(dirname "$0")/common.sh"
 case $1 in
 hello) hello slow-train ;;
-train) echo $$ > "$IT_ESCAPE_DIR/pid.train"; exec sleep 600 ;;
+train) host_pid; echo "$HOST_PID" > "$IT_ESCAPE_DIR/pid.train"; exec sleep 600 ;;
 *) unsupported ;;
 esac

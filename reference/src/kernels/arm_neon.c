@@ -4,7 +4,10 @@
 #define IT_K_SET it_kernels_neon
 #define IT_K_NAME "neon"
 #define IT_VBYTES 16
-#define IT_NACC 16
+#define IT_MR 8
+#define IT_NV 2
+#define IT_VSQRT(v) ((vf)vsqrtq_f32((float32x4_t)(v)))
+#include <arm_neon.h>
 #include "kernels/simd_body.h"
 #else
 typedef int it_kernels_neon_absent; /* other ISAs: an empty unit */

@@ -40,9 +40,22 @@ static int x86_has(const char *name)
     __cpuid_count(7, 0, a, b, c, d);
     if (strcmp(name, "avx2") == 0)
         return (b & (1u << 5)) != 0;
+
     if (strcmp(name, "avx512") == 0)
         return (b & (1u << 16)) != 0 && (xcr0() & 0xe6) == 0xe6; /* AVX-512F; opmask, ZMM_Hi256, Hi16_ZMM */
     return 0;
+}
+#endif
+
+#if defined(__x86_64__)
+/* CPUID.7.0:EBX.SHA, with CPUID.1:ECX.SSSE3 and .SSE4_1 (x86_sha.c uses both) */
+static int x86_sha(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 9)) || !(c & (1u << 19)) || __get_cpuid_max(0, NULL) < 7)
+        return 0;
+    __cpuid_count(7, 0, a, b, c, d);
+    return (b & (1u << 29)) != 0;
 }
 #endif
 
@@ -72,6 +85,30 @@ static int runs_here(const it_kernel_set *k)
 }
 
 static const it_kernel_set *active;
+static it_sha256_blocks_fn sha_blocks = it_sha256_blocks_portable;
+static const char *sha_name = "portable";
+
+/* The set and, with it, the SHA-256 compression: the CPU's instructions
+ * with every set but portable (which stays the definition end to end). */
+static void set_active(const it_kernel_set *k)
+{
+    active = k;
+    sha_blocks = it_sha256_blocks_portable;
+    sha_name = "portable";
+    if (k == &it_kernels_portable)
+        return;
+#if defined(__x86_64__)
+    if (x86_sha()) {
+        sha_blocks = it_sha256_blocks_shani;
+        sha_name = "sha-ni";
+    }
+#elif defined(__aarch64__) && defined(__linux__)
+    if (getauxval(AT_HWCAP) & (1ul << 6)) { /* HWCAP_SHA2 */
+        sha_blocks = it_sha256_blocks_armv8;
+        sha_name = "armv8-sha2";
+    }
+#endif
+}
 
 static const it_kernel_set *best(void)
 {
@@ -84,14 +121,14 @@ static const it_kernel_set *best(void)
 int it_kernels_select(const char *name)
 {
     if (!name || strcmp(name, "auto") == 0) {
-        active = best();
+        set_active(best());
         return 0;
     }
     for (size_t i = 0; i < NSETS; i++)
         if (strcmp(SETS[i]->name, name) == 0) {
             if (!runs_here(SETS[i]))
                 return -2;
-            active = SETS[i];
+            set_active(SETS[i]);
             return 0;
         }
     /* a set of another instruction set: known, but not in this build */
@@ -112,8 +149,68 @@ int it_kernels_select_env(void)
 const it_kernel_set *it_kernels(void)
 {
     if (!active && it_kernels_select_env() != 0)
-        active = best(); /* the CLI reports a bad ISOTRAIN_KERNELS before it gets here */
+        set_active(best()); /* the CLI reports a bad ISOTRAIN_KERNELS before it gets here */
     return active;
+}
+
+/* 128-bit tiles for the products on AMD family 17h models below 0x30 (Zen,
+ * Zen+: the 256-bit operations are two 128-bit ones) and Hygon's Dhyana
+ * (family 18h, the same core); everything else gets the set's full width. */
+static int narrow_by_cpu(void)
+{
+#if defined(__x86_64__)
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0, &a, &b, &c, &d))
+        return 0;
+    int amd = b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u;   /* "AuthenticAMD" */
+    int hygon = b == 0x6f677948u && d == 0x6e65476eu && c == 0x656e6975u; /* "HygonGenuine" */
+    if ((!amd && !hygon) || !__get_cpuid(1, &a, &b, &c, &d))
+        return 0;
+    unsigned family = ((a >> 8) & 0xf) + ((a >> 20) & 0xff), model = ((a >> 4) & 0xf) | ((a >> 12) & 0xf0);
+    return (family == 0x17 && model < 0x30) || family == 0x18;
+#else
+    return 0;
+#endif
+}
+
+float *it_gemm_scratch(void)
+{
+    static _Thread_local float buf[IT_GEMM_KC * IT_GEMM_NC + IT_GEMM_MC * IT_GEMM_KC] __attribute__((aligned(64)));
+    return buf;
+}
+
+static int gemm_tile = -1; /* -1: not chosen yet */
+
+int it_gemm_tile_select(const char *name)
+{
+    if (!name || !*name || strcmp(name, "auto") == 0)
+        gemm_tile = narrow_by_cpu();
+    else if (strcmp(name, "narrow") == 0)
+        gemm_tile = 1;
+    else if (strcmp(name, "wide") == 0)
+        gemm_tile = 0;
+    else
+        return -1;
+    return 0;
+}
+
+int it_gemm_narrow(void)
+{
+    if (gemm_tile < 0 && it_gemm_tile_select(getenv("ISOTRAIN_GEMM_TILE")) != 0)
+        gemm_tile = narrow_by_cpu(); /* an unknown value: the automatic choice */
+    return gemm_tile;
+}
+
+it_sha256_blocks_fn it_sha256_blocks(void)
+{
+    it_kernels();
+    return sha_blocks;
+}
+
+const char *it_sha256_name(void)
+{
+    it_kernels();
+    return sha_name;
 }
 
 const char *it_kernels_name(void) { return it_kernels()->name; }

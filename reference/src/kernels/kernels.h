@@ -9,6 +9,55 @@
 #define ISOTRAIN_KERNELS_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include "isotrain.h"
+
+/* One matrix product (spec §4.1, §4.5): for every m < M, n < N
+ *   C(m, n) = SUM over k = 0 .. K-1 ascending of A(m, k) * B(k, n),
+ * started from +0, or with `accumulate` continued from the partial sum
+ * already stored in C(m, n) (the same sequential sum, resumed); then, when
+ * bias is not NULL, C(m, n) = C(m, n) + bias[n] after the whole sum. Every
+ * product is rounded before it is added. Operands are read through strides,
+ * so a transposed matrix costs nothing:
+ *   A(m, k) = A[m*ars + k*acs], B(k, n) = B[k*brs + n*bcs], C(m, n) = C[m*ldc + n].
+ * Kernel sets may tile, pack and block this in any way that keeps each
+ * C(m, n) one sum in ascending k; a block of k may end and the next one
+ * resume from the value stored in C (spec §4.1), never start from +0 and be
+ * added afterwards (the mutant `gemm-split-k`). */
+typedef struct it_gemm_args {
+    size_t M, N, K;
+    const float *A;
+    size_t ars, acs;
+    const float *B;
+    size_t brs, bcs;
+    float *C;
+    size_t ldc;
+    int accumulate;
+    const float *bias;
+} it_gemm_args;
+
+/* Attention over rows (spec §5.11, §5.12), the arguments of
+ * it_rows_attention_forward/backward: row r has the query Q + r*ldq, the T
+ * keys and values K, V + (r*T + t)*ldkv, the weights Wt + r*H*T; forward
+ * writes Z + r*ldz; backward reads dZ + r*ldz and writes dQ + r*ldq_out,
+ * dK, dV + (r*T + t)*ldkv_out. */
+typedef struct it_attention_args {
+    size_t T, H, dh;
+    float scale;
+    const float *Q;
+    size_t ldq;
+    const float *K, *V;
+    size_t ldkv;
+    float *Wt;
+    float *Z; /* forward: output */
+    const float *dZ;
+    size_t ldz;
+    float *dQ;
+    size_t lddq;
+    float *dK, *dV;
+    size_t lddkv;
+} it_attention_args;
 
 typedef struct it_kernel_set {
     const char *name; /* portable, sse2, avx, avx2, avx512, neon */
@@ -31,6 +80,38 @@ typedef struct it_kernel_set {
      * parts of one sum (spec §4.1, §13.5). */
     void (*matmul)(size_t M, size_t N, size_t K, const float *A, size_t ars, size_t acs, const float *B,
                    size_t ldb, float *C, size_t ldc, int accumulate);
+
+    /* ---- the batched layers of isotrain.h's it_rows_* API (rows.c splits
+     * them over threads; each entry computes one share). The portable
+     * entries are the readable definitions: a loop over rows (or elements)
+     * calling the one-row function of the clause. ---- */
+
+    /* spec §4.1, §4.5: the general product of it_gemm_args */
+    void (*gemm)(const struct it_gemm_args *g);
+    /* §4.5: acc[c] = acc[c] + X[0][c] + X[1][c] + ... (rows ascending): bias
+     * gradients, resumed from the stored partial */
+    void (*colsum_acc)(size_t rows, size_t cols, const float *X, size_t ldx, float *acc);
+    /* Y = A + B elementwise (one rounding each); ldb = 0 repeats B's row */
+    void (*add_rows)(size_t rows, size_t cols, const float *A, size_t lda, const float *B, size_t ldb, float *Y,
+                     size_t ldy);
+    void (*relu_fwd)(const float *x, size_t n, float *y);                    /* §5.9 */
+    void (*relu_bwd)(const float *x, const float *dy, size_t n, float *dx);  /* §5.10 */
+    void (*tanh_bwd)(const float *y, const float *dy, size_t n, float *dx);  /* §5.6 */
+    /* §5.4 over rows: probabilities into P (may be Z), loss[r] when loss
+     * is not NULL */
+    void (*softmax_xent_fwd)(size_t rows, size_t n, const float *Z, size_t ldz, const uint32_t *targets,
+                             float *loss, float *P, size_t ldp);
+    /* §5.5 over rows (dZ may be P) */
+    void (*softmax_xent_bwd)(size_t rows, size_t n, const float *P, size_t ldp, const uint32_t *targets,
+                             float scale, float *dZ, size_t lddz);
+    /* §5.11 / §5.12 over rows (struct it_attention_args, rows.c) */
+    void (*attention_fwd)(const struct it_attention_args *a, size_t r0, size_t r1);
+    void (*attention_bwd)(const struct it_attention_args *a, size_t r0, size_t r1);
+    /* §7.2 over n elements */
+    void (*adamw)(const it_adamw_consts *c, float bc1, float bc2, float *p, const float *g, float *m, float *v,
+                  size_t n);
+    /* §3.6 over arrays: y[i] = sqrt(x[i]) */
+    void (*sqrtf_v)(const float *x, float *y, size_t n);
 } it_kernel_set;
 
 extern const it_kernel_set it_kernels_portable;
@@ -41,6 +122,35 @@ extern const it_kernel_set it_kernels_sse2, it_kernels_avx, it_kernels_avx2, it_
 extern const it_kernel_set it_kernels_neon;
 #endif
 
+/* ---- SHA-256 compression (spec §8.2, FIPS 180-4 §6.2.2): the portable
+ * definition (sha256.c) and the CPU's instructions, which give its bits;
+ * dispatch.c uses the instructions with every set but portable when the
+ * CPU has them. */
+extern const uint32_t it_sha256_k[64];
+typedef void (*it_sha256_blocks_fn)(uint32_t h[8], const unsigned char *p, size_t nblocks);
+void it_sha256_blocks_portable(uint32_t h[8], const unsigned char *p, size_t nblocks);
+#if defined(__x86_64__)
+void it_sha256_blocks_shani(uint32_t h[8], const unsigned char *p, size_t nblocks); /* x86_sha.c */
+#endif
+#if defined(__aarch64__)
+void it_sha256_blocks_armv8(uint32_t h[8], const unsigned char *p, size_t nblocks); /* arm_sha2.c */
+#endif
+/* the compression in use */
+it_sha256_blocks_fn it_sha256_blocks(void);
+
+/* 1: the SIMD sets' matrix products use 128-bit tiles (simd_body.h), the
+ * faster ones where a wider vector runs as two halves (AMD Zen 1). Chosen
+ * from CPUID, or by ISOTRAIN_GEMM_TILE=wide|narrow|auto; speed only, never
+ * bits. it_gemm_tile_select(NULL) goes back to the automatic choice;
+ * -1 for a name it does not know. */
+int it_gemm_narrow(void);
+int it_gemm_tile_select(const char *name);
+/* The blocks of the SIMD products (gemm_body.h) and this thread's buffer for
+ * their packed copies: KC*NC floats of B, then MC*KC of A (dispatch.c; one
+ * per thread, shared by every set, never allocated in a step). */
+enum { IT_GEMM_KC = 256, IT_GEMM_NC = 128, IT_GEMM_MC = 48 };
+float *it_gemm_scratch(void);
+
 /* The set in use (chosen on first use if nothing was selected). */
 const it_kernel_set *it_kernels(void);
 
@@ -49,6 +159,17 @@ void it_sgd_update_portable(float *p, const float *g, size_t n, float lr);
 /* The readable per-position loop of spec §11.6 (mlp13k.c). */
 float it_mlp13k_loss_grad_portable(const float *params, const unsigned char *xs, const unsigned char *ys,
                                    size_t batch, float *grads);
+/* The readable definitions of the batched entries (portable.c, attention.c,
+ * adamw.c, sqrt.c), which every kernel set must reproduce bit for bit. */
+void it_gemm_portable(const it_gemm_args *g);
+void it_relu_forward_portable(const float *x, size_t n, float *y);
+void it_relu_backward_portable(const float *x, const float *dy, size_t n, float *dx);
+void it_adamw_update_portable(const it_adamw_consts *c, float bc1, float bc2, float *p, const float *g, float *m,
+                              float *v, size_t n);
+void it_tanh_backward_portable(const float *y, const float *dy, size_t n, float *dx);
+/* spec §11.6 built on the it_rows_* API (mlp13k.c): the SIMD sets' entry */
+float it_mlp13k_loss_grad_rows(const float *params, const unsigned char *xs, const unsigned char *ys, size_t batch,
+                               float *grads);
 /* The readable matrix product (portable.c). */
 void it_matmul_portable(size_t M, size_t N, size_t K, const float *A, size_t ars, size_t acs, const float *B,
                         size_t ldb, float *C, size_t ldc, int accumulate);

@@ -5,8 +5,9 @@
  *   IT_K_SET     the it_kernel_set object to define (e.g. it_kernels_avx2)
  *   IT_K_NAME    its name ("avx2")
  *   IT_VBYTES    the width of one vector register in bytes (16, 32, 64)
- *   IT_NACC      how many vector accumulators the matrix kernel may keep
- *                (half the register file: 8 with 16 registers, 16 with 32)
+ *   IT_MR, IT_NV the matrix kernel's tile: IT_MR rows of IT_NV vectors kept
+ *                in registers (about 3/4 of the register file)
+ *   IT_VSQRT(v)  the set's IEEE square root of one vector (sqrtps, fsqrt)
  *
  * and is built with that ISA's -m flag (never -mfma: ci/check-no-fma.sh).
  *
@@ -47,6 +48,15 @@ static inline vf ldf(const float *p)
 static inline void stf(float *p, vf v) { memcpy(p, &v, sizeof v); }
 
 static inline vd bcd(double s) { return (vd){0} + s; } /* s != -0 */
+
+/* every lane = s, bit for bit (a -0 stays -0) */
+static inline vf splat(float s)
+{
+    vf v;
+    for (size_t l = 0; l < VW; l++)
+        v[l] = s;
+    return v;
+}
 
 static inline int any64(vl m)
 {
@@ -224,182 +234,147 @@ static void tanhf_v(const float *x, float *y, size_t n)
     }
 }
 
-/* ---- matrix kernel -------------------------------------------------------
- * C[m][n] = S + bias[m] (bias optional), with
- * S = SUM over k = 0..K-1 in ascending order of A(m, k) * B[k][n], started
- * from +0, or from C[m][n] itself when `accumulate` (the same sequential
- * sum, continued: how gradients keep adding positions across chunks).
- * A(m, k) = A[m * ars + k * acs], so a transposed A costs nothing. Lanes run
- * over n: each lane is its own output element and its own sum. */
+/* ---- the matrix product (kernels.h it_gemm_args): gemm_body.h ----------------
+ * Two tile shapes of the same product: `wide`, the set's full vectors, and
+ * `narrow`, 128-bit vectors 3 rows by 16 columns, which is the faster one
+ * on a CPU that runs a wider vector as two 128-bit halves (AMD Zen 1: two
+ * 128-bit multipliers and two adders, and a broadcast into a 256-bit
+ * register costs an extra operation). dispatch.c's it_gemm_narrow() says
+ * which one; both give the same bits (lanes are independent outputs). */
 
-#define MAXNV ((size_t)(IT_NACC / 4))
+#define GEMM_NAME gemm_wide
+#define GV vf
+#define GW VW
+#define GMR IT_MR
+#define GNV IT_NV
+#include "kernels/gemm_body.h"
+#undef GEMM_NAME
+#undef GV
+#undef GW
+#undef GMR
+#undef GNV
 
-static inline __attribute__((always_inline)) void mm_block(size_t mr, size_t nv, size_t K, const float *A,
-                                                            size_t ars, size_t acs, const float *B, size_t ldb,
-                                                            float *C, size_t ldc, int accumulate, const float *bias)
+#if IT_VBYTES > 16
+typedef float vq __attribute__((vector_size(16)));
+#define GEMM_NAME gemm_narrow
+#define GV vq
+#define GW 4
+#define GMR 3
+#define GNV 4
+#include "kernels/gemm_body.h"
+#undef GEMM_NAME
+#undef GV
+#undef GW
+#undef GMR
+#undef GNV
+
+static void gemm(const it_gemm_args *g)
 {
-    vf c[8][4];
-#pragma GCC unroll 8
-    for (size_t r = 0; r < mr; r++)
-#pragma GCC unroll 4
-        for (size_t v = 0; v < nv; v++)
-            c[r][v] = accumulate ? ldf(C + r * ldc + v * VW) : (vf){0};
-    for (size_t k = 0; k < K; k++) {
-        vf b[4];
-#pragma GCC unroll 4
-        for (size_t v = 0; v < nv; v++)
-            b[v] = ldf(B + k * ldb + v * VW);
-#pragma GCC unroll 8
-        for (size_t r = 0; r < mr; r++) {
-            float a = A[r * ars + k * acs];
-#pragma GCC unroll 4
-            for (size_t v = 0; v < nv; v++) {
-                vf prod = b[v] * a;
-                c[r][v] = c[r][v] + prod;
-            }
-        }
-    }
-#pragma GCC unroll 8
-    for (size_t r = 0; r < mr; r++)
-#pragma GCC unroll 4
-        for (size_t v = 0; v < nv; v++) {
-            vf out = c[r][v];
-            if (bias)
-                out = out + bias[r];
-            stf(C + r * ldc + v * VW, out);
-        }
+    if (it_gemm_narrow())
+        gemm_narrow(g);
+    else
+        gemm_wide(g);
 }
-
-/* rows [m0, M) of one column block of nv vectors, mr rows at a time */
-static inline __attribute__((always_inline)) void mm_rows(size_t mr, size_t nv, size_t M, size_t K,
-                                                           const float *A, size_t ars, size_t acs,
-                                                           const float *B, size_t ldb, float *C, size_t ldc,
-                                                           int accumulate, const float *bias)
-{
-    size_t m = 0;
-    for (; m + mr <= M; m += mr)
-        mm_block(mr, nv, K, A + m * ars, ars, acs, B, ldb, C + m * ldc, ldc, accumulate, bias ? bias + m : NULL);
-    for (; m < M; m++)
-        mm_block(1, nv, K, A + m * ars, ars, acs, B, ldb, C + m * ldc, ldc, accumulate, bias ? bias + m : NULL);
-}
-
-static void mm(size_t M, size_t N, size_t K, const float *A, size_t ars, size_t acs, const float *B, size_t ldb,
-               float *C, size_t ldc, int accumulate, const float *bias)
-{
-    size_t n = 0;
-    for (; n + MAXNV * VW <= N; n += MAXNV * VW)
-        mm_rows(IT_NACC / MAXNV, MAXNV, M, K, A, ars, acs, B + n, ldb, C + n, ldc, accumulate, bias);
-#if IT_NACC >= 16
-    for (; n + 2 * VW <= N; n += 2 * VW)
-        mm_rows(IT_NACC / 2 > 8 ? 8 : IT_NACC / 2, 2, M, K, A, ars, acs, B + n, ldb, C + n, ldc, accumulate,
-                bias);
+#else
+static void gemm(const it_gemm_args *g) { gemm_wide(g); }
 #endif
-    for (; n + VW <= N; n += VW)
-        mm_rows(8, 1, M, K, A, ars, acs, B + n, ldb, C + n, ldc, accumulate, bias);
-    /* leftover columns: scalar, still one sum per (m, n), ascending k */
-    for (; n < N; n++)
-        for (size_t m = 0; m < M; m++) {
-            float s = accumulate ? C[m * ldc + n] : 0.0f;
-            for (size_t k = 0; k < K; k++) {
-                float prod = A[m * ars + k * acs] * B[k * ldb + n];
-                s = s + prod;
-            }
-            C[m * ldc + n] = bias ? s + bias[m] : s;
-        }
-}
 
-/* acc[m] = acc[m] + A[m][0] + A[m][1] + ... (ascending k): the bias
- * gradients. Eight rows at a time so eight independent sums overlap. */
-static void rowsum_acc(float *acc, const float *A, size_t M, size_t K)
+static void matmul(size_t M, size_t N, size_t K, const float *A, size_t ars, size_t acs, const float *B, size_t ldb,
+                   float *C, size_t ldc, int accumulate)
 {
-    size_t m = 0;
-    for (; m + 8 <= M; m += 8) {
-        float s[8];
-        for (size_t r = 0; r < 8; r++)
-            s[r] = acc[m + r];
-        for (size_t k = 0; k < K; k++)
-            for (size_t r = 0; r < 8; r++)
-                s[r] = s[r] + A[(m + r) * K + k];
-        for (size_t r = 0; r < 8; r++)
-            acc[m + r] = s[r];
-    }
-    for (; m < M; m++)
-        for (size_t k = 0; k < K; k++)
-            acc[m] = acc[m] + A[m * K + k];
+    it_gemm_args g = {M, N, K, A, ars, acs, B, ldb, 1, C, ldc, accumulate, NULL};
+    gemm(&g);
 }
 
-/* ---- elementwise and per-position helpers: lanes are positions or elements */
+/* ---- reductions over rows, lanes = columns ------------------------------------- */
+
+/* acc[c] = acc[c] + X[r][c] for r ascending: each lane one column's sum */
+static void colsum_acc(size_t rows, size_t cols, const float *X, size_t ldx, float *acc)
+{
+    size_t c = 0;
+    for (; c + 4 * VW <= cols; c += 4 * VW) {
+        vf s0 = ldf(acc + c), s1 = ldf(acc + c + VW), s2 = ldf(acc + c + 2 * VW), s3 = ldf(acc + c + 3 * VW);
+        for (size_t r = 0; r < rows; r++) {
+            const float *x = X + r * ldx + c;
+            s0 = s0 + ldf(x);
+            s1 = s1 + ldf(x + VW);
+            s2 = s2 + ldf(x + 2 * VW);
+            s3 = s3 + ldf(x + 3 * VW);
+        }
+        stf(acc + c, s0);
+        stf(acc + c + VW, s1);
+        stf(acc + c + 2 * VW, s2);
+        stf(acc + c + 3 * VW, s3);
+    }
+    for (; c + VW <= cols; c += VW) {
+        vf s = ldf(acc + c);
+        for (size_t r = 0; r < rows; r++)
+            s = s + ldf(X + r * ldx + c);
+        stf(acc + c, s);
+    }
+    for (; c < cols; c++)
+        for (size_t r = 0; r < rows; r++)
+            acc[c] = acc[c] + X[r * ldx + c];
+}
+
+/* ---- elementwise: lanes are elements --------------------------------------------- */
+
+static void add_rows(size_t rows, size_t cols, const float *A, size_t lda, const float *B, size_t ldb, float *Y,
+                     size_t ldy)
+{
+    for (size_t r = 0; r < rows; r++) {
+        const float *a = A + r * lda, *b = B + r * ldb;
+        float *y = Y + r * ldy;
+        size_t c = 0;
+        for (; c + VW <= cols; c += VW)
+            stf(y + c, ldf(a + c) + ldf(b + c));
+        for (; c < cols; c++)
+            y[c] = a[c] + b[c];
+    }
+}
 
 static inline vf vselect(vi m, vf a, vf b) { return (vf)((m & (vi)a) | (~m & (vi)b)); }
 
-/* Z holds n rows of P logits, position p in column p. Per column (spec
- * §5.4): the running maximum in ascending row order (strict >, so the first
- * of equal values stays), z[t] - m, the denominators S, the target's
- * probability pt = e[t] / S; then Z becomes (e / S) * scale, the gradient of
- * spec §5.5 for every k but the target (whose entry the caller sets). */
-static void softmax_columns(float *Z, size_t n, size_t P, const unsigned char *t, float *mx, float *zt, float *S,
-                            float *pt, float scale)
+/* §5.9: x <= 0 (either zero included) gives +0, NaN passes: a select, not
+ * a max (x86's maxps returns its second operand for NaN) */
+static void relu_fwd(const float *x, size_t n, float *y)
 {
-    size_t p;
-    for (p = 0; p < P; p++)
-        mx[p] = Z[p];
-    for (size_t o = 1; o < n; o++) {
-        const float *row = Z + o * P;
-        for (p = 0; p + VW <= P; p += VW) {
-            vf z = ldf(row + p), m = ldf(mx + p);
-            stf(mx + p, vselect(z > m, z, m));
-        }
-        for (; p < P; p++)
-            mx[p] = row[p] > mx[p] ? row[p] : mx[p];
+    size_t i = 0;
+    for (; i + VW <= n; i += VW) {
+        vf v = ldf(x + i);
+        vi off = v <= 0.0f;
+        stf(y + i, (vf)((vi)v & ~off));
     }
-    for (p = 0; p < P; p++)
-        zt[p] = Z[(size_t)t[p] * P + p] - mx[p];
-    for (size_t o = 0; o < n; o++) {
-        float *row = Z + o * P;
-        for (p = 0; p + VW <= P; p += VW)
-            stf(row + p, ldf(row + p) - ldf(mx + p));
-        for (; p < P; p++)
-            row[p] = row[p] - mx[p];
-    }
-    expf_v(Z, Z, n * P, 1);
-    for (p = 0; p < P; p++)
-        S[p] = 0.0f;
-    for (size_t o = 0; o < n; o++) {
-        const float *row = Z + o * P;
-        for (p = 0; p + VW <= P; p += VW)
-            stf(S + p, ldf(S + p) + ldf(row + p));
-        for (; p < P; p++)
-            S[p] = S[p] + row[p];
-    }
-    for (p = 0; p < P; p++)
-        pt[p] = Z[(size_t)t[p] * P + p] / S[p];
-    for (size_t o = 0; o < n; o++) {
-        float *row = Z + o * P;
-        for (p = 0; p + VW <= P; p += VW) {
-            vf prob = ldf(row + p) / ldf(S + p);
-            stf(row + p, prob * scale);
-        }
-        for (; p < P; p++) {
-            float prob = row[p] / S[p];
-            row[p] = prob * scale;
-        }
-    }
+    for (; i < n; i++)
+        y[i] = x[i] <= 0.0f ? 0.0f : x[i];
 }
 
-/* dy becomes dy * (1 - y*y), three roundings in that order (spec §5.6) */
-static void tanh_backward_all(const float *y, float *dy, size_t n)
+/* §5.10: dy where x > 0, +0 elsewhere (a selection: never dy * 0) */
+static void relu_bwd(const float *x, const float *dy, size_t n, float *dx)
+{
+    size_t i = 0;
+    for (; i + VW <= n; i += VW) {
+        vi on = ldf(x + i) > 0.0f;
+        stf(dx + i, (vf)((vi)ldf(dy + i) & on));
+    }
+    for (; i < n; i++)
+        dx[i] = x[i] > 0.0f ? dy[i] : 0.0f;
+}
+
+/* §5.6: dx = dy * (1 - y*y), three roundings in that order */
+static void tanh_bwd(const float *y, const float *dy, size_t n, float *dx)
 {
     size_t i = 0;
     for (; i + VW <= n; i += VW) {
         vf yy = ldf(y + i);
         vf square = yy * yy;
         vf slope = 1.0f - square;
-        stf(dy + i, ldf(dy + i) * slope);
+        stf(dx + i, ldf(dy + i) * slope);
     }
     for (; i < n; i++) {
         float square = y[i] * y[i];
         float slope = 1.0f - square;
-        dy[i] = dy[i] * slope;
+        dx[i] = dy[i] * slope;
     }
 }
 
@@ -417,81 +392,341 @@ static void sgd(float *p, const float *g, size_t n, float lr)
     }
 }
 
-/* ---- spec §11.6, positions side by side ------------------------------------
- * The portable loop (mlp13k.c) runs one position at a time. Here up to PB
- * positions are lanes: activations are stored feature-major ([feature][p]),
- * every layer is one call of mm, and each gradient element still receives
- * its per-position terms in ascending position, continuing across chunks. */
-
-enum { V = IT_MLP13K_VOCAB, D = IT_MLP13K_EMBED, H = IT_MLP13K_HIDDEN, PB = 64 };
-
-static float mlp13k_loss_grad(const float *params, const unsigned char *xs, const unsigned char *ys, size_t batch,
-                              float *grads)
+/* ---- square root (spec §3.6) and AdamW (§7.2) ------------------------------------
+ * IT_VSQRT(v) is the instruction set's IEEE square root of VW lanes
+ * (sqrtps, vsqrtps, fsqrt): correctly rounded by IEEE 754, so the bits of
+ * the integer it_sqrtf (proven over all 2^32 inputs by prove_math). */
+#ifdef IT_VSQRT
+static void sqrtf_v(const float *x, float *y, size_t n)
 {
-    const float *E = params + IT_MLP13K_OFF_EMBED, *W1 = params + IT_MLP13K_OFF_W1,
-                *b1 = params + IT_MLP13K_OFF_B1, *W2 = params + IT_MLP13K_OFF_W2,
-                *b2 = params + IT_MLP13K_OFF_B2;
-    float *dE = grads + IT_MLP13K_OFF_EMBED, *dW1 = grads + IT_MLP13K_OFF_W1,
-          *db1 = grads + IT_MLP13K_OFF_B1, *dW2 = grads + IT_MLP13K_OFF_W2,
-          *db2 = grads + IT_MLP13K_OFF_B2;
-    const float inv_batch = 1.0f / (float)batch;
-
-    for (size_t i = 0; i < IT_MLP13K_NPARAMS; i++)
-        grads[i] = 0.0f;
-
-    float loss_sum = 0.0f;
-    for (size_t p0 = 0; p0 < batch; p0 += PB) {
-        const size_t P = batch - p0 < PB ? batch - p0 : PB;
-        const unsigned char *x = xs + p0, *t = ys + p0;
-        float Eg[PB * D], EgT[D * PB], HT[H * PB], Hp[PB * H], dHT[H * PB], dEg[PB * D];
-        float Z[V * PB], mx[PB], zt[PB], S[PB], logS[PB], pt[PB];
-
-        /* forward: e, z1 = W1 e + b1, h = tanh z1, z2 = W2 h + b2 */
-        for (size_t p = 0; p < P; p++)
-            for (size_t d = 0; d < D; d++) {
-                Eg[p * D + d] = E[(size_t)x[p] * D + d];
-                EgT[d * P + p] = Eg[p * D + d];
-            }
-        mm(H, P, D, W1, D, 1, EgT, P, HT, P, 0, b1);
-        tanhf_v(HT, HT, H * P);
-        for (size_t i = 0; i < H; i++)
-            for (size_t p = 0; p < P; p++)
-                Hp[p * H + i] = HT[i * P + p];
-        mm(V, P, H, W2, H, 1, HT, P, Z, P, 0, b2);
-
-        /* softmax + cross-entropy (spec §5.4), one position per lane */
-        softmax_columns(Z, V, P, t, mx, zt, S, pt, inv_batch);
-        logf_v(S, logS, P, 1);
-        for (size_t p = 0; p < P; p++)
-            loss_sum = loss_sum + (logS[p] - zt[p]);
-
-        /* backward (spec §5.5): Z becomes dz2 */
-        for (size_t p = 0; p < P; p++)
-            Z[(size_t)t[p] * P + p] = (pt[p] - 1.0f) * inv_batch;
-
-        /* linear 2 backward (spec §5.7) */
-        mm(V, H, P, Z, P, 1, Hp, H, dW2, H, 1, NULL);
-        rowsum_acc(db2, Z, V, P);
-        mm(H, P, V, W2, 1, H, Z, P, dHT, P, 0, NULL);
-
-        /* tanh backward (spec §5.6), in place: dHT becomes dz1 */
-        tanh_backward_all(HT, dHT, H * P);
-
-        /* linear 1 backward, then the embedding's scatter-add (spec §5.8) */
-        mm(H, D, P, dHT, P, 1, Eg, D, dW1, D, 1, NULL);
-        rowsum_acc(db1, dHT, H, P);
-        mm(P, D, H, dHT, 1, P, W1, D, dEg, D, 0, NULL);
-        for (size_t p = 0; p < P; p++)
-            for (size_t d = 0; d < D; d++)
-                dE[(size_t)x[p] * D + d] = dE[(size_t)x[p] * D + d] + dEg[p * D + d];
+    size_t i = 0;
+    for (; i + VW <= n; i += VW)
+        stf(y + i, IT_VSQRT(ldf(x + i)));
+    if (i < n) { /* the tail through one padded vector: the same instruction */
+        float t[VW];
+        memset(t, 0, sizeof t);
+        memcpy(t, x + i, sizeof(float) * (n - i));
+        stf(t, IT_VSQRT(ldf(t)));
+        memcpy(y + i, t, sizeof(float) * (n - i));
     }
-    return loss_sum * inv_batch;
 }
 
-static void matmul(size_t M, size_t N, size_t K, const float *A, size_t ars, size_t acs, const float *B, size_t ldb,
-                   float *C, size_t ldc, int accumulate)
+static inline __attribute__((always_inline)) void adamw_lanes(const it_adamw_consts *c, float bc1, float bc2,
+                                                               float *p, const float *g, float *m, float *v)
 {
-    mm(M, N, K, A, ars, acs, B, ldb, C, ldc, accumulate, NULL);
+    vf gj = ldf(g);
+    vf pj = ldf(p) * c->decay;
+    vf m1 = ldf(m) * c->beta1;
+    vf m2 = gj * c->one_minus_beta1;
+    vf mj = m1 + m2;
+    vf gg = gj * gj;
+    vf v1 = ldf(v) * c->beta2;
+    vf v2 = gg * c->one_minus_beta2;
+    vf vj = v1 + v2;
+    stf(m, mj);
+    stf(v, vj);
+    vf mhat = mj / bc1;
+    vf vhat = vj / bc2;
+    vf denom = IT_VSQRT(vhat) + c->eps;
+    vf ratio = mhat / denom;
+    vf delta = ratio * c->lr;
+    stf(p, pj - delta);
 }
 
-const it_kernel_set IT_K_SET = {IT_K_NAME, expf_v, logf_v, tanhf_v, sgd, mlp13k_loss_grad, matmul};
+/* every line of §7.2 as one vector operation per line, lanes = elements */
+static void adamw(const it_adamw_consts *c, float bc1, float bc2, float *p, const float *g, float *m, float *v,
+                  size_t n)
+{
+    size_t i = 0;
+    for (; i + VW <= n; i += VW)
+        adamw_lanes(c, bc1, bc2, p + i, g + i, m + i, v + i);
+    if (i < n) { /* tail: padded copies, the same lanes */
+        float tp[VW], tg[VW], tm[VW], tv[VW];
+        size_t r = n - i;
+        memset(tp, 0, sizeof tp), memset(tg, 0, sizeof tg), memset(tm, 0, sizeof tm), memset(tv, 0, sizeof tv);
+        memcpy(tp, p + i, sizeof(float) * r), memcpy(tg, g + i, sizeof(float) * r);
+        memcpy(tm, m + i, sizeof(float) * r), memcpy(tv, v + i, sizeof(float) * r);
+        adamw_lanes(c, bc1, bc2, tp, tg, tm, tv);
+        memcpy(p + i, tp, sizeof(float) * r), memcpy(m + i, tm, sizeof(float) * r);
+        memcpy(v + i, tv, sizeof(float) * r);
+    }
+}
+#else
+static void sqrtf_v(const float *x, float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = it_sqrtf(x[i]);
+}
+#define adamw it_adamw_update_portable
+#endif
+
+/* ---- softmax and cross-entropy over rows (spec §5.4, §5.5) -----------------------
+ * Elementwise steps run along the row in lanes; the maximum scan and the
+ * denominator SUM are per row. */
+
+/* §5.4 step 1, the first maximal element: lanes keep the maximum of their
+ * own columns with the same strict >, from z[0]. Equal non-zero binary32
+ * values have equal bits, so the value of the maximum is the first maximal
+ * element's, except for the one pair of equal values with different bits,
+ * -0 and +0: when the maximum is a zero, the first zero of the row is taken
+ * (no output of §5.4 can see that sign: z - (+0) and z - (-0) differ only
+ * for z = +-0, whose exp is 1 either way; it is the scan's value all the
+ * same). A NaN is skipped by > exactly as in the scan; a NaN in z[0] stays m. */
+static float row_max(const float *z, size_t n)
+{
+    float m = z[0];
+    if (m != m)
+        return m;
+    size_t k = 1;
+    if (n >= 1 + VW) {
+        vf mv = splat(m);
+        for (k = 1; k + VW <= n; k += VW) {
+            vf zv = ldf(z + k);
+            mv = vselect(zv > mv, zv, mv);
+        }
+        for (size_t l = 0; l < VW; l++)
+            if (mv[l] > m)
+                m = mv[l];
+    }
+    for (; k < n; k++)
+        if (z[k] > m)
+            m = z[k];
+    if (m == 0.0f) /* +0 or -0: the first zero's sign */
+        for (k = 0; k < n; k++)
+            if (z[k] == 0.0f)
+                return z[k];
+    return m;
+}
+
+static void softmax_xent_fwd(size_t rows, size_t n, const float *Z, size_t ldz, const uint32_t *targets, float *loss,
+                             float *P, size_t ldp)
+{
+    enum { G = 16 }; /* rows whose sums run side by side */
+    for (size_t r0 = 0; r0 < rows; r0 += G) {
+        const size_t gn = rows - r0 < G ? rows - r0 : G;
+        float mx[G], zt[G], S[G], logS[G];
+        for (size_t l = 0; l < gn; l++) {
+            const float *z = Z + (r0 + l) * ldz;
+            float *p = P + (r0 + l) * ldp;
+            mx[l] = row_max(z, n);
+            zt[l] = z[targets[r0 + l]] - mx[l]; /* before P (maybe Z) is overwritten */
+            size_t k = 0;
+            const vf mv = splat(mx[l]);
+            for (; k + VW <= n; k += VW)
+                stf(p + k, ldf(z + k) - mv);
+            for (; k < n; k++)
+                p[k] = z[k] - mx[l];
+        }
+        /* exp in place: the whole group at once when its rows are contiguous */
+        if (ldp == n)
+            expf_v(P + r0 * ldp, P + r0 * ldp, gn * n, 1);
+        else
+            for (size_t l = 0; l < gn; l++)
+                expf_v(P + (r0 + l) * ldp, P + (r0 + l) * ldp, n, 1);
+        /* S = SUM over k ascending, the group's rows interleaved */
+        for (size_t l = 0; l < G; l++)
+            S[l] = 0.0f;
+        for (size_t k = 0; k < n; k++)
+            for (size_t l = 0; l < gn; l++)
+                S[l] = S[l] + P[(r0 + l) * ldp + k];
+        logf_v(S, logS, gn, 1);
+        for (size_t l = 0; l < gn; l++) {
+            float *p = P + (r0 + l) * ldp;
+            const float s = S[l];
+            if (loss)
+                loss[r0 + l] = logS[l] - zt[l];
+            size_t k = 0;
+            for (; k + VW <= n; k += VW) {
+                vf e = ldf(p + k);
+                stf(p + k, e / s);
+            }
+            for (; k < n; k++)
+                p[k] = p[k] / s;
+        }
+    }
+}
+
+/* §5.5: (p - 1) * s at the target, p * s elsewhere */
+static void softmax_xent_bwd(size_t rows, size_t n, const float *P, size_t ldp, const uint32_t *targets, float scale,
+                             float *dZ, size_t lddz)
+{
+    for (size_t r = 0; r < rows; r++) {
+        const float *p = P + r * ldp;
+        float *d = dZ + r * lddz;
+        const float pt = p[targets[r]];
+        size_t k = 0;
+        for (; k + VW <= n; k += VW)
+            stf(d + k, ldf(p + k) * scale);
+        for (; k < n; k++)
+            d[k] = p[k] * scale;
+        float diff = pt - 1.0f;
+        d[targets[r]] = diff * scale;
+    }
+}
+
+/* ---- attention over rows (spec §5.11, §5.12) ----------------------------------------
+ * Scores and dw are dot products over j: each one a scalar sum, all H*T of
+ * a row side by side; the sums over t (z, dq) and the products (dk, dv)
+ * run with lanes over j. */
+
+enum { ATT_MAXHT = 64, ATT_RB = 16 };
+
+/* The body for a shape (T, H, dh): with constants (the profile's 3, 4, 32)
+ * the compiler keeps a row's H*T scores in registers. */
+static inline __attribute__((always_inline)) void attention_fwd_body(const it_attention_args *a, size_t r0,
+                                                                      size_t r1, const size_t T, const size_t H,
+                                                                      const size_t dh)
+{
+    const size_t D = H * dh, HT = H * T;
+    for (size_t b0 = r0; b0 < r1; b0 += ATT_RB) {
+        const size_t bn = r1 - b0 < ATT_RB ? r1 - b0 : ATT_RB;
+        float e[ATT_RB * ATT_MAXHT];
+        /* steps 1-2 up to the exponent: s = dot * c, m, s - m */
+        for (size_t i = 0; i < bn; i++) {
+            const size_t r = b0 + i;
+            const float *q = a->Q + r * a->ldq, *k = a->K + r * T * a->ldkv;
+            float s[ATT_MAXHT];
+            for (size_t x = 0; x < HT; x++)
+                s[x] = 0.0f;
+            for (size_t j = 0; j < dh; j++)
+#pragma GCC unroll 8
+                for (size_t h = 0; h < H; h++)
+#pragma GCC unroll 8
+                    for (size_t t = 0; t < T; t++) {
+                        float prod = q[h * dh + j] * k[t * a->ldkv + h * dh + j];
+                        s[h * T + t] = s[h * T + t] + prod;
+                    }
+            for (size_t h = 0; h < H; h++) {
+                float *sh = s + h * T;
+                for (size_t t = 0; t < T; t++)
+                    sh[t] = sh[t] * a->scale;
+                float mx = sh[0];
+                for (size_t t = 1; t < T; t++)
+                    if (sh[t] > mx)
+                        mx = sh[t];
+                for (size_t t = 0; t < T; t++)
+                    e[i * HT + h * T + t] = sh[t] - mx;
+            }
+        }
+        expf_v(e, e, bn * HT, 1);
+        for (size_t i = 0; i < bn; i++) {
+            const size_t r = b0 + i;
+            const float *v = a->V + r * T * a->ldkv;
+            float *w = a->Wt + r * HT, *z = a->Z + r * a->ldz;
+            for (size_t h = 0; h < H; h++) {
+                const float *eh = e + i * HT + h * T;
+                float S = 0.0f;
+                for (size_t t = 0; t < T; t++)
+                    S = S + eh[t];
+                for (size_t t = 0; t < T; t++)
+                    w[h * T + t] = eh[t] / S;
+                /* step 3: z_h[j] = SUM over t of w[t] * v_t[j] */
+                size_t j = 0;
+                for (; j + VW <= dh; j += VW) {
+                    vf acc = (vf){0};
+                    for (size_t t = 0; t < T; t++) {
+                        vf prod = ldf(v + t * a->ldkv + h * dh + j) * w[h * T + t];
+                        acc = acc + prod;
+                    }
+                    stf(z + h * dh + j, acc);
+                }
+                for (; j < dh; j++) {
+                    float acc = 0.0f;
+                    for (size_t t = 0; t < T; t++)
+                        acc = acc + w[h * T + t] * v[t * a->ldkv + h * dh + j];
+                    z[h * dh + j] = acc;
+                }
+            }
+        }
+        (void)D;
+    }
+}
+
+static void attention_fwd(const it_attention_args *a, size_t r0, size_t r1)
+{
+    if (a->H * a->T > ATT_MAXHT)
+        it_kernels_portable.attention_fwd(a, r0, r1);
+    else if (a->T == 3 && a->H == 4 && a->dh == 32)
+        attention_fwd_body(a, r0, r1, 3, 4, 32);
+    else
+        attention_fwd_body(a, r0, r1, a->T, a->H, a->dh);
+}
+
+static inline __attribute__((always_inline)) void attention_bwd_body(const it_attention_args *a, size_t r0,
+                                                                      size_t r1, const size_t T, const size_t H,
+                                                                      const size_t dh)
+{
+    const size_t HT = H * T;
+    for (size_t r = r0; r < r1; r++) {
+        const float *q = a->Q + r * a->ldq, *k = a->K + r * T * a->ldkv, *v = a->V + r * T * a->ldkv;
+        const float *w = a->Wt + r * HT, *dz = a->dZ + r * a->ldz;
+        float *dq = a->dQ + r * a->lddq, *dk = a->dK + r * T * a->lddkv, *dv = a->dV + r * T * a->lddkv;
+        float dw[ATT_MAXHT], ds[ATT_MAXHT];
+        /* step 1: dw[t] = dot(dz_h, v_t,h), all of the row's side by side */
+        for (size_t x = 0; x < HT; x++)
+            dw[x] = 0.0f;
+        for (size_t j = 0; j < dh; j++)
+#pragma GCC unroll 8
+            for (size_t h = 0; h < H; h++)
+#pragma GCC unroll 8
+                for (size_t t = 0; t < T; t++) {
+                    float prod = dz[h * dh + j] * v[t * a->ldkv + h * dh + j];
+                    dw[h * T + t] = dw[h * T + t] + prod;
+                }
+        for (size_t h = 0; h < H; h++) {
+            const float *wh = w + h * T;
+            float c = 0.0f; /* step 2 */
+            for (size_t t = 0; t < T; t++) {
+                float prod = wh[t] * dw[h * T + t];
+                c = c + prod;
+            }
+            for (size_t t = 0; t < T; t++) { /* step 3 */
+                float diff = dw[h * T + t] - c;
+                float dsoft = wh[t] * diff;
+                ds[h * T + t] = dsoft * a->scale;
+            }
+            /* step 4: dq_h[j] = SUM over t of ds[t] * k_t,h[j]; step 5 */
+            size_t j = 0;
+            for (; j + VW <= dh; j += VW) {
+                vf acc = (vf){0};
+                for (size_t t = 0; t < T; t++) {
+                    vf prod = ldf(k + t * a->ldkv + h * dh + j) * ds[h * T + t];
+                    acc = acc + prod;
+                }
+                stf(dq + h * dh + j, acc);
+                vf qv = ldf(q + h * dh + j), dzv = ldf(dz + h * dh + j);
+                for (size_t t = 0; t < T; t++) {
+                    stf(dk + t * a->lddkv + h * dh + j, qv * ds[h * T + t]);
+                    stf(dv + t * a->lddkv + h * dh + j, dzv * wh[t]);
+                }
+            }
+            for (; j < dh; j++) {
+                float acc = 0.0f;
+                for (size_t t = 0; t < T; t++)
+                    acc = acc + ds[h * T + t] * k[t * a->ldkv + h * dh + j];
+                dq[h * dh + j] = acc;
+                for (size_t t = 0; t < T; t++) {
+                    dk[t * a->lddkv + h * dh + j] = ds[h * T + t] * q[h * dh + j];
+                    dv[t * a->lddkv + h * dh + j] = wh[t] * dz[h * dh + j];
+                }
+            }
+        }
+    }
+}
+
+static void attention_bwd(const it_attention_args *a, size_t r0, size_t r1)
+{
+    if (a->H * a->T > ATT_MAXHT)
+        it_kernels_portable.attention_bwd(a, r0, r1);
+    else if (a->T == 3 && a->H == 4 && a->dh == 32)
+        attention_bwd_body(a, r0, r1, 3, 4, 32);
+    else
+        attention_bwd_body(a, r0, r1, a->T, a->H, a->dh);
+}
+
+const it_kernel_set IT_K_SET = {
+    IT_K_NAME,        expf_v,           logf_v,     tanhf_v,     sgd,           it_mlp13k_loss_grad_rows,
+    matmul,           gemm,             colsum_acc, add_rows,    relu_fwd,      relu_bwd,
+    tanh_bwd,         softmax_xent_fwd, softmax_xent_bwd,        attention_fwd, attention_bwd,
+    adamw,            sqrtf_v,
+};

@@ -7,7 +7,10 @@
 #define IT_K_SET it_kernels_avx
 #define IT_K_NAME "avx"
 #define IT_VBYTES 32
-#define IT_NACC 8
+#define IT_MR 6
+#define IT_NV 2
+#define IT_VSQRT(v) ((vf)_mm256_sqrt_ps((__m256)(v)))
+#include <immintrin.h>
 #include "kernels/simd_body.h"
 #else
 typedef int it_kernels_avx_absent; /* other ISAs: an empty unit */

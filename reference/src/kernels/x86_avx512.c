@@ -7,7 +7,10 @@
 #define IT_K_SET it_kernels_avx512
 #define IT_K_NAME "avx512"
 #define IT_VBYTES 64
-#define IT_NACC 16
+#define IT_MR 12
+#define IT_NV 2
+#define IT_VSQRT(v) ((vf)_mm512_sqrt_ps((__m512)(v)))
+#include <immintrin.h>
 #include "kernels/simd_body.h"
 #else
 typedef int it_kernels_avx512_absent; /* other ISAs: an empty unit */

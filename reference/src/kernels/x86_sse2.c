@@ -4,7 +4,10 @@
 #define IT_K_SET it_kernels_sse2
 #define IT_K_NAME "sse2"
 #define IT_VBYTES 16
-#define IT_NACC 8
+#define IT_MR 3
+#define IT_NV 4
+#define IT_VSQRT(v) ((vf)_mm_sqrt_ps((__m128)(v)))
+#include <emmintrin.h>
 #include "kernels/simd_body.h"
 #else
 typedef int it_kernels_sse2_absent; /* other ISAs: an empty unit */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json_strict.h"
 #include "report/matrix/matrix.h"
 
 /* ---- small helpers -------------------------------------------------------- */
@@ -20,15 +21,25 @@ void mx_free_strv(char **v, size_t n)
     free(v);
 }
 
-/* A problem with an input file: "FILE: FIELD: what" on stderr. */
+/* Where the matrix says what is wrong with its inputs: stderr, unless the
+ * report (report/html/load.c) collects it to show a refused receipt's
+ * reason on the page. */
+static FILE *messages;
+
+void mx_set_messages(FILE *f) { messages = f; }
+
+FILE *mx_messages(void) { return messages ? messages : stderr; }
+
+/* A problem with an input file: "FILE: FIELD: what" on mx_messages(). */
 int mx_bad(const char *file, const char *field, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int mx_bad(const char *file, const char *field, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "isotrain-conform matrix: %s: %s%s", file, field ? field : "", field ? ": " : "");
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    FILE *o = mx_messages();
+    fprintf(o, "isotrain-conform matrix: %s: %s%s", file, field ? field : "", field ? ": " : "");
+    vfprintf(o, fmt, ap);
+    fputc('\n', o);
     va_end(ap);
     return -1;
 }
@@ -75,18 +86,13 @@ cJSON *mx_parse_file(const char *path, size_t cap)
     size_t len;
     char err[512];
     if (read_file(path, cap, &data, &len, err, sizeof err) != 0) {
-        fprintf(stderr, "isotrain-conform matrix: %s\n", err);
+        fprintf(mx_messages(), "isotrain-conform matrix: %s\n", err);
         return NULL;
     }
-    const char *end = NULL;
-    cJSON *j = cJSON_ParseWithLengthOpts(data, len, &end, 0);
-    if (!j) {
-        size_t off = end && end >= data ? (size_t)(end - data) : 0;
-        size_t line = 1;
-        for (size_t i = 0; i < off && i < len; i++)
-            line += data[i] == '\n';
-        mx_bad(path, NULL, "not valid JSON (near byte %zu, line %zu)", off, line);
-    }
+    char why[256];
+    cJSON *j = json_parse_strict(data, len, why, sizeof why); /* core/json_strict.h */
+    if (!j)
+        mx_bad(path, NULL, "not valid JSON: %s", why);
     free(data);
     return j;
 }

@@ -76,6 +76,43 @@ static void add(sbuf *b, const char *fmt, ...)
     va_end(ap);
 }
 
+/* What the receipt measured (the current trust rules; conformance/README.md
+ * "What a receipt proves"): the emulator is the executable the runner
+ * started, the program's ELF/PE machine is the host's ISA, and nothing ran
+ * outside the emulator. A receipt of the first rules measured none of this. */
+static void check_measured(const mhost *h, const mreceipt *r, sbuf *out)
+{
+    const receipt_facts *f = &r->facts;
+    if (f->rules < 2)
+        return;
+    if (!f->bound)
+        add(out, "the subject is unbound (shell form): the runner cannot say which program ran");
+    int qemu = h->emulator && !strncmp(h->emulator, "qemu-", 5);
+    if (h->emulator && f->emulated && !f->emu_is_executable)
+        add(out, "the emulator %s is only named (%s): the runner did not start it (--iut-exec %s binds it)",
+            f->emu_name ? f->emu_name : "?", f->emu_source ? f->emu_source : "?", h->emulator);
+    if (qemu && f->n_files && f->files[0].format && strcmp(f->files[0].format, "ELF") != 0)
+        add(out, "the emulator %s is a %s, not a QEMU executable", f->files[0].path ? f->files[0].path : "?",
+            f->files[0].format);
+    const char *isa = receipt_facts_program_isa(f);
+    if (!h->machine && *isa && strcmp(isa, h->isa) != 0)
+        add(out, "the IUT's program is %s code (its executable's machine field), the hosts file says %s", isa, h->isa);
+    if (h->machine && *isa && strcmp(h->isa, "?") != 0 && strcmp(isa, h->isa) != 0)
+        add(out, "the IUT's info reports isa=%s, its program is %s code (its executable's machine field)", h->isa, isa);
+    if (h->machine && !f->emulated && *isa && f->host_isa && strcmp(isa, f->host_isa) != 0)
+        add(out, "the IUT's program is %s code, the runner's host is %s and no emulator is recorded", isa, f->host_isa);
+    if (!*isa && f->bound)
+        add(out, "the receipt records no machine type for the IUT's program");
+    for (size_t i = 0; i < f->n_procs; i++) {
+        const facts_proc *p = &f->procs[i];
+        if (qemu && (!f->emu_sha256 || !p->sha256 || strcmp(p->sha256, f->emu_sha256) != 0))
+            add(out, "a process ran %s (%s %s, sha256 %.16s...), not the emulator: code ran outside the emulated CPU",
+                p->path ? p->path : "?", p->format ? p->format : "?", p->isa ? p->isa : "", p->sha256 ? p->sha256 : "?");
+        else if (!h->emulator && !h->machine && p->isa && strcmp(p->isa, h->isa) != 0)
+            add(out, "a process ran %s (%s code), the hosts file says %s", p->path ? p->path : "?", p->isa, h->isa);
+    }
+}
+
 static void check_host(const mhost *h, const mreceipt *r, sbuf *out)
 {
     /* the emulator and -cpu the receipt names */
@@ -164,6 +201,7 @@ void mx_judge(mrow *w)
     }
     if (!h->machine) /* a machine from its receipt claims nothing to check */
         check_host(h, r, &w->host_bad);
+    check_measured(h, r, &w->host_bad); /* what the receipt measured, for every row */
     int ok = mx_passed(r);
     if (!h->xfail) {
         w->st = ok ? ST_PASS : ST_FAIL;

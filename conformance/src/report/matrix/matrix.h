@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "core/util.h"
+#include "trust/verify_receipt.h"
 
 enum { MAX_CK = 64, RECEIPT_CAP = 64 << 20, HOSTS_CAP = 1 << 20 };
 
@@ -43,6 +44,12 @@ typedef struct {
     char ck_sha[MAX_CK][65];
     int ck_same[MAX_CK];
     double seconds;
+    /* trust (trust/verify_receipt.h): who signed, in words with the key's
+     * fingerprint, and the table's short form; the receipt's rules; what it
+     * binds and measured (subject, emulator, executables seen) */
+    char *signer, *signer_short;
+    int legacy;
+    receipt_facts facts;
 } mreceipt;
 
 typedef enum { ST_PASS, ST_XFAIL, ST_FAIL, ST_XPASS, ST_XFAIL_OTHER, ST_BUILD_FAILED, ST_MISSING } mstatus;
@@ -63,6 +70,9 @@ typedef struct {
 /* input.c: reading the matrix's JSON inputs, each problem named as
  * "FILE: FIELD: what" on stderr. */
 char *mx_dup(const char *s);
+/* Where those messages go: stderr, or f (NULL: stderr again). */
+void mx_set_messages(FILE *f);
+FILE *mx_messages(void);
 void mx_free_strv(char **v, size_t n);
 int mx_bad(const char *file, const char *field, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 const char *mx_jstr(const char *file, const cJSON *obj, const char *path, const char *key, int nullable, int *ok);
@@ -71,10 +81,12 @@ cJSON *mx_parse_file(const char *path, size_t cap);
 /* A JSON number that must be a whole number in [0, max]; -1 after a message. */
 int mx_juint(const char *file, const char *field, const cJSON *v, uint64_t max, uint64_t *out);
 /* A receipt the matrix may use (receipt_trust.c): a verified envelope's
- * receipt, or a build-failure record; NULL, with the reason, otherwise. */
-cJSON *mx_open_receipt(const char *file);
-/* --allowed-signers and --vectors for the receipts' verification. */
-void mx_trust_config(const char *allowed_signers, const char *vectors);
+ * receipt (info: who signed, the trust facts; verify_info_free it), or a
+ * build-failure record; NULL, with the reason, otherwise. */
+cJSON *mx_open_receipt(const char *file, verify_info *info);
+/* --allowed-signers (NULL: the default file), --vectors and
+ * --allow-unsigned for the receipts' verification. */
+void mx_trust_config(const char *allowed_signers, const char *vectors, int allow_unsigned);
 
 /* hosts_file.c: qemu/hosts.json. Returns 0, or -1 after naming the problem. */
 int mx_hosts_load(const char *file, mhost **out, size_t *n_out);

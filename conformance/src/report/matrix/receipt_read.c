@@ -19,6 +19,8 @@ void mx_receipt_free(mreceipt *r)
     free(r->run_os), free(r->run_cpu);
     free(r->info_end), free(r->info_model), free(r->info_features);
     mx_free_strv(r->warn, r->n_warn);
+    free(r->signer), free(r->signer_short);
+    receipt_facts_free(&r->facts);
     memset(r, 0, sizeof *r);
 }
 
@@ -31,9 +33,27 @@ int mx_receipt_load(const char *file, mreceipt *r)
     memset(r, 0, sizeof *r);
     r->first_diff = -1;
     r->path = xstrdup(file);
-    cJSON *j = mx_open_receipt(file);
-    if (!j)
+    verify_info info;
+    cJSON *j = mx_open_receipt(file, &info);
+    if (!j) {
+        verify_info_free(&info);
         return -1;
+    }
+    /* who signed and what the receipt binds, kept for the row */
+    r->signer = xstrdup(verify_signer_words(&info));
+    const dsse_signer *sg = &info.sig;
+    if (!sg->principal)
+        r->signer_short = xstrdup(info.unsigned_receipt ? "UNSIGNED" : "-");
+    else if (sg->cls == KEY_PROJECT)
+        r->signer_short = xstrdup("project key");
+    else if (sg->cls == KEY_PROJECT_RETIRED)
+        r->signer_short = xstrdup("retired project key");
+    else
+        r->signer_short = xasprintf("other: %.24s %.15s...", sg->principal, sg->fingerprint);
+    r->legacy = info.legacy;
+    r->facts = info.facts;
+    memset(&info.facts, 0, sizeof info.facts);
+    verify_info_free(&info);
     int ok = 1;
     if (!cJSON_IsObject(j)) {
         cJSON_Delete(j);

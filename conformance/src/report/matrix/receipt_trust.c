@@ -1,26 +1,35 @@
 /* receipt_trust.c — the gate in front of the matrix: a runner receipt enters
  * the table only as a DSSE envelope that verifies (trust/verify_receipt.h:
  * every verdict recomputed, every cross-reference checked, the signature
- * when --allowed-signers is given) and only as a full certification or a
- * FAIL. A PARTIAL or UNOFFICIAL run, a bare or hand-edited receipt is refused.
- * Build-failure records (ci/matrix.sh) are not runner receipts and pass. */
+ * against the allowed signers — the project's by default — unsigned only
+ * with --allow-unsigned) and only as a full certification or a FAIL. A
+ * PARTIAL, UNOFFICIAL or REPRODUCTION run, a bare or hand-edited receipt is
+ * refused, naming why. Build-failure records (ci/matrix.sh) are not runner
+ * receipts and pass. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/version.h"
 #include "report/matrix/matrix.h"
-#include "trust/verify_receipt.h"
+#include "verdict/scope.h"
 
-static verify_opts trust = {NULL, NULL};
+static verify_opts trust = {NULL, NULL, 0};
+static int configured;
 
-void mx_trust_config(const char *allowed_signers, const char *vectors)
+void mx_trust_config(const char *allowed_signers, const char *vectors, int allow_unsigned)
 {
-    trust.allowed_signers = allowed_signers;
+    trust.allowed_signers = allowed_signers ? allowed_signers : conform_default_allowed_signers();
     trust.vectors = vectors;
+    trust.allow_unsigned = allow_unsigned;
+    configured = 1;
 }
 
-cJSON *mx_open_receipt(const char *file)
+cJSON *mx_open_receipt(const char *file, verify_info *info)
 {
+    memset(info, 0, sizeof *info);
+    if (!configured)
+        mx_trust_config(NULL, NULL, 0);
     cJSON *j = mx_parse_file(file, RECEIPT_CAP);
     if (!j)
         return NULL;
@@ -36,18 +45,20 @@ cJSON *mx_open_receipt(const char *file)
     }
     problems pr;
     problems_init(&pr);
-    verify_info info;
-    cJSON *r = verify_receipt_file(file, &trust, &info, &pr);
+    cJSON *r = verify_receipt_file(file, &trust, info, &pr);
     if (!r) {
         mx_bad(file, NULL, "refused: the receipt does not verify (%zu problem%s):", pr.n, pr.n == 1 ? "" : "s");
-        problems_print(&pr, stderr, "  ");
-    } else if (strcmp(info.verdict, "PASS") != 0 && strcmp(info.verdict, "FAIL") != 0) {
-        mx_bad(file, "verdict", "refused: %s is not a certification (a full run on an official vector set is "
-                                "PASS or FAIL; see the receipt's scope.reasons)", info.verdict);
+        problems_print(&pr, mx_messages(), "  ");
+    } else if (info->reproduction) {
+        mx_bad(file, "verdict", "refused: REPRODUCTION is %s", SCOPE_NOT_EVIDENCE);
+        cJSON_Delete(r);
+        r = NULL;
+    } else if (strcmp(info->verdict, "PASS") != 0 && strcmp(info->verdict, "FAIL") != 0) {
+        mx_bad(file, "verdict", "refused: %s is not a certification (a full run on an official vector set with a "
+                                "bound subject is PASS or FAIL; see the receipt's scope.reasons)", info->verdict);
         cJSON_Delete(r);
         r = NULL;
     }
-    free(info.signer);
     problems_free(&pr);
     return r;
 }

@@ -76,6 +76,17 @@ static void cell(const mrow *w, uint32_t s, char *buf, size_t cap)
         snprintf(buf, cap, "%.8s%s", w->r->ck_sha[k], w->r->ck_same[k] ? "" : "*");
 }
 
+/* "bound", "UNBOUND", "claimed" (a receipt of the first trust rules: its
+ * subject and host are the signer's word) */
+static const char *subject_cell(const mrow *w)
+{
+    if (!w->r || w->r->build_failed)
+        return "-";
+    if (w->r->facts.rules < 2)
+        return "claimed";
+    return w->r->facts.bound ? "bound" : "UNBOUND";
+}
+
 static const char *where(const mhost *h, char *buf, size_t cap)
 {
     if (h->machine)
@@ -100,7 +111,12 @@ void mx_print_text(FILE *o, const mrow *rows, size_t n, const columns *c)
         l = (int)strlen(where(rows[i].h, wb, sizeof wb));
         ww = l > ww ? l : ww;
     }
-    fprintf(o, "%-*s  %-*s  %-8s  %-13s  %-22s", wh, "host", ww, "runs as", "kernels", "expected", "result");
+    int ws = 7; /* "signed by" */
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].r && rows[i].r->signer_short && (int)strlen(rows[i].r->signer_short) > ws)
+            ws = (int)strlen(rows[i].r->signer_short);
+    fprintf(o, "%-*s  %-*s  %-8s  %-13s  %-22s  %-*s  %-8s", wh, "host", ww, "runs as", "kernels", "expected", "result",
+            ws, "signed by", "subject");
     for (size_t j = 0; j < c->n; j++) {
         snprintf(b, sizeof b, "step %u", (unsigned)c->step[j]);
         fprintf(o, "  %-9s", b);
@@ -117,8 +133,9 @@ void mx_print_text(FILE *o, const mrow *rows, size_t n, const columns *c)
             snprintf(res, sizeof res, "FAIL (control)"); /* explained below the table */
         else
             snprintf(res, sizeof res, "%s", mx_status_text(w->st));
-        fprintf(o, "%-*s  %-*s  %-8s  %-13s  %-22s", wh, w->h->name, ww, where(w->h, wb, sizeof wb),
-                w->r && w->r->kernels ? w->r->kernels : "-", w->h->expected, res);
+        fprintf(o, "%-*s  %-*s  %-8s  %-13s  %-22s  %-*s  %-8s", wh, w->h->name, ww, where(w->h, wb, sizeof wb),
+                w->r && w->r->kernels ? w->r->kernels : "-", w->h->expected, res, ws,
+                w->r && !w->r->build_failed && w->r->signer_short ? w->r->signer_short : "-", subject_cell(w));
         for (size_t j = 0; j < c->n; j++) {
             cell(w, c->step[j], b, sizeof b);
             fprintf(o, "  %-9s", b);
@@ -128,7 +145,8 @@ void mx_print_text(FILE *o, const mrow *rows, size_t n, const columns *c)
         else
             fprintf(o, "  %8s\n", "-");
     }
-    fprintf(o, "%-*s  %-*s  %-8s  %-13s  %-22s", wh, "all agree", ww, "(hosts expected to pass)", "", "", "");
+    fprintf(o, "%-*s  %-*s  %-8s  %-13s  %-22s  %-*s  %-8s", wh, "all agree", ww, "(hosts expected to pass)", "", "", "",
+            ws, "", "");
     for (size_t j = 0; j < c->n; j++) {
         size_t cnt;
         int ag = mx_column_agrees(rows, n, c->step[j], &cnt);
@@ -155,10 +173,10 @@ void mx_render_markdown(sbuf *m, const mrow *rows, size_t n, const columns *c, i
 {
     char b[128];
     sbuf_printf(m, "## isotrain host matrix: %s\n\n", overall_ok ? "OK" : "FAILED");
-    sbuf_adds(m, "| host | runs as | kernels | expected | result |");
+    sbuf_adds(m, "| host | runs as | kernels | expected | result | signed by | subject |");
     for (size_t j = 0; j < c->n; j++)
         sbuf_printf(m, " step %u |", (unsigned)c->step[j]);
-    sbuf_adds(m, " time |\n|---|---|---|---|---|");
+    sbuf_adds(m, " time |\n|---|---|---|---|---|---|---|");
     for (size_t j = 0; j < c->n; j++)
         sbuf_adds(m, "---|");
     sbuf_adds(m, "---:|\n");
@@ -177,7 +195,9 @@ void mx_render_markdown(sbuf *m, const mrow *rows, size_t n, const columns *c, i
             sbuf_printf(m, "❌ %s", mx_status_text(w->st));
         if (w->st == ST_XFAIL && w->r)
             sbuf_printf(m, " (step %d)", w->r->first_diff);
-        sbuf_adds(m, " |");
+        sbuf_adds(m, " | ");
+        md_escape(m, w->r && !w->r->build_failed && w->r->signer ? w->r->signer : "-");
+        sbuf_printf(m, " | %s |", subject_cell(w));
         for (size_t j = 0; j < c->n; j++) {
             cell(w, c->step[j], b, sizeof b);
             sbuf_printf(m, " `%s` |", b);
@@ -187,7 +207,7 @@ void mx_render_markdown(sbuf *m, const mrow *rows, size_t n, const columns *c, i
         else
             sbuf_adds(m, " - |\n");
     }
-    sbuf_adds(m, "| **all agree** | hosts expected to pass | | | |");
+    sbuf_adds(m, "| **all agree** | hosts expected to pass | | | | | |");
     for (size_t j = 0; j < c->n; j++) {
         size_t cnt;
         int ag = mx_column_agrees(rows, n, c->step[j], &cnt);

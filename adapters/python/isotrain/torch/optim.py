@@ -1,0 +1,182 @@
+"""isotrain.torch.optim: SGD (spec §7.1) and AdamW (spec §7.2) with
+torch.optim's constructors, param_groups, state and state_dict, their
+updates computed by the library on the parameters' storage.
+
+Hyper-parameters are Python numbers, as in torch; each step turns them into
+the binary32 constants of the spec once: lr, betas, eps are rounded to
+binary32 (RN), and AdamW's c1 = 1 ⊖ β1, c2 = 1 ⊖ β2 and decay factor
+δ_w = 1 ⊖ (lr ⊗ λ) are single binary32 operations (numpy float32, IEEE), as
+spec §7.2 writes them. No parameter, gradient or moment value is computed
+outside the library.
+
+zero_grad() sets gradients to None by default (torch 1.13's default keeps
+them and zeroes them): autograd would otherwise add the next gradient into
+the old tensor with aten.add_, an addition outside the library.
+"""
+
+import ctypes
+
+import numpy as np
+import torch
+from torch.optim.optimizer import Optimizer, required
+
+from ._check import f32
+from ._lib import AdamWClock, AdamWConsts, lib
+
+__all__ = ["SGD", "AdamW", "adamw_constants", "adamw_tick", "adamw_step_"]
+
+
+def _threads():
+    return max(1, torch.get_num_threads())
+
+
+def _refuse(cls, **options):
+    for name, (val, default) in options.items():
+        if val != default:
+            raise NotImplementedError("isotrain.torch.optim.%s: %s=%r is not supported (spec §7 defines "
+                                      "only %s=%r)" % (cls, name, val, name, default))
+
+
+def _checked_grad(p, cls):
+    f32(p, "parameter", "isotrain.torch.optim." + cls)
+    g = p.grad
+    if g.is_sparse:
+        raise ValueError("isotrain.torch.optim.%s: sparse gradients are not supported" % cls)
+    f32(g, "parameter.grad", "isotrain.torch.optim." + cls)
+    if g.shape != p.shape:
+        raise ValueError("isotrain.torch.optim.%s: gradient shape %s for a parameter of shape %s"
+                         % (cls, tuple(g.shape), tuple(p.shape)))
+    return g
+
+
+class _Base(Optimizer):
+    def zero_grad(self, set_to_none=True):
+        """Gradients to None (see the module's doc for why that is the default here)."""
+        super().zero_grad(set_to_none=set_to_none)
+
+
+class SGD(_Base):
+    """torch.optim.SGD with lr only (spec §7.1): p ← p ⊖ (lr ⊗ g), two
+    roundings per element. momentum, dampening, weight_decay, nesterov and
+    maximize have no spec clause and are refused."""
+
+    def __init__(self, params, lr=required, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
+                 maximize=False, foreach=None, differentiable=False):
+        if lr is not required and lr < 0.0:
+            raise ValueError("Invalid learning rate: {}".format(lr))
+        _refuse("SGD", momentum=(momentum, 0), dampening=(dampening, 0), weight_decay=(weight_decay, 0),
+                nesterov=(nesterov, False), maximize=(maximize, False), differentiable=(differentiable, False))
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+                        nesterov=nesterov, maximize=maximize, foreach=foreach, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            _refuse("SGD", momentum=(group["momentum"], 0), dampening=(group["dampening"], 0),
+                    weight_decay=(group["weight_decay"], 0), nesterov=(group["nesterov"], False),
+                    maximize=(group["maximize"], False))
+            lr = float(np.float32(group["lr"]))
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                g = _checked_grad(p, "SGD")
+                if lib.it_tensor_sgd_update(p.data_ptr(), g.data_ptr(), p.numel(), lr, _threads()) != 0:
+                    raise RuntimeError("isotrain.torch.optim.SGD: the library refused the update")
+        return loss
+
+
+def adamw_constants(lr, beta1, beta2, eps, decay):
+    """it_adamw_consts from binary32 values (spec §7.2): c1 = 1 ⊖ β1 and
+    c2 = 1 ⊖ β2 are one rounding each; decay is δ_w itself."""
+    one = np.float32(1.0)
+    b1, b2 = np.float32(beta1), np.float32(beta2)
+    return AdamWConsts(float(np.float32(lr)), float(b1), float(b2), float(np.float32(eps)),
+                       float(np.float32(decay)), float(one - b1), float(one - b2))
+
+
+def adamw_tick(consts, clock):
+    """spec §7.2's once-per-step part: π1 ← π1 ⊗ β1, π2 ← π2 ⊗ β2 in clock
+    (an AdamWClock), t + 1; returns the bias corrections (1 ⊖ π1, 1 ⊖ π2)."""
+    bc1, bc2 = ctypes.c_float(), ctypes.c_float()
+    lib.it_adamw_tick(ctypes.byref(consts), ctypes.byref(clock), ctypes.byref(bc1), ctypes.byref(bc2))
+    return bc1.value, bc2.value
+
+
+def adamw_step_(consts, clock, p, g, m, v):
+    """One step of spec §7.2 for one tensor: advances clock (adamw_tick) and
+    updates p, m, v in place from g."""
+    bc1, bc2 = adamw_tick(consts, clock)
+    if lib.it_tensor_adamw_update(ctypes.byref(consts), bc1, bc2, p.data_ptr(), g.data_ptr(),
+                                  m.data_ptr(), v.data_ptr(), p.numel(), _threads()) != 0:
+        raise RuntimeError("isotrain.torch.optim.AdamW: the library refused the update")
+
+
+def _scalar(t):
+    return ctypes.c_float.from_address(t.data_ptr()).value
+
+
+class AdamW(_Base):
+    """torch.optim.AdamW (spec §7.2): decay first from the parameter before
+    the step, m and v with c1, c2, the bias corrections from running products
+    β^t (never pow), ε outside the square root. State per parameter:
+    torch's 'step', 'exp_avg', 'exp_avg_sq', plus 'beta1_power' and
+    'beta2_power' (the running products, binary32). amsgrad, maximize and
+    capturable are refused."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
+                 maximize=False, foreach=None, capturable=False):
+        if not 0.0 <= lr:
+            raise ValueError("Invalid learning rate: {}".format(lr))
+        if not 0.0 <= eps:
+            raise ValueError("Invalid epsilon value: {}".format(eps))
+        if not 0.0 <= betas[0] < 1.0 or not 0.0 <= betas[1] < 1.0:
+            raise ValueError("Invalid beta parameters: {}".format(betas))
+        _refuse("AdamW", amsgrad=(amsgrad, False), maximize=(maximize, False), capturable=(capturable, False))
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
+                        maximize=maximize, foreach=foreach, capturable=capturable)
+        super().__init__(params, defaults)
+
+    def _consts(self, group):
+        lr = np.float32(group["lr"])
+        decay = np.float32(1.0) - lr * np.float32(group["weight_decay"])  # δ_w = 1 ⊖ (lr ⊗ λ)
+        return adamw_constants(lr, group["betas"][0], group["betas"][1], group["eps"], decay)
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            _refuse("AdamW", amsgrad=(group["amsgrad"], False), maximize=(group["maximize"], False))
+            consts = self._consts(group)
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                g = _checked_grad(p, "AdamW")
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = torch.tensor(0.0)
+                    state["exp_avg"] = torch.zeros_like(p, memory_format=torch.contiguous_format)
+                    state["exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.contiguous_format)
+                    state["beta1_power"] = torch.ones((), dtype=torch.float32)
+                    state["beta2_power"] = torch.ones((), dtype=torch.float32)
+                m, v = state["exp_avg"], state["exp_avg_sq"]
+                f32(m, "state['exp_avg']", "isotrain.torch.optim.AdamW")
+                f32(v, "state['exp_avg_sq']", "isotrain.torch.optim.AdamW")
+                if "beta1_power" not in state:
+                    raise ValueError("isotrain.torch.optim.AdamW: a state without 'beta1_power' (loaded from "
+                                     "torch.optim.AdamW?): the running products of spec §7.2 cannot be recovered "
+                                     "from 'step' alone")
+                clock = AdamWClock(_scalar(state["beta1_power"]), _scalar(state["beta2_power"]),
+                                   int(state["step"].item()))
+                adamw_step_(consts, clock, p, g, m, v)
+                state["beta1_power"].fill_(clock.beta1_pow)  # the library's values, stored unchanged
+                state["beta2_power"].fill_(clock.beta2_pow)
+                state["step"].fill_(clock.t)
+        return loss

@@ -1,0 +1,165 @@
+#!/bin/sh
+# Usage: ci/mpi-faults.sh CONFORM 'IUT with -np NP' REFERENCE-CLI [HANG-DEADLINE-S]
+#
+# make test-mpi-faults: what the runner does when the MPI trainer breaks
+# (spec/iut-protocol.md P8), each case with what must come out:
+#
+#   killed  rank 1 of 3 is SIGKILLed mid-run (after step 2 of addmod113 is in
+#           the trace): mpirun ends the job; the runner reports FAIL, the run
+#           case naming how the IUT ended and every step not reached ERROR,
+#           well within its deadline; no process of the run is left, and
+#           Open MPI (whose mpirun survived) leaves nothing in the TMPDIR;
+#   hung    rank 1 of 3 is SIGSTOPped mid-run: nothing more happens until the
+#           runner's deadline (--timeout-run), which must end the whole mpirun
+#           tree (mpirun, three ranks, the stopped one too): FAIL naming the
+#           time-out, the steps not reached ERROR, the runner back within the
+#           deadline plus a margin, no process left; the mpirun the runner
+#           SIGKILLed cannot remove its session directory, which
+#           ci/mpi-private-tmp.sh lists and removes;
+#   io      rank 0 cannot write a checkpoint mid-run (its path is a
+#           directory): rank 0 alone sees it and ends the job (MPI_Abort),
+#           exit 4 (P7: I/O) with the reason, the trace up to the step before;
+#   ranks   more ranks than the batch has rows (65 for mlp13k's 64
+#           positions): a usage error (exit 2) saying so, before any file is
+#           written; 64 ranks (one position each) give the reference's trace.
+#
+# The rank to break is found among this run's processes only (an
+# environment mark, its OMPI_COMM_WORLD_RANK), never by name.
+set -u
+conform=${1:?usage: ci/mpi-faults.sh CONFORM IUT-TEMPLATE REFERENCE-CLI [HANG-DEADLINE-S]}
+tmpl=${2:?}
+ref=${3:?}
+hang_deadline=${4:-45}
+# no evaluation keys (spec §13.7): the faults come sooner, nothing else changes
+export ISOTRAIN_EVAL=0
+mark="mpi-faults-$$-$(date +%s)"
+export MPI_FAULTS_MARK=$mark
+root=${TMPDIR:-/tmp}
+bad=0
+iut() { printf '%s\n' "$tmpl" | sed "s/-np NP /-np $1 /"; }
+fail() { echo "test-mpi-faults: $*" >&2; bad=1; }
+
+# pids of this script's runs (the mark in their environment), not zombies
+marked() { # marked [ENV=VALUE]: those that also carry ENV=VALUE
+    for d in /proc/[0-9]*; do
+        env=$({ tr '\0' '\n' <"$d/environ"; } 2>/dev/null) || continue
+        printf '%s\n' "$env" | grep -qx "MPI_FAULTS_MARK=$mark" || continue
+        [ -z "${1:-}" ] || printf '%s\n' "$env" | grep -qx "$1" || continue
+        state=$(sed 's/.*) //' "$d/stat" 2>/dev/null | cut -d' ' -f1)
+        [ "$state" = Z ] && continue
+        echo "${d#/proc/}"
+    done
+}
+
+fault() { # fault killed|hung SIGNAL TIMEOUT
+    what=$1 sig=$2 timeout=$3
+    base=$(mktemp -d "$root/mpi-faults.XXXXXX")
+    log=$base.log
+    keep=
+    [ "$what" = hung ] && keep=--killed
+    t0=$(date +%s)
+    TMPDIR=$base sh ci/mpi-private-tmp.sh $keep "$conform" run --vectors vectors/v1.1.0 --level train \
+        --profile addmod113 --steps 12 --timeout-run "$timeout" --receipt "$base.json" -- $(iut 3) >"$log" 2>&1 &
+    runner=$!
+    target=
+    for _ in $(seq 1 1200); do # up to 10 minutes for step 2 on a loaded machine
+        tr=$(ls "$base"/isotrain-mpi.*/isotrain-conform.*/trace.txt 2>/dev/null | head -1)
+        if [ -n "$tr" ] && [ "$(grep -c '^step=' "$tr")" -ge 3 ]; then
+            target=$(marked OMPI_COMM_WORLD_RANK=1 | while read -r p; do
+                [ "$(cat "/proc/$p/comm" 2>/dev/null)" = isotrain-mpi ] && echo "$p"; done | head -1)
+            [ -n "$target" ] && break
+        fi
+        kill -0 "$runner" 2>/dev/null || break
+        sleep 0.5
+    done
+    if [ -z "$target" ]; then
+        fail "$what: never found rank 1 mid-run"
+        wait "$runner"
+        cat "$log" >&2
+        rm -rf "$base" "$log" "$base.json"
+        return
+    fi
+    t1=$(date +%s)
+    at=$(($(grep -c '^step=' "$tr") - 1))
+    kill "-$sig" "$target"
+    wait "$runner"
+    rc=$?
+    t2=$(date +%s)
+    echo "test-mpi-faults: $what: SIG$sig to rank 1 (pid $target) with step $at in the trace; runner exit $rc $((t2 - t1)) s later"
+    [ "$rc" = 1 ] || fail "$what: the runner exited $rc, expected 1 (FAIL)"
+    run_line=$(grep 'FAIL addmod113/run' "$log" | head -1)
+    echo "  $run_line"
+    case $what in
+    killed)
+        printf '%s\n' "$run_line" | grep -q 'killed by signal 9\|exited non-zero' ||
+            fail "killed: the run case does not say how the IUT ended"
+        [ $((t2 - t1)) -lt "$timeout" ] || fail "killed: the runner waited for its deadline: mpirun did not end the job" ;;
+    hung)
+        printf '%s\n' "$run_line" | grep -q "hung: no exit within $timeout s" ||
+            fail "hung: the run case does not name the time-out"
+        [ $((t2 - t0)) -le $((timeout + 60)) ] || fail "hung: the runner took $((t2 - t0)) s for a $timeout s deadline" ;;
+    esac
+    # the receipt's cases: the steps after the fault are ERROR, "not reached: <why>"
+    errs=$(/usr/bin/python3 ci/receipt_json.py "$base.json" | /usr/bin/python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+bad = [c for c in r["cases"] if c["level"] == "train" and c["id"].startswith("addmod113/")
+       and c["id"] != "addmod113/run" and c["verdict"] == "ERROR" and "not reached" in c.get("reason", "")]
+print(len(bad), bad[0]["id"] if bad else "-", bad[0].get("reason", "")[:160] if bad else "")')
+    echo "  receipt: steps ERROR (not reached), count, first, reason: $errs"
+    [ "${errs%% *}" -ge 1 ] 2>/dev/null || fail "$what: no step is ERROR (not reached) in the receipt"
+    grep -E 'mpi-private-tmp' "$log" | sed 's/^/  /'
+    left=$(marked)
+    [ -z "$left" ] || fail "$what: processes of the run still running: $left"
+    [ -z "$(ls -A "$base")" ] || fail "$what: left in TMPDIR: $(ls -A "$base")"
+    rm -rf "$base"
+    [ $bad = 0 ] || sed 's/^/    /' "$log" | tail -30 >&2
+    rm -f "$log" "$base.json"
+}
+
+ranks() {
+    base=$(mktemp -d "$root/mpi-faults.XXXXXX")
+    out=$(TMPDIR=$base sh ci/mpi-private-tmp.sh $(iut 65) train --profile mlp13k --steps 1 \
+        --trace "$base/trace.txt" 2>&1)
+    rc=$?
+    msg=$(printf '%s\n' "$out" | grep 'ranks for a batch' | head -1)
+    echo "test-mpi-faults: ranks: 65 ranks, mlp13k: exit $rc: $msg"
+    [ "$rc" = 2 ] || fail "ranks: exit $rc, expected 2 (usage)"
+    [ -n "$msg" ] || fail "ranks: no message about the rank count: $out"
+    [ ! -e "$base/trace.txt" ] || fail "ranks: a trace was written"
+    TMPDIR=$base sh ci/mpi-private-tmp.sh $(iut 64) train --profile mlp13k --steps 3 --trace "$base/t64.txt" ||
+        fail "ranks: 64 ranks failed"
+    "$ref" train --profile mlp13k --steps 3 --trace "$base/ref.txt"
+    if cmp -s "$base/ref.txt" "$base/t64.txt"; then
+        echo "test-mpi-faults: ranks: 64 ranks (one position each), 3 steps: the reference's trace byte for byte"
+    else
+        fail "ranks: 64 ranks differ from the reference"
+    fi
+    rm -rf "$base"
+}
+
+io() {
+    base=$(mktemp -d "$root/mpi-faults.XXXXXX")
+    mkdir -p "$base/ck/step-000100.bin"
+    out=$(TMPDIR=$base sh ci/mpi-private-tmp.sh $(iut 3) train --profile mlp13k --trace "$base/trace.txt" \
+        --checkpoint-dir "$base/ck" 2>&1)
+    rc=$?
+    msg=$(printf '%s\n' "$out" | grep 'FAILED (io-error)' | head -1)
+    lines=$(grep -c '^step=' "$base/trace.txt" 2>/dev/null || echo 0)
+    echo "test-mpi-faults: io: checkpoint 100 unwritable, 3 ranks: exit $rc, $lines trace lines: $msg"
+    [ "$rc" = 4 ] || fail "io: exit $rc, expected 4"
+    [ -n "$msg" ] || fail "io: no reason given: $out"
+    [ "$lines" = 101 ] || fail "io: the trace has $lines step lines, expected 101 (steps 0..100)"
+    left=$(marked)
+    [ -z "$left" ] || fail "io: processes still running: $left"
+    rm -rf "$base"
+}
+
+fault killed KILL 600
+fault hung STOP "$hang_deadline"
+io
+ranks
+left=$(marked)
+[ -z "$left" ] || fail "processes still running at the end: $left"
+[ $bad = 0 ] || { echo "test-mpi-faults: FAILED" >&2; exit 1; }
+echo "test-mpi-faults: a killed rank, a hung rank, rank 0's I/O failure and too many ranks each end as they must, nothing left behind"

@@ -1,0 +1,291 @@
+/* facts.c — what the page shows of one accepted receipt beyond the matrix's
+ * row: per profile every step's case verdict and loss bits, the checkpoint
+ * columns; per op group its passed/failed counts, vector and fresh cases.
+ * Every field is read defensively: verify has checked the case list, the
+ * counts and the digests, but a field it does not check (or one a newer
+ * runner adds) may be absent or of another type, and is then shown as
+ * absent, never trusted and never fatal. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/html/report.h"
+
+/* ---- path access: "levels.train.profiles[0].trace" ------------------------ */
+
+const cJSON *rj_at(const cJSON *root, const char *path)
+{
+    const cJSON *cur = root;
+    const char *p = path;
+    while (cur && *p) {
+        char key[64];
+        size_t n = strcspn(p, ".[");
+        if (n) {
+            if (n >= sizeof key || !cJSON_IsObject(cur))
+                return NULL;
+            memcpy(key, p, n);
+            key[n] = '\0';
+            cur = cJSON_GetObjectItemCaseSensitive(cur, key);
+            p += n;
+        }
+        if (*p == '[') {
+            char *end;
+            long i = strtol(p + 1, &end, 10);
+            if (*end != ']' || i < 0 || !cJSON_IsArray(cur))
+                return NULL;
+            cur = cJSON_GetArrayItem(cur, (int)i);
+            p = end + 1;
+        }
+        if (*p == '.')
+            p++;
+    }
+    return cur;
+}
+
+const char *rj_str(const cJSON *root, const char *path)
+{
+    const cJSON *v = rj_at(root, path);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+int rj_num(const cJSON *root, const char *path, double *out)
+{
+    const cJSON *v = rj_at(root, path);
+    if (!cJSON_IsNumber(v) || v->valuedouble != v->valuedouble)
+        return -1;
+    *out = v->valuedouble;
+    return 0;
+}
+
+float rp_f32(uint32_t bits)
+{
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+const char *rp_state_word(rp_state s)
+{
+    switch (s) {
+    case RS_PASS: return "equal";
+    case RS_FAIL: return "differs";
+    case RS_SKIP: return "skipped";
+    case RS_ERROR: return "error";
+    case RS_NONE: break;
+    }
+    return "not reached";
+}
+
+/* ---- the words of the matrix's table (report/matrix/table.c) --------------- */
+
+void rp_result_text(const mrow *w, char *buf, size_t cap)
+{
+    if (w->host_bad.len)
+        snprintf(buf, cap, "HOST MISMATCH");
+    else if (w->st == ST_XFAIL)
+        snprintf(buf, cap, "expected-fail (step %d)", w->r->first_diff);
+    else if (w->st == ST_XPASS || w->st == ST_XFAIL_OTHER)
+        snprintf(buf, cap, "FAIL (control)");
+    else
+        snprintf(buf, cap, "%s", mx_status_text(w->st));
+}
+
+void rp_runs_as(const mhost *h, char *buf, size_t cap)
+{
+    if (h->machine)
+        snprintf(buf, cap, "machine: %s%s%s%s", h->os ? h->os : "", h->os ? " " : "", h->isa,
+                 h->emulator ? " (emulated)" : "");
+    else if (h->emulator && h->cpu)
+        snprintf(buf, cap, "%s -cpu %s", h->emulator, h->cpu);
+    else if (h->emulator)
+        snprintf(buf, cap, "%s (host CPU)", h->emulator);
+    else
+        snprintf(buf, cap, "native");
+}
+
+/* ---- profiles and steps ------------------------------------------------------ */
+
+static rp_profile *profile(rp_receipt *x, const char *name, const mreceipt *r)
+{
+    for (size_t i = 0; i < x->n_prof; i++)
+        if (!strcmp(x->prof[i].name, name))
+            return &x->prof[i];
+    if (x->n_prof == RP_MAX_PROFILES) {
+        x->prof_more++;
+        return NULL;
+    }
+    rp_profile *p = &x->prof[x->n_prof++];
+    memset(p, 0, sizeof *p);
+    p->name = xstrndup(name, strnlen(name, HW_CAP_NAME));
+    p->first_diff = -1;
+    p->ck = *r; /* shallow: the host's facts, this profile's checkpoints */
+    p->ck.n_ck = 0;
+    return p;
+}
+
+static rp_step *step_at(rp_profile *p, uint64_t s)
+{
+    if (s >= RP_MAX_STEPS)
+        return NULL;
+    if (s >= p->n_steps) {
+        p->step = xrealloc(p->step, (size_t)(s + 1) * sizeof *p->step);
+        memset(p->step + p->n_steps, 0, (size_t)(s + 1 - p->n_steps) * sizeof *p->step);
+        p->n_steps = (size_t)s + 1;
+    }
+    return &p->step[s];
+}
+
+static int parse_step(const char *s, uint64_t *out)
+{
+    if (!*s || strlen(s) > 9)
+        return -1;
+    uint64_t v = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return -1;
+        v = v * 10 + (uint64_t)(*s - '0');
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_bits(const char *s, uint32_t *out)
+{
+    if (!s || strlen(s) != 10 || s[0] != '0' || s[1] != 'x' || !is_lower_hex(s + 2, 8))
+        return -1;
+    *out = (uint32_t)strtoul(s + 2, NULL, 16);
+    return 0;
+}
+
+static int verdict_index(const char *v)
+{
+    static const char *const names[4] = {"PASS", "FAIL", "SKIP", "ERROR"};
+    for (int i = 0; v && i < 4; i++)
+        if (!strcmp(v, names[i]))
+            return i;
+    return -1;
+}
+
+static rp_group *group(rp_receipt *x, const char *name)
+{
+    for (size_t i = 0; i < x->n_groups; i++)
+        if (!strcmp(x->groups[i].group, name))
+            return &x->groups[i];
+    if (x->n_groups == RP_MAX_GROUPS) {
+        x->groups_more++;
+        return NULL;
+    }
+    rp_group *g = &x->groups[x->n_groups++];
+    memset(g, 0, sizeof *g);
+    g->group = xstrndup(name, strnlen(name, HW_CAP_NAME));
+    return g;
+}
+
+/* The case list, once: op groups, fresh cases, every training step. */
+static void read_cases(rp_receipt *x, const mreceipt *r)
+{
+    const cJSON *c;
+    cJSON_ArrayForEach(c, rj_at(x->receipt, "cases"))
+    {
+        const char *id = rj_str(c, "id"), *lv = rj_str(c, "level"), *su = rj_str(c, "suite");
+        int v = verdict_index(rj_str(c, "verdict"));
+        if (!id || !lv || !su || v < 0)
+            continue;
+        if (!strcmp(lv, "ops") && !strncmp(su, "ops/", 4)) {
+            rp_group *g = group(x, su + 4);
+            if (g)
+                g->vec[v]++;
+        } else if (!strcmp(lv, "fresh") && !strncmp(su, "fresh/ops/", 10)) {
+            rp_group *g = group(x, su + 10);
+            if (g)
+                g->fresh[v]++;
+        } else if (!strcmp(lv, "fresh"))
+            x->fresh_train[v]++;
+        else if (!strcmp(lv, "train") && !strncmp(su, "train/", 6)) {
+            rp_profile *p = profile(x, su + 6, r);
+            if (!p)
+                continue;
+            p->count[v]++;
+            const char *slash = strrchr(id, '/');
+            uint64_t s;
+            rp_step *st;
+            if (slash && parse_step(slash + 1, &s) == 0 && (st = step_at(p, s)) != NULL)
+                st->state = (unsigned char)(v == 0 ? RS_PASS : v == 1 ? RS_FAIL : v == 2 ? RS_SKIP : RS_ERROR);
+        }
+    }
+}
+
+/* levels.train.profiles[]: the trace's loss bits, the checkpoints, the
+ * first differing step. */
+static void read_profiles(rp_receipt *x, const mreceipt *r)
+{
+    const cJSON *po;
+    size_t k = 0;
+    cJSON_ArrayForEach(po, rj_at(x->receipt, "levels.train.profiles"))
+    {
+        const char *name = rj_str(po, "profile");
+        rp_profile *p = name ? profile(x, name, r) : NULL;
+        if (!p) {
+            k++;
+            continue;
+        }
+        p->obj = po;
+        double fd;
+        if (rj_num(po, "first_differing_step", &fd) == 0 && fd >= 0 && fd < RP_MAX_STEPS)
+            p->first_diff = (int)fd;
+        const cJSON *t;
+        cJSON_ArrayForEach(t, rj_at(po, "trace"))
+        {
+            double s;
+            rp_step *st;
+            if (rj_num(t, "step", &s) != 0 || s < 0 || s >= RP_MAX_STEPS || s != (double)(uint32_t)s ||
+                (st = step_at(p, (uint64_t)s)) == NULL)
+                continue;
+            st->in_trace = 1;
+            st->has_loss = parse_bits(rj_str(t, "loss"), &st->loss) == 0;
+        }
+        if (k == 0) { /* the matrix's own profile: its checkpoints, exactly as read */
+            p->ck.n_ck = r->n_ck;
+        } else {
+            const cJSON *c;
+            cJSON_ArrayForEach(c, rj_at(po, "checkpoints"))
+            {
+                double s;
+                const char *sha = rj_str(c, "sha256");
+                if (p->ck.n_ck == MAX_CK || rj_num(c, "step", &s) != 0 || s < 0 || s > UINT32_MAX ||
+                    s != (double)(uint32_t)s)
+                    continue;
+                size_t i = p->ck.n_ck++;
+                p->ck.ck_step[i] = (uint32_t)s;
+                snprintf(p->ck.ck_sha[i], sizeof p->ck.ck_sha[i], "%s",
+                         sha && strlen(sha) == 64 && is_lower_hex(sha, 64) ? sha : "");
+                p->ck.ck_same[i] = cJSON_IsTrue(rj_at(c, "matches_vectors"));
+            }
+        }
+        k++;
+    }
+}
+
+void rp_facts(rp_receipt *x, const mreceipt *r)
+{
+    if (!x->receipt)
+        return;
+    read_profiles(x, r);
+    read_cases(x, r);
+}
+
+void rp_receipt_free(rp_receipt *x)
+{
+    free(x->file);
+    cJSON_Delete(x->receipt);
+    free(x->signer);
+    for (size_t i = 0; i < x->n_fp; i++)
+        free(x->key_fp[i]);
+    free(x->key_fp);
+    for (size_t i = 0; i < x->n_prof; i++) {
+        free(x->prof[i].name);
+        free(x->prof[i].step);
+    }
+    for (size_t i = 0; i < x->n_groups; i++)
+        free(x->groups[i].group);
+    memset(x, 0, sizeof *x);
+}

@@ -1,0 +1,188 @@
+/* html_writer.c — see html_writer.h. The escaper decodes UTF-8 strictly
+ * (Unicode 15, table 3-7: no overlong forms, no surrogates, nothing above
+ * U+10FFFF) and decides per code point; it never copies a byte it has not
+ * classified. */
+#include "report/html/html_writer.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void hw_init(hw *w)
+{
+    sbuf_init(&w->out);
+    w->cut = 0;
+    w->fig = 0;
+}
+
+void hw_free(hw *w) { sbuf_free(&w->out); }
+
+void hw_markup_(hw *w, const char *literal, size_t n) { sbuf_add(&w->out, literal, n); }
+
+/* The length of the valid UTF-8 sequence at s (at most n bytes) and its code
+ * point, or 0 when the bytes there are not one. */
+static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
+{
+    unsigned c = s[0];
+    size_t len;
+    unsigned lo = 0x80, hi = 0xbf; /* the second byte's range */
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    } else if (c >= 0xc2 && c <= 0xdf)
+        len = 2, *cp = c & 0x1f;
+    else if (c >= 0xe0 && c <= 0xef) {
+        len = 3, *cp = c & 0x0f;
+        if (c == 0xe0)
+            lo = 0xa0; /* overlong */
+        if (c == 0xed)
+            hi = 0x9f; /* surrogates */
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4, *cp = c & 0x07;
+        if (c == 0xf0)
+            lo = 0x90; /* overlong */
+        if (c == 0xf4)
+            hi = 0x8f; /* above U+10FFFF */
+    } else
+        return 0;
+    if (n < len)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        unsigned b = s[i];
+        if (b < (i == 1 ? lo : 0x80) || b > (i == 1 ? hi : 0xbf))
+            return 0;
+        *cp = (*cp << 6) | (b & 0x3f);
+    }
+    return len;
+}
+
+/* Code points that are shown by name, never passed to the browser: they
+ * are invisible, reorder text around them, or break lines and tables. */
+static int shown_by_name(uint32_t cp, int ctx)
+{
+    if (cp < 0x20)
+        return ctx == HE_ATTR || (cp != '\t' && cp != '\n');
+    if (cp >= 0x7f && cp <= 0x9f) /* DEL, C1 controls */
+        return 1;
+    if (cp == 0x00ad || cp == 0x034f || cp == 0x061c || cp == 0x115f || cp == 0x1160 || cp == 0x17b4 ||
+        cp == 0x17b5 || cp == 0x180e || cp == 0x3164 || cp == 0xfeff || cp == 0xffa0)
+        return 1; /* soft hyphen, grapheme joiner, ALM, fillers, ZWNBSP */
+    if ((cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x206f))
+        return 1; /* zero-width, LRM/RLM, separators, embeddings/overrides, isolates */
+    if (cp >= 0xfe00 && cp <= 0xfe0f) /* variation selectors */
+        return 1;
+    if (cp >= 0xfff9 && cp <= 0xfffb) /* interlinear annotation */
+        return 1;
+    if ((cp >= 0xfdd0 && cp <= 0xfdef) || (cp & 0xfffe) == 0xfffe) /* noncharacters */
+        return 1;
+    if (cp >= 0xe0000 && cp <= 0xe0fff) /* tags, variation selectors supplement */
+        return 1;
+    if (cp >= 0x1d173 && cp <= 0x1d17a) /* musical formatting controls */
+        return 1;
+    return 0;
+}
+
+size_t html_escape(sbuf *out, const char *text, size_t len, size_t cap, int ctx)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    size_t take = len < cap ? len : cap, i = 0;
+    while (i < take) {
+        uint32_t cp;
+        size_t n = utf8_decode(s + i, len - i, &cp);
+        if (n == 0) {
+            sbuf_adds(out, "\xef\xbf\xbd"); /* U+FFFD for one byte that is not UTF-8 */
+            i++;
+            continue;
+        }
+        if (i + n > take) /* a valid sequence the cap would split: stop before it */
+            break;
+        i += n;
+        switch (cp) {
+        case '&': sbuf_adds(out, "&amp;"); continue;
+        case '<': sbuf_adds(out, "&lt;"); continue;
+        case '>': sbuf_adds(out, "&gt;"); continue;
+        case '"': sbuf_adds(out, "&quot;"); continue;
+        case '\'': sbuf_adds(out, "&#39;"); continue;
+        default: break;
+        }
+        if (shown_by_name(cp, ctx))
+            sbuf_printf(out, "\xe2\x9f\xa8U+%04X\xe2\x9f\xa9", (unsigned)cp); /* ⟨U+202E⟩ */
+        else
+            sbuf_add(out, s + i - n, n);
+    }
+    return i;
+}
+
+void hw_text_n(hw *w, const char *s, size_t len, size_t cap)
+{
+    if (!s)
+        return;
+    size_t took = html_escape(&w->out, s, len, cap, HE_TEXT);
+    if (took < len) {
+        w->cut++;
+        sbuf_printf(&w->out, "<span class=\"cut\">\xe2\x80\xa6 %zu more byte%s not shown</span>", len - took,
+                    len - took == 1 ? "" : "s");
+    }
+}
+
+void hw_text_cap(hw *w, const char *s, size_t cap)
+{
+    if (s)
+        hw_text_n(w, s, strlen(s), cap);
+}
+
+void hw_attr(hw *w, const char *s, size_t cap)
+{
+    if (!s)
+        return;
+    size_t len = strlen(s);
+    size_t took = html_escape(&w->out, s, len, cap, HE_ATTR);
+    if (took < len) {
+        w->cut++;
+        sbuf_adds(&w->out, "\xe2\x80\xa6");
+    }
+}
+
+void hw_textf_(hw *w, const char *fmt, ...)
+{
+    sbuf b;
+    sbuf_init(&b);
+    va_list ap;
+    va_start(ap, fmt);
+    sbuf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    hw_text_n(w, b.p ? b.p : "", b.len, (size_t)-1);
+    sbuf_free(&b);
+}
+
+/* Every conversion of fmt prints a number. */
+static int numeric_only(const char *fmt)
+{
+    for (const char *p = fmt; (p = strchr(p, '%')) != NULL;) {
+        p++;
+        if (*p == '%') {
+            p++;
+            continue;
+        }
+        p += strspn(p, "-+ #0123456789.");
+        p += strspn(p, "hlzjt");
+        if (!*p || !strchr("diuxXfFgGeE", *p))
+            return 0;
+        p++;
+    }
+    return 1;
+}
+
+void hw_markupf_(hw *w, const char *fmt, ...)
+{
+    if (!numeric_only(fmt)) {
+        fprintf(stderr, "html_writer: HW_N with a non-numeric conversion: \"%s\"\n", fmt);
+        abort();
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    sbuf_vprintf(&w->out, fmt, ap);
+    va_end(ap);
+}

@@ -1,0 +1,629 @@
+/* sec_hosts.c — one expandable <details> per host: the run (verdict, scope,
+ * seed), the trainer under test, the host, op groups with passed/failed
+ * counts (vector and fresh cases), every profile's training with the
+ * localization of a failure, timings, the failing cases. Hosts that are not
+ * simply PASS open by default, so a failure is read without a click.
+ *
+ * The key/value blocks are tables of (label, JSON path): a field a newer
+ * runner records is one more line in them, and a field a receipt lacks is
+ * shown as absent. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/html/report.h"
+
+typedef enum { K_TEXT, K_CODE, K_NUM, K_SECONDS, K_BOOL, K_LIST } kkind;
+typedef struct {
+    const char *label, *path;
+    kkind kind;
+} kv;
+
+enum { SELF_REPORT_MAX = 40, WARN_MAX = 20, FAILED_MAX = 25, OBJ_MAX = 32 };
+
+static const kv run_kv[] = {
+    {"verdict", "verdict", K_TEXT},
+    {"exit status", "exit_code", K_NUM},
+    {"not a full certification because", "scope.reasons", K_LIST},
+    {"level reached", "level_reached", K_TEXT},
+    {"started", "started", K_TEXT},
+    {"run seed (fresh cases)", "options.seed", K_CODE},
+    {"seed chosen by the caller", "options.seed_given", K_BOOL},
+    {"level", "options.level", K_TEXT},
+    {"slowdown", "options.slowdown", K_NUM},
+    {"runner", "suite.version", K_TEXT},
+    {"runner revision", "suite.git_revision", K_CODE},
+    {"runner's reference kernels", "suite.reference_kernels", K_TEXT},
+    {"vector set", "vectors.vector_version", K_TEXT},
+    {"spec version of the vectors", "vectors.spec_version", K_TEXT},
+    {"manifest digest", "vectors.manifest_digest", K_CODE},
+    /* issue 17 (versions): the certified spec version is one line here;
+     * issue 16 (trust): the subject binding and emulator digest too. */
+};
+
+static const kv iut_kv[] = {
+    {"command", "iut.command", K_CODE},
+    {"hello", "iut.hello", K_CODE},
+    {"name", "iut.name", K_TEXT},
+    {"version", "iut.version", K_TEXT},
+    {"spec it implements", "iut.spec", K_TEXT},
+    {"binary", "iut.binary.path", K_CODE},
+    {"binary SHA-256 before the run", "iut.binary.sha256", K_CODE},
+    {"binary SHA-256 after the run", "iut.binary.sha256_after", K_CODE},
+};
+
+static const kv host_kv[] = {
+    {"ISA", "host.isa", K_TEXT},
+    {"endianness", "host.endianness", K_TEXT},
+    {"CPU model", "host.cpu_model", K_TEXT},
+    {"OS", "host.os", K_TEXT},
+    {"C library", "host.libc", K_TEXT},
+    {"runner's compiler", "host.runner_compiler", K_TEXT},
+    {"runner's flags", "host.runner_cflags", K_CODE},
+    {"emulator", "emulator.name", K_CODE},
+    {"emulator -cpu", "emulator.cpu", K_CODE},
+    {"emulator named by", "emulator.source", K_TEXT},
+};
+
+static void absent(hw *w) { HW(w, "<span class=\"muted\">\xe2\x80\x94 (not in the receipt)</span>"); }
+
+/* A JSON value as text: strings as they are, numbers, booleans, or its type. */
+static void value(hw *w, const cJSON *v, kkind k)
+{
+    if (!v || cJSON_IsNull(v)) {
+        if (k == K_LIST)
+            HW(w, "<span class=\"muted\">\xe2\x80\x94</span>");
+        else
+            absent(w);
+    } else if (cJSON_IsString(v)) {
+        if (k == K_CODE)
+            HW(w, "<code>");
+        hw_text(w, v->valuestring);
+        if (k == K_CODE)
+            HW(w, "</code>");
+    } else if (cJSON_IsNumber(v)) {
+        if (k == K_SECONDS)
+            HW_F(w, "%.2f s", v->valuedouble);
+        else
+            HW_F(w, "%.10g", v->valuedouble);
+    } else if (cJSON_IsBool(v))
+        hw_text(w, cJSON_IsTrue(v) ? "yes" : "no");
+    else if (cJSON_IsArray(v)) {
+        int n = cJSON_GetArraySize(v), i = 0;
+        if (!n)
+            HW(w, "<span class=\"muted\">none</span>");
+        const cJSON *e;
+        cJSON_ArrayForEach(e, v)
+        {
+            if (i == OBJ_MAX) {
+                HW_F(w, "; and %d more", n - OBJ_MAX);
+                break;
+            }
+            if (i++)
+                HW(w, "; ");
+            if (cJSON_IsString(e))
+                hw_text(w, e->valuestring);
+            else
+                HW(w, "<span class=\"muted\">(not text)</span>");
+        }
+    } else
+        HW(w, "<span class=\"muted\">(an object)</span>");
+}
+
+static void kv_list(hw *w, const cJSON *root, const kv *t, size_t n)
+{
+    HW(w, "<dl class=\"facts\">");
+    for (size_t i = 0; i < n; i++) {
+        HW(w, "<dt>");
+        hw_text(w, t[i].label);
+        HW(w, "</dt><dd>");
+        value(w, rj_at(root, t[i].path), t[i].kind);
+        HW(w, "</dd>");
+    }
+    HW(w, "</dl>");
+}
+
+/* Every member of an object, as key/value rows (at most max). */
+static void object_rows(hw *w, const cJSON *o, size_t max, kkind k)
+{
+    size_t i = 0, n = (size_t)cJSON_GetArraySize(o);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, o)
+    {
+        if (i++ == max) {
+            HW_N(w, "<tr><td colspan=\"2\" class=\"muted\">and %zu more</td></tr>", n - max);
+            break;
+        }
+        HW(w, "<tr><th scope=\"row\">");
+        hw_text_cap(w, e->string, HW_CAP_NAME);
+        HW(w, "</th><td>");
+        value(w, e, k);
+        HW(w, "</td></tr>");
+    }
+}
+
+static void pre_block(hw *w, const char *summary_literal_is_text, const char *text)
+{
+    if (!text || !*text)
+        return;
+    HW(w, "<details class=\"data\"><summary>");
+    hw_text(w, summary_literal_is_text);
+    HW(w, "</summary><pre>");
+    hw_text_cap(w, text, HW_CAP_PRE);
+    HW(w, "</pre></details>");
+}
+
+static void groups_table(hw *w, const rp_receipt *x)
+{
+    if (!x->n_groups)
+        return;
+    HW(w, "<h4>Op groups</h4><div class=\"wrap\"><table><thead><tr><th scope=\"col\" rowspan=\"2\">group</th>"
+          "<th scope=\"colgroup\" colspan=\"4\">vector cases</th><th scope=\"colgroup\" colspan=\"4\">fresh cases "
+          "(drawn from the run seed)</th></tr><tr>"
+          "<th scope=\"col\" class=\"num\">passed</th><th scope=\"col\" class=\"num\">failed</th>"
+          "<th scope=\"col\" class=\"num\">errors</th><th scope=\"col\" class=\"num\">skipped</th>"
+          "<th scope=\"col\" class=\"num\">passed</th><th scope=\"col\" class=\"num\">failed</th>"
+          "<th scope=\"col\" class=\"num\">errors</th><th scope=\"col\" class=\"num\">skipped</th></tr></thead><tbody>");
+    for (size_t i = 0; i < x->n_groups; i++) {
+        const rp_group *g = &x->groups[i];
+        HW(w, "<tr><th scope=\"row\">");
+        hw_text_cap(w, g->group, HW_CAP_NAME);
+        HW(w, "</th>");
+        const size_t *c[2] = {g->vec, g->fresh};
+        for (int k = 0; k < 2; k++) {
+            static const int order[4] = {0, 1, 3, 2}; /* passed, failed, errors, skipped */
+            for (int j = 0; j < 4; j++) {
+                size_t v = c[k][order[j]];
+                if (v && (order[j] == 1 || order[j] == 3))
+                    HW_N(w, "<td class=\"num\"><span class=\"v fail\">%zu</span></td>", v);
+                else
+                    HW_N(w, "<td class=\"num\">%zu</td>", v);
+            }
+        }
+        HW(w, "</tr>");
+    }
+    if (x->groups_more)
+        HW_N(w, "<tr><td colspan=\"9\" class=\"muted\">and cases of %zu more groups</td></tr>", x->groups_more);
+    HW(w, "</tbody></table></div>");
+}
+
+static void bits_cell(hw *w, const char *hex)
+{
+    if (!hex) {
+        absent(w);
+        return;
+    }
+    HW(w, "<code>0x");
+    hw_text_cap(w, hex, 16);
+    HW(w, "</code>");
+    uint32_t b;
+    if (strlen(hex) == 8 && is_lower_hex(hex, 8)) {
+        b = (uint32_t)strtoul(hex, NULL, 16);
+        HW_F(w, " (%.9g)", (double)rp_f32(b));
+    }
+}
+
+static void num_cell(hw *w, const cJSON *o, const char *path)
+{
+    double d;
+    if (rj_num(o, path, &d) == 0)
+        HW_F(w, "%.0f", d);
+    else
+        absent(w);
+}
+
+/* spec: where a run departs (conformance/README.md "Where a run differs"). */
+static void localization(hw *w, const rp_profile *pf)
+{
+    const cJSON *L = rj_at(pf->obj, "localization");
+    if (!cJSON_IsObject(L))
+        return;
+    HW(w, "<h4>Where it differs</h4><div class=\"wrap\"><table class=\"loc\"><tbody>");
+    HW(w, "<tr><th scope=\"row\">first step whose parameters differ</th><td>");
+    num_cell(w, L, "first_step");
+    HW(w, "</td></tr><tr><th scope=\"row\">loss bits identical through step</th><td>");
+    num_cell(w, L, "loss_identical_through");
+    HW(w, "</td></tr><tr><th scope=\"row\">first differing tensor, element</th><td>");
+    const char *t = rj_str(L, "tensor");
+    if (t) {
+        hw_text_cap(w, t, HW_CAP_NAME);
+        HW(w, " (");
+        num_cell(w, L, "row");
+        HW(w, ", ");
+        num_cell(w, L, "col");
+        HW(w, "), flat index ");
+        num_cell(w, L, "flat_index");
+    } else
+        absent(w);
+    HW(w, "</td></tr><tr><th scope=\"row\">IUT / reference</th><td>");
+    bits_cell(w, rj_str(L, "iut"));
+    HW(w, " / ");
+    bits_cell(w, rj_str(L, "reference"));
+    HW(w, "</td></tr><tr><th scope=\"row\">ULP distance</th><td>");
+    num_cell(w, L, "ulp");
+    HW(w, "</td></tr><tr><th scope=\"row\">differing elements at that step</th><td>");
+    num_cell(w, L, "differing_elements");
+    HW(w, "; max ");
+    num_cell(w, L, "max_ulp");
+    HW(w, " ULP</td></tr>");
+    const cJSON *per = rj_at(L, "differing_per_tensor"), *hist = rj_at(L, "ulp_histogram");
+    if (cJSON_IsObject(per)) {
+        HW(w, "<tr><th scope=\"row\">differing per tensor</th><td>");
+        int i = 0;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, per)
+        {
+            if (i++ == OBJ_MAX)
+                break;
+            if (i > 1)
+                HW(w, ", ");
+            hw_text_cap(w, e->string, HW_CAP_NAME);
+            HW(w, ": ");
+            value(w, e, K_NUM);
+        }
+        HW(w, "</td></tr>");
+    }
+    if (cJSON_IsObject(hist)) {
+        HW(w, "<tr><th scope=\"row\">ULP histogram</th><td>");
+        int i = 0;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, hist)
+        {
+            if (i++ == OBJ_MAX)
+                break;
+            if (i > 1)
+                HW(w, ", ");
+            hw_text_cap(w, e->string, HW_CAP_NAME);
+            HW(w, ": ");
+            value(w, e, K_NUM);
+        }
+        HW(w, "</td></tr>");
+    }
+    const cJSON *op = rj_at(L, "first_op");
+    HW(w, "<tr><th scope=\"row\">first differing op</th><td>");
+    if (cJSON_IsObject(op) && rj_str(op, "op")) {
+        HW(w, "<strong>");
+        hw_text_cap(w, rj_str(op, "op"), HW_CAP_NAME);
+        HW(w, "</strong>, call <code>");
+        hw_text_cap(w, rj_str(op, "call"), HW_CAP_NAME);
+        HW(w, "</code> (position ");
+        num_cell(w, op, "position");
+        HW(w, ", op ");
+        num_cell(w, op, "op_in_position");
+        HW(w, " of the position); output ");
+        hw_text_cap(w, rj_str(op, "output"), HW_CAP_NAME);
+        HW(w, "[");
+        num_cell(w, op, "element");
+        HW(w, "]: IUT ");
+        bits_cell(w, rj_str(op, "iut"));
+        HW(w, ", reference ");
+        bits_cell(w, rj_str(op, "reference"));
+        HW(w, ", ");
+        num_cell(w, op, "ulp");
+        HW(w, " ULP; ");
+        num_cell(w, op, "differing_elements");
+        HW(w, " elements of the output differ");
+    } else if (cJSON_IsObject(op) || cJSON_IsString(op))
+        value(w, op, K_TEXT);
+    else
+        HW(w, "<span class=\"muted\">none named (see the runner's words below)</span>");
+    HW(w, "</td></tr></tbody></table></div>");
+    pre_block(w, "the runner's localization, as it printed it", rj_str(pf->obj, "localization_text"));
+    HW(w, "<p class=\"muted\">The localization is the runner's record, covered by the receipt's signature; "
+          "<code>verify</code> rechecks every step's digest, not the localization.</p>");
+}
+
+/* Resumed runs over step ranges (issue 20): each window's fields as given. */
+static void windows(hw *w, const rp_profile *pf)
+{
+    const cJSON *win = rj_at(pf->obj, "windows");
+    if (!cJSON_IsArray(win))
+        return;
+    HW(w, "<h4>Windows</h4><ul>");
+    int i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, win)
+    {
+        if (i++ == OBJ_MAX) {
+            HW_N(w, "<li class=\"muted\">and %d more</li>", cJSON_GetArraySize(win) - OBJ_MAX);
+            break;
+        }
+        HW(w, "<li>");
+        const cJSON *f;
+        int j = 0;
+        cJSON_ArrayForEach(f, e)
+        {
+            if (j++ == OBJ_MAX)
+                break;
+            if (j > 1)
+                HW(w, ", ");
+            hw_text_cap(w, f->string ? f->string : "", HW_CAP_NAME);
+            HW(w, " ");
+            value(w, f, K_TEXT);
+        }
+        if (!cJSON_IsObject(e))
+            value(w, e, K_TEXT);
+        HW(w, "</li>");
+    }
+    HW(w, "</ul>");
+}
+
+static void profile_block(hw *w, const rp_page *p, const mrow *row, const rp_profile *pf)
+{
+    HW(w, "<h4>Training: profile ");
+    hw_text_cap(w, pf->name, HW_CAP_NAME);
+    HW(w, "</h4><p>");
+    double s;
+    if (rj_num(pf->obj, "steps", &s) == 0)
+        HW_F(w, "%.0f steps run", s);
+    if (rj_num(pf->obj, "steps_in_vectors", &s) == 0)
+        HW_F(w, " of %.0f in the vectors", s);
+    HW_F(w, "; cases: %zu passed, %zu failed, %zu errors, %zu skipped", pf->count[0], pf->count[1], pf->count[3],
+         pf->count[2]);
+    if (rj_num(pf->obj, "seconds", &s) == 0)
+        HW_F(w, "; %.1f s", s);
+    const char *st = rj_str(pf->obj, "status");
+    if (st) {
+        HW(w, "; process: ");
+        hw_text_cap(w, st, HW_CAP_NAME);
+    }
+    HW(w, ".</p>");
+    const char *prob = rj_str(pf->obj, "problem"), *fail = rj_str(pf->obj, "failure");
+    if (prob || fail) {
+        HW(w, "<p><strong>Problem:</strong> ");
+        hw_text(w, prob ? prob : fail);
+        HW(w, "</p>");
+    }
+    windows(w, pf);
+    localization(w, pf);
+    rp_plot_loss_gap(w, p, row, pf);
+    pre_block(w, "the IUT's stderr (last bytes the runner kept)", rj_str(pf->obj, "stderr_tail"));
+}
+
+static void failed_cases(hw *w, const cJSON *r)
+{
+    size_t n = 0, shown = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, rj_at(r, "cases"))
+    {
+        const char *v = rj_str(c, "verdict");
+        if (!v || (strcmp(v, "FAIL") && strcmp(v, "ERROR")))
+            continue;
+        if (!n++)
+            HW(w, "<h4>Failed cases</h4><div class=\"wrap\"><table class=\"cases\"><thead><tr><th scope=\"col\">case</th>"
+                  "<th scope=\"col\">verdict</th><th scope=\"col\">why</th></tr></thead><tbody>");
+        if (shown == FAILED_MAX)
+            continue;
+        shown++;
+        HW(w, "<tr><th scope=\"row\"><code>");
+        hw_text_cap(w, rj_str(c, "id"), HW_CAP_NAME);
+        HW(w, "</code></th><td><span class=\"v fail\">");
+        hw_text_cap(w, v, 8);
+        HW(w, "</span></td><td>");
+        hw_text(w, rj_str(c, "reason"));
+        HW(w, "</td></tr>");
+    }
+    if (n > shown)
+        HW_N(w, "<tr><td colspan=\"3\" class=\"muted\">and %zu more failed cases (the receipt lists them all)</td></tr>",
+             n - shown);
+    if (n)
+        HW(w, "</tbody></table></div>");
+}
+
+static void host_block(hw *w, const rp_page *p, size_t i)
+{
+    const mrow *row = &p->rows[i];
+    const rp_receipt *x = rp_of_row(p, row);
+    const cJSON *r = x ? x->receipt : NULL;
+    int open = !(mx_row_ok(row) && row->st == ST_PASS);
+    if (open)
+        HW_N(w, "<details class=\"host\" id=\"host-%zu\" open><summary>", i);
+    else
+        HW_N(w, "<details class=\"host\" id=\"host-%zu\"><summary>", i);
+    HW(w, "<span class=\"hn\">");
+    hw_text_cap(w, row->h->name, HW_CAP_NAME);
+    HW(w, "</span>");
+    rp_result_badge(w, row);
+    if (row->h->xfail)
+        HW(w, " <span class=\"ctl\">negative control</span>");
+    HW(w, "<span class=\"meta\">");
+    char b[256];
+    rp_runs_as(row->h, b, sizeof b);
+    hw_text_cap(w, b, HW_CAP_NAME);
+    double d;
+    if (r && rj_num(r, "counts.passed", &d) == 0) {
+        double f = 0, e = 0, s = 0;
+        rj_num(r, "counts.failed", &f);
+        rj_num(r, "counts.errors", &e);
+        rj_num(r, "counts.skipped", &s);
+        HW_F(w, " \xc2\xb7 %.0f passed, %.0f failed, %.0f errors, %.0f skipped", d, f, e, s);
+    }
+    if (row->r && !row->r->build_failed && row->r->seconds >= 0)
+        HW_F(w, " \xc2\xb7 %.1f s", row->r->seconds);
+    HW(w, "</span></summary><div>\n<p><strong>");
+    hw_text_cap(w, row->h->name, HW_CAP_NAME);
+    HW(w, "</strong> stands for: ");
+    hw_text(w, row->h->stands_for);
+    HW(w, "</p>");
+    if (row->why.len || row->host_bad.len) {
+        HW(w, "<p><strong>The matrix says:</strong> ");
+        hw_text(w, row->why.p);
+        if (row->host_bad.len) {
+            HW(w, " HOST MISMATCH: ");
+            hw_text(w, row->host_bad.p);
+        }
+        HW(w, "</p>");
+    }
+    if (!r) {
+        HW(w, "</div></details>\n");
+        return;
+    }
+    HW(w, "<p class=\"muted\">Receipt <code>");
+    hw_text_cap(w, x->file, HW_CAP_CELL);
+    HW(w, "</code>, SHA-256 <code>");
+    hw_text(w, x->sha256);
+    HW(w, "</code>; ");
+    if (x->signer) {
+        HW(w, "signed by ");
+        hw_text_cap(w, x->signer, HW_CAP_NAME);
+        HW(w, " (key <code>");
+        hw_text(w, x->n_fp ? x->key_fp[0] : "?");
+        HW(w, "</code>), signature checked.");
+    } else if (x->n_sigs) {
+        HW(w, "signed with key <code>");
+        hw_text(w, x->n_fp ? x->key_fp[0] : "?");
+        HW(w, "</code>, signature not checked (no --allowed-signers).");
+    } else
+        HW(w, "unsigned.");
+    HW(w, "</p><div class=\"grid2\"><div><h4>The run</h4>");
+    kv_list(w, r, run_kv, sizeof run_kv / sizeof run_kv[0]);
+    HW(w, "<h4>Levels</h4><table><thead><tr><th scope=\"col\">level</th><th scope=\"col\">verdict</th>"
+          "<th scope=\"col\" class=\"num\">seconds</th></tr></thead><tbody>");
+    static const char *const levels[3][2] = {{"ops", "levels.ops"}, {"train", "levels.train"}, {"fresh", "levels.fresh"}};
+    for (int k = 0; k < 3; k++) {
+        const cJSON *L = rj_at(r, levels[k][1]);
+        HW(w, "<tr><th scope=\"row\">");
+        hw_text(w, levels[k][0]);
+        HW(w, "</th><td>");
+        value(w, rj_at(L, "verdict"), K_TEXT);
+        HW(w, "</td><td class=\"num\">");
+        if (rj_num(L, "seconds", &d) == 0)
+            HW_F(w, "%.1f", d);
+        else
+            absent(w);
+        HW(w, "</td></tr>");
+    }
+    HW(w, "</tbody></table>");
+    const cJSON *tm = rj_at(r, "timings");
+    if (cJSON_IsObject(tm)) {
+        HW(w, "<h4>Timings</h4><table><tbody>");
+        object_rows(w, tm, OBJ_MAX, K_SECONDS);
+        HW(w, "</tbody></table>");
+    }
+    HW(w, "</div><div><h4>Trainer under test</h4>");
+    kv_list(w, r, iut_kv, sizeof iut_kv / sizeof iut_kv[0]);
+    const cJSON *self = rj_at(r, "iut.self_report.values");
+    HW(w, "<details class=\"data\"><summary>What the trainer reported from inside (<code>info</code>)</summary>");
+    if (cJSON_IsObject(self)) {
+        HW(w, "<table><tbody>");
+        object_rows(w, self, SELF_REPORT_MAX, K_CODE);
+        HW(w, "</tbody></table>");
+    } else {
+        HW(w, "<p>");
+        absent(w);
+        HW(w, "</p>");
+    }
+    HW(w, "</details><h4>Host (the runner's view)</h4>");
+    kv_list(w, r, host_kv, sizeof host_kv / sizeof host_kv[0]);
+    if (row->r && row->r->n_warn) {
+        HW(w, "<p><strong>Emulator warnings</strong> (recorded):</p><ul>");
+        for (size_t k = 0; k < row->r->n_warn && k < WARN_MAX; k++) {
+            HW(w, "<li><code>");
+            hw_text(w, row->r->warn[k]);
+            HW(w, "</code></li>");
+        }
+        if (row->r->n_warn > WARN_MAX)
+            HW_N(w, "<li class=\"muted\">and %zu more</li>", row->r->n_warn - WARN_MAX);
+        HW(w, "</ul>");
+    }
+    HW(w, "</div></div>");
+    groups_table(w, x);
+    HW(w, "<h4>Fresh cases</h4><p>");
+    double oc;
+    if (rj_num(r, "levels.fresh.op_cases", &oc) == 0)
+        HW_F(w, "%.0f fresh op cases drawn from the run seed; ", oc);
+    const cJSON *ft = rj_at(r, "levels.fresh.training");
+    if (cJSON_IsObject(ft)) {
+        HW(w, "a fresh-seed training run of ");
+        hw_text_cap(w, rj_str(ft, "profile"), HW_CAP_NAME);
+        if (rj_num(ft, "steps", &d) == 0)
+            HW_F(w, " over %.0f steps", d);
+        HW(w, " under seed <code>");
+        hw_text_cap(w, rj_str(ft, "seed"), HW_CAP_NAME);
+        HW(w, "</code>, compared step by step with the reference linked into the runner");
+    } else
+        HW(w, "no fresh-seed training run recorded");
+    HW_F(w, "; its cases: %zu passed, %zu failed, %zu errors, %zu skipped.", x->fresh_train[0], x->fresh_train[1],
+         x->fresh_train[3], x->fresh_train[2]);
+    HW(w, "</p>");
+    for (size_t k = 0; k < x->n_prof; k++)
+        profile_block(w, p, row, &x->prof[k]);
+    pre_block(w, "the IUT's stderr during the ops level (last bytes)", rj_str(r, "levels.ops.process.stderr_tail"));
+    failed_cases(w, r);
+    HW(w, "</div></details>\n");
+}
+
+void sec_hosts(hw *w, const rp_page *p)
+{
+    if (!p->nr)
+        return;
+    HW(w, "<section id=\"hosts\"><h2>Hosts in detail</h2>\n<p>Each host's receipt: open one for its op groups, "
+          "training, timings and, for a failure, where it differs. Hosts that are not a plain PASS are open.</p>\n");
+    for (size_t i = 0; i < p->nh; i++)
+        host_block(w, p, i);
+    HW(w, "</section>\n");
+}
+
+void sec_refused(hw *w, const rp_page *p)
+{
+    if (!p->n_ref)
+        return;
+    HW(w, "<section id=\"refused\"><h2>Refused receipts</h2>\n<p>These files were given but are not shown as "
+          "results: the matrix's gate refused them, for the reason it gave.</p>\n");
+    for (size_t i = 0; i < p->n_ref; i++) {
+        HW(w, "<h3><code>");
+        hw_text_cap(w, p->ref[i].file, HW_CAP_CELL);
+        HW(w, "</code></h3><pre class=\"refusal\">");
+        hw_text_cap(w, p->ref[i].reason, HW_CAP_PRE);
+        HW(w, "</pre>\n");
+    }
+    HW(w, "</section>\n");
+}
+
+void sec_inputs(hw *w, const rp_page *p)
+{
+    HW(w, "<section id=\"inputs\"><h2>Inputs</h2>\n<div class=\"wrap\"><table><thead><tr><th scope=\"col\">file</th>"
+          "<th scope=\"col\">SHA-256</th><th scope=\"col\">used as</th></tr></thead><tbody>");
+    for (size_t i = 0; i < p->nr; i++) {
+        HW(w, "<tr><td><code>");
+        hw_text_cap(w, p->rx[i].file, HW_CAP_CELL);
+        HW(w, "</code></td><td><code>");
+        hw_text(w, p->rx[i].sha256);
+        HW(w, "</code></td><td>");
+        if (p->rx[i].receipt)
+            HW(w, "receipt, accepted");
+        else
+            HW(w, "build-failure record");
+        HW(w, "</td></tr>");
+    }
+    for (size_t i = 0; i < p->n_ref; i++) {
+        HW(w, "<tr><td><code>");
+        hw_text_cap(w, p->ref[i].file, HW_CAP_CELL);
+        HW(w, "</code></td><td class=\"muted\">\xe2\x80\x94</td><td>refused</td></tr>");
+    }
+    for (size_t i = 0; i < p->n_div; i++) {
+        HW(w, "<tr><td><code>");
+        hw_text_cap(w, p->div[i].file, HW_CAP_CELL);
+        HW(w, "</code></td><td><code>");
+        hw_text(w, p->div[i].sha256);
+        HW(w, "</code></td><td>divergence data (--divergence)</td></tr>");
+    }
+    if (p->hosts_file) {
+        HW(w, "<tr><td><code>");
+        hw_text_cap(w, p->hosts_file, HW_CAP_CELL);
+        HW(w, "</code></td><td class=\"muted\">\xe2\x80\x94</td><td>hosts file (--hosts)</td></tr>");
+    }
+    if (p->vectors_dir) {
+        HW(w, "<tr><td><code>");
+        hw_text_cap(w, p->vectors_dir, HW_CAP_CELL);
+        HW(w, "</code></td><td>");
+        if (p->have_vectors) {
+            HW(w, "<code>");
+            hw_text(w, p->vectors_digest);
+            HW(w, "</code> (manifest digest)");
+        } else
+            HW(w, "<span class=\"muted\">did not load</span>");
+        HW(w, "</td><td>vector set</td></tr>");
+    }
+    HW(w, "</tbody></table></div></section>\n");
+}

@@ -1,0 +1,146 @@
+/* receipt_facts.c — see receipt_facts.h. */
+#include "trust/receipt_facts.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+
+static const cJSON *get(const cJSON *o, const char *k)
+{
+    return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, k) : NULL;
+}
+
+/* A string field, at most 4 KiB (a path, a digest, a version line), copied;
+ * NULL when absent, null or not a string. */
+static char *str_copy(const cJSON *o, const char *k)
+{
+    const cJSON *v = get(o, k);
+    if (!cJSON_IsString(v) || !v->valuestring)
+        return NULL;
+    return sanitized(v->valuestring, strlen(v->valuestring), 4096);
+}
+
+static int is_digest(const char *s)
+{
+    return s && strlen(s) == 64 && is_lower_hex(s, 64);
+}
+
+int receipt_facts_read(const char *file, const cJSON *r, receipt_facts *f, problems *pr)
+{
+    memset(f, 0, sizeof *f);
+    f->guest = -1;
+    size_t before = pr->n;
+    const cJSON *tr = get(r, "trust_rules");
+    f->rules = 1;
+    if (tr) {
+        if (!cJSON_IsNumber(tr) || !isfinite(tr->valuedouble) || tr->valuedouble != floor(tr->valuedouble) ||
+            tr->valuedouble < 1 || tr->valuedouble > 1000)
+            problems_add(pr, "%s: trust_rules: expected a whole number", file);
+        else
+            f->rules = (int)tr->valuedouble;
+    }
+    f->host_isa = str_copy(get(r, "host"), "isa");
+    const cJSON *iut = get(r, "iut");
+    const cJSON *emu = get(r, "emulator");
+    if (cJSON_IsObject(emu)) {
+        f->emulated = 1;
+        f->emu_name = str_copy(emu, "name");
+        f->emu_cpu = str_copy(emu, "cpu");
+        f->emu_source = str_copy(emu, "source");
+        f->emu_path = str_copy(emu, "path");
+        f->emu_sha256 = str_copy(emu, "sha256");
+        f->emu_version = str_copy(emu, "version");
+        f->emu_is_executable = cJSON_IsTrue(get(emu, "is_executable"));
+    }
+    if (f->rules < 2)
+        return pr->n == before ? 0 : -1;
+    /* the current rules: the subject, what ran, the containment */
+    const cJSON *sj = get(iut, "subject");
+    const char *form = cJSON_IsString(get(sj, "form")) ? get(sj, "form")->valuestring : NULL;
+    if (!form || (strcmp(form, "argv") && strcmp(form, "shell")) || !cJSON_IsBool(get(sj, "bound"))) {
+        problems_add(pr, "%s: iut.subject: expected form \"argv\" or \"shell\" and bound (true or false)", file);
+        return -1;
+    }
+    f->argv_form = !strcmp(form, "argv");
+    f->bound = cJSON_IsTrue(get(sj, "bound"));
+    if (f->bound && !f->argv_form)
+        problems_add(pr, "%s: iut.subject.bound: the shell form binds nothing", file);
+    f->unbound_reason = str_copy(sj, "reason");
+    const cJSON *files = get(sj, "files");
+    if (f->argv_form) {
+        if (!cJSON_IsArray(files) || cJSON_GetArraySize(files) < 1 || cJSON_GetArraySize(files) > FACTS_MAX_FILES)
+            problems_add(pr, "%s: iut.subject.files: expected 1 to %d files", file, FACTS_MAX_FILES);
+        else {
+            const cJSON *x;
+            cJSON_ArrayForEach(x, files)
+            {
+                facts_file *ff = &f->files[f->n_files];
+                ff->role = str_copy(x, "role");
+                ff->path = str_copy(x, "path");
+                ff->sha256 = str_copy(x, "sha256");
+                ff->sha256_after = str_copy(x, "sha256_after");
+                ff->format = str_copy(x, "format");
+                ff->isa = str_copy(x, "isa");
+                ff->executed = cJSON_IsTrue(get(x, "executed"));
+                if (!ff->role || !ff->path || !is_digest(ff->sha256))
+                    problems_add(pr, "%s: iut.subject.files[%zu]: expected role, path and sha256 (64 lowercase hex digits)",
+                                 file, f->n_files);
+                if (ff->role && !strcmp(ff->role, "guest"))
+                    f->guest = (int)f->n_files;
+                f->n_files++;
+            }
+        }
+    }
+    const cJSON *ps = get(iut, "processes_seen");
+    if (!cJSON_IsArray(ps) || cJSON_GetArraySize(ps) > FACTS_MAX_PROCS)
+        problems_add(pr, "%s: iut.processes_seen: expected an array of at most %d executables", file, FACTS_MAX_PROCS);
+    else {
+        const cJSON *x;
+        cJSON_ArrayForEach(x, ps)
+        {
+            facts_proc *p = &f->procs[f->n_procs];
+            p->path = str_copy(x, "path");
+            p->sha256 = str_copy(x, "sha256");
+            p->format = str_copy(x, "format");
+            p->isa = str_copy(x, "isa");
+            p->is_subject = cJSON_IsTrue(get(x, "is_subject"));
+            if (!is_digest(p->sha256))
+                problems_add(pr, "%s: iut.processes_seen[%zu].sha256: expected 64 lowercase hex digits", file, f->n_procs);
+            f->n_procs++;
+        }
+    }
+    f->containment = str_copy(iut, "containment");
+    return pr->n == before ? 0 : -1;
+}
+
+void receipt_facts_free(receipt_facts *f)
+{
+    for (size_t i = 0; i < f->n_files; i++) {
+        facts_file *x = &f->files[i];
+        free(x->role), free(x->path), free(x->sha256), free(x->sha256_after), free(x->format), free(x->isa);
+    }
+    for (size_t i = 0; i < f->n_procs; i++)
+        free(f->procs[i].path), free(f->procs[i].sha256), free(f->procs[i].format), free(f->procs[i].isa);
+    free(f->unbound_reason), free(f->emu_name), free(f->emu_cpu), free(f->emu_source), free(f->emu_path);
+    free(f->emu_sha256), free(f->emu_version), free(f->containment), free(f->host_isa);
+    memset(f, 0, sizeof *f);
+}
+
+const char *receipt_facts_program_isa(const receipt_facts *f)
+{
+    if (f->guest >= 0 && f->files[f->guest].isa)
+        return f->files[f->guest].isa;
+    for (size_t i = 0; i < f->n_files; i++)
+        if (f->files[i].executed && f->files[i].isa)
+            return f->files[i].isa;
+    return "";
+}
+
+const char *receipt_facts_subject_word(const receipt_facts *f)
+{
+    if (f->rules < 2)
+        return "not recorded (first trust rules)";
+    return f->bound ? "bound" : "UNBOUND (shell form)";
+}

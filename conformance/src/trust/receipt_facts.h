@@ -1,0 +1,59 @@
+/* receipt_facts.h — the trust fields of a receipt, read in one place for
+ * every reader of receipts as evidence (verify, matrix, report): what the
+ * subject binds, the emulator as measured, the executables seen running,
+ * the host the runner ran on. Untrusted input: every field is checked for
+ * its type and bounded in size; a receipt of the current trust rules
+ * (RECEIPT_TRUST_RULES) must have them all. */
+#ifndef CONFORM_TRUST_RECEIPT_FACTS_H
+#define CONFORM_TRUST_RECEIPT_FACTS_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+#include "core/problems.h"
+
+enum { FACTS_MAX_FILES = 12, FACTS_MAX_PROCS = 64 };
+
+typedef struct {
+    char *role, *path, *sha256, *sha256_after, *format, *isa;
+    int executed;
+} facts_file;
+
+typedef struct {
+    char *path, *sha256, *format, *isa;
+    int is_subject;
+} facts_proc;
+
+typedef struct {
+    int rules;            /* trust_rules; 1 when absent (the first rules) */
+    /* the subject */
+    int argv_form, bound;
+    char *unbound_reason;
+    facts_file files[FACTS_MAX_FILES];
+    size_t n_files;
+    int guest;            /* files[guest] runs under the emulator; -1 */
+    /* the emulator as measured */
+    int emulated;
+    char *emu_name, *emu_cpu, *emu_source, *emu_path, *emu_sha256, *emu_version;
+    int emu_is_executable;
+    /* what ran in the IUT's tree */
+    facts_proc procs[FACTS_MAX_PROCS];
+    size_t n_procs;
+    char *containment;
+    /* where the runner ran */
+    char *host_isa;
+} receipt_facts;
+
+/* Reads the fields of receipt r; problems name the file and the field.
+ * 0, or -1 when a field of the current rules is missing or malformed. */
+int receipt_facts_read(const char *file, const cJSON *r, receipt_facts *f, problems *pr);
+void receipt_facts_free(receipt_facts *f);
+
+/* The ISA of the program the receipt says ran: the guest's under an
+ * emulator, else the executed file's ("" if the receipt does not say). */
+const char *receipt_facts_program_isa(const receipt_facts *f);
+/* One line for a table: "bound", "UNBOUND (shell form)", "not recorded
+ * (first trust rules)". */
+const char *receipt_facts_subject_word(const receipt_facts *f);
+
+#endif

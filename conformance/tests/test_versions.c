@@ -1,0 +1,290 @@
+/* Verdicts true to spec versions (spec §12.1, spec/iut-protocol.md P7, P10;
+ * conformance/README.md "Verdicts"): a run is judged by the lower of the
+ * version the IUT's hello claims and the vector set's, as MAJOR.MINOR. The
+ * IUT is tests/iuts/spec_1_0_0.sh, a correct implementation of spec 1.0.0
+ * (the reference without train_seed=1, without the ops of 1.1.0, refusing
+ * addmod113 with exit 2 as 1.0.0 allowed); SPEC_CLAIM/TRAIN_SEED make the
+ * same trainer claim 1.1.0, the negative control of every rule here. Also the
+ * closing line and summary (issue 17 §2) and verify's default vector set. */
+#include <cjson/cJSON.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+#include "core/util.h"
+
+static char *dir;
+
+static void setup(void)
+{
+    dir = tu_tmpdir();
+    unsetenv("SPEC_CLAIM");
+    unsetenv("TRAIN_SEED");
+}
+
+static void teardown(void)
+{
+    tu_rmtree(dir);
+    free(dir);
+}
+
+TestSuite(versions, .init = setup, .fini = teardown, .timeout = 240);
+
+static char *at(const char *name)
+{
+    return xasprintf("%s/%s", dir, name);
+}
+
+/* The last line of the runner's output (its closing line). */
+static const char *closing(const tu_result *r)
+{
+    size_t n = strlen(r->out);
+    cr_assert(n > 1 && r->out[n - 1] == '\n', "no closing line:\n%s", r->out);
+    const char *last = r->out + n - 1;
+    while (last > r->out && last[-1] != '\n')
+        last--;
+    return last;
+}
+
+static const cJSON *case_of(const cJSON *receipt, const char *id)
+{
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(receipt, "cases"))
+    {
+        if (!strcmp(cJSON_GetObjectItem(c, "id")->valuestring, id))
+            return c;
+    }
+    cr_assert_fail("no case %s in the receipt", id);
+    return NULL;
+}
+
+static const char *field(const cJSON *o, const char *a, const char *b)
+{
+    const cJSON *x = cJSON_GetObjectItem(cJSON_GetObjectItem(o, a), b);
+    cr_assert(cJSON_IsString(x), "%s.%s is not a string", a, b);
+    return x->valuestring;
+}
+
+/* ---- version-true verdicts -------------------------------------------------- */
+
+/* §12.2/§12.4: vectors/v1.0.0 "still certifies 1.0.0". The fresh-seed run
+ * of 1.1.0 is not a requirement of 1.0: recorded as skipped, not required. */
+Test(versions, a_spec_1_0_0_iut_passes_vectors_1_0_0)
+{
+    char *iut = tu_iut("spec_1_0_0.sh"), *rp = at("r.json");
+    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS"), "--receipt", rp,
+                             NULL);
+    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
+    tu_assert_has(r.out, "\nhello: protocol=1 name=spec-1.0.0 version=0 spec=1.0.0\n"
+                         "spec: judged by spec 1.0, the lower of the IUT's 1.0.0 and the vector set's 1.0.0");
+    tu_assert_has(r.out, "SKIP fresh/mlp13k/run: fresh-seed training is not a requirement of the spec certified here");
+    tu_assert_has(r.out, "\nsummary: PASS: ops PASS, train PASS, fresh PASS; level reached: train;");
+    tu_assert_has(r.out, "\nspec: certified: spec 1.0 (the IUT claims 1.0.0, the vector set is 1.0.0)\n");
+    tu_assert_has(closing(&r), " skipped (514 exhaustive sweeps: --exhaustive; 1 not required by spec 1.0); "
+                               "PASS (full certification)\n");
+    tu_result_free(&r);
+    cJSON *j = tu_receipt_json(rp);
+    cr_assert_str_eq(field(j, "spec", "certified"), "1.0");
+    cr_assert_str_eq(field(j, "spec", "iut"), "1.0.0");
+    cr_assert_str_eq(field(j, "spec", "vectors"), "1.0.0");
+    const cJSON *fr = case_of(j, "fresh/mlp13k/run");
+    cr_assert_str_eq(cJSON_GetObjectItem(fr, "verdict")->valuestring, "SKIP");
+    cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(fr, "required")));
+    cJSON_Delete(j);
+    r = tu_conform("verify", "--allow-unsigned", rp, NULL);
+    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
+    tu_assert_has(r.out, ": OK: verdict PASS recomputed from ");
+    tu_result_free(&r);
+    free(rp);
+    free(iut);
+}
+
+/* The same IUT on vectors/v1.1.0: judged by 1.0, its exit 2 on addmod113 is
+ * "not implemented" (1.0.0's P7 said only "non-zero"), the groups of 1.1.0
+ * it answers error=unsupported are not required: PARTIAL naming them, never
+ * FAIL; mlp13k reached train. */
+Test(versions, a_spec_1_0_0_iut_is_partial_not_fail_on_vectors_1_1_0)
+{
+    char *iut = tu_iut("spec_1_0_0.sh"), *rp = at("r.json");
+    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS_1_1"), "--receipt",
+                             rp, NULL);
+    cr_assert_eq(r.code, 3, "%s%s", r.out, r.err);
+    tu_assert_has(r.out, "\nspec: judged by spec 1.0, the lower of the IUT's 1.0.0 and the vector set's 1.1.0");
+    tu_assert_has(r.out, "  SKIP addmod113: not implemented: profile addmod113 arrived in spec 1.1.0, the IUT claims "
+                         "1.0.0 and ended with exit status 2");
+    tu_assert_has(r.out, "  sqrt                     0 passed, 18 skipped (not implemented: the group arrived in spec "
+                         "1.1.0, the IUT claims 1.0.0)\n");
+    tu_assert_has(r.out, "\nsummary: PARTIAL: ops PASS, train PASS, fresh PASS; level reached: addmod113 none, "
+                         "mlp13k train;");
+    tu_assert_has(r.out, "\nspec: judged by, not certified: spec 1.0 (the IUT claims 1.0.0, the vector set is 1.1.0)\n");
+    tu_assert_has(closing(&r), " skipped (514 exhaustive sweeps: --exhaustive; ");
+    tu_assert_has(closing(&r), " not implemented: newer than the IUT's spec 1.0.0; 1 not required by spec 1.0); "
+                               "PARTIAL: spec 1.0 certified, not 1.1.0: the IUT claims spec 1.0.0; not implemented: "
+                               "profile addmod113; op groups adamw, addmod113, attention, relu, sqrt\n");
+    tu_assert_lacks(r.out, "FAIL");
+    tu_result_free(&r);
+    cJSON *j = tu_receipt_json(rp);
+    cr_assert_str_eq(field(j, "spec", "certified"), "1.0");
+    cr_assert_str_eq(field(j, "levels_reached", "mlp13k"), "train");
+    cr_assert_str_eq(field(j, "levels_reached", "addmod113"), "none");
+    const cJSON *run = case_of(j, "addmod113/run");
+    cr_assert_str_eq(cJSON_GetObjectItem(run, "verdict")->valuestring, "SKIP");
+    cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(run, "required")));
+    cJSON_Delete(j);
+    r = tu_conform("verify", "--allow-unsigned", rp, NULL);
+    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
+    tu_assert_has(r.out, ": OK: verdict PARTIAL recomputed from ");
+    tu_result_free(&r);
+    free(rp);
+    free(iut);
+}
+
+/* Negative control: the same trainer claiming 1.1.0 must answer an unknown
+ * profile with 64 (P7, 1.1.0): its exit 2 is a FAIL, and the closing line
+ * names that first failure, not the cases it skipped. */
+Test(versions, claiming_1_1_0_the_same_exit_2_is_a_fail_named_on_the_closing_line)
+{
+    setenv("SPEC_CLAIM", "1.1.0", 1);
+    char *iut = tu_iut("spec_1_0_0.sh");
+    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS_1_1"), NULL);
+    cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
+    const char *last = closing(&r);
+    tu_assert_has(last, "; FAIL: first failure: addmod113/run: the IUT exited non-zero: exit status 2");
+    tu_assert_lacks(last, "required cases skipped");
+    /* the scope lines still say what was skipped */
+    tu_assert_has(r.out, "\nscope: not a full certification: level ops: 52 required cases skipped (first: adamw/1: ");
+    tu_result_free(&r);
+    free(iut);
+}
+
+/* --profile P requires P's op groups (verdict/requirements.c op_users): the
+ * groups only addmod113 uses are out of scope for mlp13k, not "required and
+ * skipped"; and the other way round for addmod113, where this IUT lacks
+ * them (the control: the scoping follows the profile, it is not a blanket
+ * pardon). */
+Test(versions, a_profile_scoped_run_requires_that_profiles_op_groups)
+{
+    setenv("SPEC_CLAIM", "1.1.0", 1);
+    setenv("TRAIN_SEED", "1", 1);
+    char *iut = tu_iut("spec_1_0_0.sh");
+    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS_1_1"), "--profile",
+                             "mlp13k", NULL);
+    cr_assert_eq(r.code, 3, "%s%s", r.out, r.err);
+    tu_assert_has(r.out, "  sqrt                     18 skipped (out of scope: --profile mlp13k)\n");
+    tu_assert_has(r.out, "level ops: PASS (");
+    tu_assert_has(r.out, "level fresh: PASS (");
+    /* the one reason left is the profile */
+    tu_assert_has(closing(&r), " skipped (514 exhaustive sweeps: --exhaustive; 52 out of scope: --profile mlp13k); "
+                               "PARTIAL: --profile mlp13k: not every profile of the vector set ran\n");
+    tu_result_free(&r);
+    r = tu_conform("run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS_1_1"), "--profile",
+                   "addmod113", "--level", "ops", NULL);
+    cr_assert_eq(r.code, 3, "%s%s", r.out, r.err);
+    tu_assert_has(r.out, "  tanh                     26 skipped (out of scope: --profile addmod113)\n");
+    tu_assert_has(r.out, "level ops: NOT REACHED (");
+    tu_assert_has(closing(&r), "; level ops: 52 required cases skipped (first: adamw/1: the IUT does not support op "
+                               "adamw (error=unsupported, P5))");
+    tu_result_free(&r);
+    free(iut);
+}
+
+/* verify recomputes the certified version and every skipped case's
+ * `required` flag; neither is taken from the receipt. */
+static void set_required(cJSON *r, const char *id, int req)
+{
+    cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(r, "cases"))
+    {
+        if (!strcmp(cJSON_GetObjectItem(c, "id")->valuestring, id))
+            cJSON_ReplaceItemInObject(c, "required", cJSON_CreateBool(req));
+    }
+}
+
+static void rewrite(const char *path, cJSON *r)
+{
+    char *t = cJSON_Print(r);
+    tu_write_envelope(path, t);
+    free(t);
+}
+
+Test(versions, verify_recomputes_the_version_and_the_required_flags)
+{
+    char *iut = tu_iut("spec_1_0_0.sh"), *rp = at("r.json"), *bad = at("bad.json");
+    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS"), "--receipt", rp,
+                             NULL);
+    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
+    tu_result_free(&r);
+    cJSON *j = tu_receipt_json(rp);
+    /* a receipt that says 1.1 was certified */
+    cJSON_ReplaceItemInObject(cJSON_GetObjectItem(j, "spec"), "certified", cJSON_CreateString("1.1"));
+    rewrite(bad, j);
+    r = tu_conform("verify", "--allow-unsigned", bad, NULL);
+    cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
+    tu_assert_has(r.out, ": spec.certified: \"1.1\", but the IUT's 1.0.0 and the vector set's 1.0.0 give 1.0");
+    tu_result_free(&r);
+    cJSON_Delete(j);
+    /* a skipped case whose flag was flipped (true: the run should have been
+     * PARTIAL, as a 1.1 IUT would be) */
+    j = tu_receipt_json(rp);
+    set_required(j, "fresh/mlp13k/run", 1);
+    rewrite(bad, j);
+    r = tu_conform("verify", "--allow-unsigned", bad, NULL);
+    cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
+    tu_assert_has(r.out, ": cases (fresh/mlp13k/run): required is true, but the spec version and options make it false");
+    tu_result_free(&r);
+    cJSON_Delete(j);
+    /* an IUT's claim edited to 1.1.0: the hello line no longer says it */
+    j = tu_receipt_json(rp);
+    cJSON_ReplaceItemInObject(cJSON_GetObjectItem(j, "iut"), "spec", cJSON_CreateString("1.1.0"));
+    rewrite(bad, j);
+    r = tu_conform("verify", "--allow-unsigned", bad, NULL);
+    cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
+    tu_assert_has(r.out, ": iut.spec: \"1.1.0\" is not the spec= of iut.hello");
+    tu_result_free(&r);
+    cJSON_Delete(j);
+    free(bad);
+    free(rp);
+    free(iut);
+}
+
+/* ---- closing lines (issue 17 §2) --------------------------------------------- */
+
+/* verify without --vectors finds the receipt's set as run finds its default:
+ * vectors/vX.Y.Z in the current directory, else the installed copy (never a
+ * bare relative path that only works in a checkout). */
+Test(versions, verify_without_vectors_falls_back_to_the_installed_set)
+{
+    char *rp = at("r.json"), *elsewhere = at("elsewhere");
+    tu_result r = tu_conform("run", "--iut-exec", tu_env("IT_REF_CLI"), "--vectors", tu_env("IT_VECTORS"),
+                             "--level", "ops", "--filter", "dot", "--receipt", rp, NULL);
+    cr_assert_eq(r.code, 3, "%s%s", r.out, r.err);
+    tu_result_free(&r);
+    char cwd[PATH_MAX], conform[2 * PATH_MAX];
+    cr_assert(getcwd(cwd, sizeof cwd));
+    const char *c = tu_env("IT_CONFORM");
+    snprintf(conform, sizeof conform, "%s%s%s", c[0] == '/' ? "" : cwd, c[0] == '/' ? "" : "/", c);
+    /* in a checkout: the tree's set */
+    r = tu_conform("verify", "--allow-unsigned", rp, NULL);
+    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
+    tu_result_free(&r);
+    /* elsewhere: where --version says the installed sets are */
+    char *cmd = xasprintf("mkdir -p '%s' && cd '%s' && '%s' --version && '%s' verify --allow-unsigned '%s'", elsewhere, elsewhere,
+                          conform, conform, rp);
+    r = tu_sh(cmd);
+    const char *dv = strstr(r.out, "default vectors: ");
+    cr_assert(dv, "%s", r.out);
+    char installed[PATH_MAX];
+    snprintf(installed, sizeof installed, "%.*s", (int)strcspn(dv + 17, "\n"), dv + 17);
+    cr_assert(installed[0] == '/', "the installed default is not an absolute path: %s", installed);
+    /* the receipt is of vectors 1.0.0, the default set: the same directory */
+    if (r.code != 0)
+        tu_assert_has(r.out, installed);
+    tu_assert_lacks(r.out, "the vector set vectors/v1.0.0 does not verify");
+    tu_result_free(&r);
+    free(cmd);
+    free(elsewhere);
+    free(rp);
+}

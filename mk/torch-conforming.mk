@@ -1,0 +1,87 @@
+# Conforming PyTorch (adapters/python/: the isotrain.torch package, issue 19).
+# Included by the top-level Makefile after mk/cross.mk and mk/pytorch.mk (it
+# uses their compilers, per-ISA flags, $(PYTORCH_PY), $(PYTORCH_SYSROOTS) and
+# the runner target `conformance-runner`).
+#
+#   make torch-so                  the reference library as a shared object, native
+#                                  and cross: $(BUILD)/shared/<isa>/libisotrain.so
+#   make test-pytorch-conforming   unit tests of the package, the no-leak trace (and its
+#                                  negative control), both profiles certified on every
+#                                  native row, the F.linear mutant localized by the runner
+#   make pytorch-conforming-cross-isa  the same IUT under qemu-aarch64/-s390x/-ppc64le in
+#                                  Debian's python3-torch sysroots (a prefix of steps),
+#                                  beside plain pinned PyTorch
+#   make bench-torch-conforming    steps/s: conforming path vs plain PyTorch vs the C
+#                                  reference, both profiles, CPU time
+#
+# The shared object is built from the same objects and rules as every other
+# build of the library (mk/reference.mk: the numeric flags of spec §2.4, the
+# kernel sets with their own -m flags, never -mfma), with -fPIC added, and
+# linked -shared against the C library alone (-z defs: nothing left undefined).
+# It is dynamic against glibc: the cross compilers' glibc (2.36) is the one of
+# the bookworm sysroots that load it under QEMU.
+
+TORCH_SO_ISAS := x86_64 aarch64 s390x ppc64le
+TORCH_SO_CC_x86_64  := $(CC)
+TORCH_SO_CC_aarch64 := $(CROSS_CC_aarch64)
+TORCH_SO_CC_s390x   := $(CROSS_CC_s390x)
+TORCH_SO_CC_ppc64le := $(CROSS_CC_ppc64le)
+TORCH_SO_DIR  := $(BUILD)/shared
+TORCH_SO      := $(TORCH_SO_DIR)/x86_64/libisotrain.so
+
+# The IUT, in one variable: plain words, run in the argv form (`run ... --
+# $(TORCH_CONFORMING_IUT)`, no shell) so the receipt binds python and the script.
+TORCH_CONFORMING_IUT ?= $(PYTORCH_PY) adapters/python/examples/iut.py
+TORCH_CONFORMING_OUT ?= $(BUILD)/pytorch-conforming
+# rows of the native matrix (adapters/python/tools/conforming_matrix.py ROWS):
+# per commit the two that differ most (PyTorch's portable kernels on one
+# thread; its AVX2 kernels on two) and the negative controls; every row
+# (threads, OpenBLAS, AVX-512) is the scheduled tier's, test-pytorch-conforming-all
+TORCH_CONFORMING_ROWS ?= default-t1,avx2-t2
+TORCH_CONFORMING_QEMU_STEPS ?= 2
+TORCH_CONFORMING_CROSS_ARCHES ?= arm64 s390x ppc64el
+TORCH_BENCH_STEPS ?= 5
+
+.PHONY: torch-so $(addprefix torch-so-,$(TORCH_SO_ISAS)) test-pytorch-conforming test-pytorch-conforming-all pytorch-conforming-cross-isa \
+        bench-torch-conforming
+
+torch-so: $(addprefix torch-so-,$(TORCH_SO_ISAS))
+
+$(addprefix torch-so-,$(TORCH_SO_ISAS)): torch-so-%: deps-build
+	@$(REF) OUT=$(TORCH_SO_DIR)/$* CC=$(TORCH_SO_CC_$*) OPT=-O2 EXTRA_CFLAGS="-fPIC $(CROSS_FLAGS_$*)" \
+	    $(TORCH_SO_DIR)/$*/libisotrain.a
+	@if [ ! $(TORCH_SO_DIR)/$*/libisotrain.so -nt $(TORCH_SO_DIR)/$*/libisotrain.a ]; then \
+	    echo "$(TORCH_SO_CC_$*) -shared -o $(TORCH_SO_DIR)/$*/libisotrain.so (whole libisotrain.a)"; \
+	    $(TORCH_SO_CC_$*) -shared -pthread -Wl,-z,defs -Wl,-soname,libisotrain.so \
+	        -o $(TORCH_SO_DIR)/$*/libisotrain.so.tmp \
+	        -Wl,--whole-archive $(TORCH_SO_DIR)/$*/libisotrain.a -Wl,--no-whole-archive && \
+	    mv $(TORCH_SO_DIR)/$*/libisotrain.so.tmp $(TORCH_SO_DIR)/$*/libisotrain.so; \
+	fi
+
+# no __pycache__ in the source tree
+test-pytorch-conforming pytorch-conforming-cross-isa bench-torch-conforming: export PYTHONDONTWRITEBYTECODE := 1
+
+test-pytorch-conforming: pytorch-deps conformance-runner torch-so-x86_64
+	@mkdir -p $(TORCH_CONFORMING_OUT)
+	sh ci/check-no-fma.sh check $(TORCH_SO_DIR)/x86_64
+	$(PYTORCH_PY) adapters/python/tests/test_package.py --lib $(TORCH_SO)
+	$(PYTORCH_PY) adapters/python/tests/test_no_leak.py --lib $(TORCH_SO)
+	$(PYTORCH_PY) adapters/python/tools/conforming_matrix.py --conform $(PYTORCH_CONFORM) \
+	    --iut '$(TORCH_CONFORMING_IUT)' --lib $(TORCH_SO) --python $(PYTORCH_PY) \
+	    --out $(TORCH_CONFORMING_OUT) --rows '$(TORCH_CONFORMING_ROWS)'
+
+test-pytorch-conforming-all:
+	+$(MAKE) --no-print-directory test-pytorch-conforming TORCH_CONFORMING_ROWS=all
+
+pytorch-conforming-cross-isa: pytorch-deps conformance-runner pytorch-sysroots torch-so
+	@mkdir -p $(TORCH_CONFORMING_OUT)
+	sh ci/check-no-fma.sh check $(addprefix $(TORCH_SO_DIR)/,$(TORCH_SO_ISAS))
+	$(PYTORCH_PY) adapters/python/tools/conforming_cross_isa.py --conform $(PYTORCH_CONFORM) \
+	    --python $(PYTORCH_PY) --sysroots $(PYTORCH_SYSROOTS) --shared $(TORCH_SO_DIR) \
+	    --out $(TORCH_CONFORMING_OUT)/cross-isa --qemu-steps $(TORCH_CONFORMING_QEMU_STEPS) \
+	    --arches $(subst $(eval) ,$(comma),$(strip $(TORCH_CONFORMING_CROSS_ARCHES)))
+
+bench-torch-conforming: pytorch-deps reference torch-so-x86_64
+	@mkdir -p $(TOOLS)
+	$(PYTORCH_PY) adapters/python/tools/bench.py --lib $(TORCH_SO) --isotrain $(NATIVE)/isotrain \
+	    --steps $(TORCH_BENCH_STEPS) | tee $(TOOLS)/bench-torch-conforming.txt

@@ -1,0 +1,22 @@
+/* Global-norm gradient clipping (spec §7.3), as PyTorch's
+ * clip_grad_norm_ orders it: the norm of the whole gradient, one SUM of
+ * squares over every element in checkpoint order (tensor by tensor, each
+ * row-major), the correctly rounded square root (§3.6); then, when
+ * max / (norm + eps) < 1, every element times that factor. */
+#include "isotrain.h"
+
+float it_clip_grad_norm(float *g, size_t n, float max_norm, float eps)
+{
+    float ss = 0.0f;
+    for (size_t j = 0; j < n; j++) {
+        float sq = g[j] * g[j];
+        ss = ss + sq;
+    }
+    const float norm = it_sqrtf(ss);
+    const float denom = norm + eps;
+    const float k = max_norm / denom;
+    if (k < 1.0f) /* IEEE comparison: a NaN factor leaves g alone */
+        for (size_t j = 0; j < n; j++)
+            g[j] = g[j] * k;
+    return norm;
+}

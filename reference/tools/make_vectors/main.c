@@ -1,0 +1,112 @@
+/* make_vectors: writes the golden vector sets vectors/vX.Y.Z/ exactly as
+ * vectors/FORMAT.md describes them, from the reference library's bits.
+ *
+ *   make_vectors OUTDIR_1_0_0 [OUTDIR_1_1_0 [OUTDIR_1_2_0]]
+ *                                 (each OUTDIR must not exist yet; `make vectors` uses them)
+ *   make_vectors --quick ...      development only: leaves out the Chunk and
+ *                                 Exhaustive sweeps (seconds instead of
+ *                                 minutes); never commit its output
+ *
+ * Every case exists for a reason its comment states. Claims a case rests on
+ * ("another summation order gives other bits", "a fused multiply-add would
+ * differ", "this is a tie") are checked here with independent arithmetic,
+ * and the generation fails if one does not hold: a vector that no longer
+ * separates what it was chosen to separate is worse than none.
+ *
+ * The output is a pure function of the reference's bits: no time, host,
+ * path or thread timing reaches a file. The slow part is the exp/log sweep
+ * over all 2^32 inputs: two threads, one per function, each computing its
+ * 256 chunk digests and the total digest in one pass.
+ *
+ * Each set is a new vector version, chosen here on purpose, never inherited
+ * from IT_*: a set must regenerate byte-identically (spec §12.2) while the
+ * reference moves on. Each file carries the version of the set that
+ * introduced it, so a later set holds the earlier set's files byte for
+ * byte (their strings unchanged) and adds its own. */
+#include <string.h>
+
+#include "mv.h"
+
+/* Vector set 1.0.0: profile mlp13k (spec 1.0.0), in file order. */
+static void gen_set_1_0_0(const char *dir)
+{
+    static const char *const subdirs[] = {"ops", "train", "train/mlp13k", NULL};
+    set_begin(dir, NULL, subdirs);
+    sweeps_start(); /* the two 2^32 sweeps run while everything else is built */
+    train();
+    rebuild_states();
+    gen_exp();
+    gen_log();
+    gen_tanh();
+    gen_dot();
+    gen_linear();
+    gen_softmax_xent();
+    gen_tanh_backward();
+    gen_embedding();
+    gen_sgd();
+    gen_philox();
+    gen_rng();
+    gen_init();
+    gen_batch();
+    gen_loss_grad();
+    gen_train();
+    sweeps_join();
+    gen_sweep();
+    gen_manifest();
+}
+
+/* Vector set 1.1.0: every file of 1.0.0, then addmod113's (spec 1.1.0). */
+static void gen_set_1_1_0(const char *dir, const char *dir10)
+{
+    static const char *const subdirs[] = {"ops", "train", "train/mlp13k", "train/addmod113", NULL};
+    set_begin(dir, dir10, subdirs);
+    SPEC_VERSION = "1.1.0";
+    VECTOR_VERSION = "1.1.0";
+    GENERATOR = "isotrain make_vectors 1.1.0";
+    gen_addmod113();
+    gen_manifest();
+}
+
+/* Vector set 1.2.0: every file of 1.1.0, then gptchar's and the windows
+ * of both AdamW profiles (spec 1.2.0). */
+static void gen_set_1_2_0(const char *dir, const char *dir11)
+{
+    static const char *const subdirs[] = {"ops", "train", "train/mlp13k", "train/addmod113", "train/gptchar",
+                                          "windows", "windows/gptchar", "windows/addmod113", NULL};
+    set_begin(dir, dir11, subdirs);
+    SPEC_VERSION = "1.2.0";
+    VECTOR_VERSION = "1.2.0";
+    GENERATOR = "isotrain make_vectors 1.2.0";
+    gen_gptchar();
+    gen_manifest();
+}
+
+int main(int argc, char **argv)
+{
+    int quick = argc >= 3 && strcmp(argv[1], "--quick") == 0;
+    int ndirs = argc - 1 - quick;
+    if (ndirs < 1 || ndirs > 3) {
+        fprintf(stderr, "usage: make_vectors [--quick] OUTDIR [OUTDIR_1_1_0 [OUTDIR_1_2_0]]   (each OUTDIR must not "
+                        "exist; they receive the 1.0.0, 1.1.0 and 1.2.0 sets)\n");
+        return 2;
+    }
+    const char *const *dirs = (const char *const *)argv + 1 + quick;
+    full_sweeps = !quick;
+    double t0 = now();
+    it_fpenv_report env;
+    if (it_fpenv_probe(&env) != 0)
+        die("subnormals are flushed in this process (ftz=%d daz=%d): the vectors would be wrong", env.ftz, env.daz);
+    recipe = it_mlp13k_default_recipe();
+
+    gen_set_1_0_0(dirs[0]);
+    if (ndirs >= 2)
+        gen_set_1_1_0(dirs[1], dirs[0]);
+    if (ndirs >= 3)
+        gen_set_1_2_0(dirs[2], dirs[1]);
+
+    print_group_counts();
+    sweeps_report();
+    fprintf(stderr, "make_vectors: %zu files + MANIFEST.json in %s (total %.0f s)\n", manifest_files(),
+            dirs[ndirs - 1], now() - t0);
+    return 0;
+}
