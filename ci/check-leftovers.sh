@@ -24,9 +24,9 @@ check() { # check TMPDIR MARK: prints what is left, exits 1 if anything
     for d in /proc/[0-9]*; do
         pid=${d#/proc/}
         case $exempt in *" $pid "*) continue ;; esac
-        if tr '\0' '\n' < "$d/environ" 2>/dev/null | grep -qx "ISOTRAIN_SUITE_RUN=$mark"; then
-            cmd=$(tr '\0' ' ' < "$d/cmdline" 2>/dev/null | cut -c1-160)
-            state=$(sed 's/.*) //' "$d/stat" 2>/dev/null | cut -d' ' -f1)
+        if { tr '\0' '\n' < "$d/environ"; } 2>/dev/null | grep -qx "ISOTRAIN_SUITE_RUN=$mark"; then
+            cmd=$({ tr '\0' ' ' < "$d/cmdline"; } 2>/dev/null | cut -c1-160)
+            state=$({ sed 's/.*) //' "$d/stat"; } 2>/dev/null | cut -d' ' -f1)
             [ "$state" = Z ] && continue # exited, its parent has not reaped it yet
             echo "check-leftovers: still running: pid $pid: $cmd" >&2
             bad=1

@@ -856,9 +856,15 @@ static void sigkill_runner(const char *level, const char *contain)
     const char *verb = !strcmp(level, "ops") ? "ops" : "train";
     char *pf = xasprintf("pid.%s", verb), *cf = xasprintf("pid.%s.child", verb);
     const char *conform = tu_env("IT_CONFORM");
+    /* A SIGKILLed runner cannot remove its work directory: it goes in the
+     * test's own directory (teardown removes it), not in the suite's TMPDIR,
+     * which make test's leftover check keeps empty. */
+    char *tmp = at("tmp-sigkill");
+    mkdir(tmp, 0700);
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
+        setenv("TMPDIR", tmp, 1);
         if (contain)
             setenv("ISOTRAIN_CONFORM_CONTAIN", contain, 1);
         int devnull = open("/dev/null", O_WRONLY);
@@ -895,6 +901,8 @@ static void sigkill_runner(const char *level, const char *contain)
     char *a = at(pf), *b = at(cf);
     unlink(a), unlink(b);
     free(a), free(b), free(pf), free(cf), free(iut);
+    tu_rmtree(tmp);
+    free(tmp);
     tu_rmtree(vec);
     free(vec);
 }
