@@ -176,6 +176,10 @@ int cli_parse(int argc, char **argv, conform_args *a, char *err, size_t cap)
             a->pos[a->n_pos++] = arg;
             continue;
         }
+        if (!strcmp(arg, "--help")) { /* `run --help` is a request for the usage, not a flag without a value */
+            a->cmd = CMD_HELP;
+            return 0;
+        }
         /* --flag value or --flag=value */
         char flag[64];
         const char *val = NULL;
