@@ -24,7 +24,7 @@ REF = $(MAKE) --no-print-directory -f mk/reference.mk
 
 .PHONY: suite-tmp
 .PHONY: all reference reference-O0 reference-sanitize reference-aarch64 \
-        test test-unit test-sanitize test-cross test-python-minimal check-export conformance conformance-kernels \
+        test test-unit test-sanitize test-cross test-python-minimal check-export conformance conformance-kernels conformance-kernels-full \
         check-no-fma lint-vectors bench \
         prove-math install uninstall test-install check-workflow clean deps-build deps-test deps-cross
 
@@ -164,7 +164,7 @@ test: suite-tmp
 # test-pytorch-conforming's rows, test-mpi, matrix-gptchar-windows-share,
 # make fuzz).
 CI_PYTORCH_STAGES = test-pytorch pytorch-matrix test-pytorch-conforming
-CI_SCHEDULED_STAGES = prove-math check-mutants-fresh pytorch-divergence test-pytorch-conforming-all \
+CI_SCHEDULED_STAGES = prove-math conformance-kernels-full check-mutants-fresh pytorch-divergence test-pytorch-conforming-all \
       pytorch-cross-isa pytorch-conforming-cross-isa conformance-mpi matrix-windows matrix-gptchar-full
 .PHONY: ci-pytorch ci-scheduled
 ci-pytorch:
@@ -201,9 +201,15 @@ conformance: reference conformance-runner
 	$(CONFORM) verify --allow-unsigned $(BUILD)/conformance/receipt.json
 
 # Every kernel set this CPU runs (reference/src/kernels/), certified one by one
-# with ISOTRAIN_KERNELS forced: receipts in build/conformance/kernels-<set>.json.
+# with ISOTRAIN_KERNELS forced (ci/conformance-kernels.sh): vectors/v1.0.0 in
+# full, then vectors/v1.2.0's op vectors and windows with KERNELS_STEPS-step
+# runs (per commit: 20); conformance-kernels-full (the scheduled tier) runs
+# v1.2.0 in full on every set. Receipts in build/conformance/kernels-*.
+KERNELS_STEPS ?= 20
 conformance-kernels: reference conformance-runner
-	sh ci/conformance-kernels.sh $(CONFORM) $(NATIVE)/isotrain $(BUILD)/conformance
+	sh ci/conformance-kernels.sh $(CONFORM) $(NATIVE)/isotrain $(BUILD)/conformance $(KERNELS_STEPS)
+conformance-kernels-full: reference conformance-runner
+	sh ci/conformance-kernels.sh $(CONFORM) $(NATIVE)/isotrain $(BUILD)/conformance-full all
 
 # spec §2.1: no fused multiply-add in the library or any kernel object, for
 # every ISA of the matrix (ci/check-no-fma.sh disassembles them); the

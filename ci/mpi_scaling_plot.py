@@ -71,7 +71,7 @@ def panel(x0, y0, w, h, title, rows, cores):
                        % (X(n), Y(v) - 9, color, num(v)))
     ly = y0 + h + 58
     legend = [("#2ca02c", "", "isotrain-mpi, idle-machine estimate from CPU time (slowest rank's compute; message latency not counted)"),
-              ("#1f77b4", "", "isotrain-mpi, measured wall time on the shared machine"),
+              ("#1f77b4", "", "isotrain-mpi, measured wall time"),
               ("#2ca02c", "2,3", "reference, 1 thread: estimate (its CPU time)"),
               ("#1f77b4", "2,3", "reference, 1 thread: measured"),
               ("#999", "5,4", "ideal: 1-rank estimate x ranks (up to %d cores)" % cores)]
@@ -97,7 +97,7 @@ def main():
             '<rect width="100%" height="100%" fill="white"/>',
             '<text x="20" y="28" font-size="17" font-weight="bold">isotrain-mpi: training steps per second '
             'against MPI ranks</text>',
-            '<text x="20" y="48" font-size="12">%d cores, shared: load average %s before, %s after; best of '
+            '<text x="20" y="48" font-size="12">%d cores; load average %s before, %s after; best of '
             'several runs; every trace bit-identical to the reference\'s</text>' % (cores, esc(load0), esc(load1))]
     y = 90
     for p in profiles:
@@ -108,7 +108,7 @@ def main():
     body.append("</svg>")
     open(svg, "w").write("\n".join(body) + "\n")
 
-    lines = ["| profile | configuration | ranks x threads | steps | measured steps/s (shared machine) "
+    lines = ["| profile | configuration | ranks x threads | steps | measured steps/s (wall) "
              "| idle estimate, steps/s | estimate vs reference, 1 thread | CPU s per step (all processes) "
              "| bytes between ranks per step | trace = reference |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
