@@ -12,7 +12,7 @@ trap 'rm -f "$out"' EXIT
 
 # a filtered, ops-only run is PARTIAL (exit 3) at best (iut-protocol.md P10);
 # every case of its groups, the fresh ones included, must pass
-"$conform" run --iut "$iut" --level ops --filter dot --filter philox --filter rng \
+"$conform" run --vectors vectors/v1.0.0 --iut "$iut" --level ops --filter dot --filter philox --filter rng \
     --filter sgd --filter tanh_backward >"$out" 2>&1
 rc=$?
 if [ $rc -ne 3 ] || ! grep -q "level ops: PASS" "$out" || ! grep -q "level fresh: PASS" "$out"; then
@@ -22,7 +22,7 @@ if [ $rc -ne 3 ] || ! grep -q "level ops: PASS" "$out" || ! grep -q "level fresh
 fi
 tail -n 2 "$out"
 
-if "$conform" run --iut "$iut" --level ops >"$out" 2>&1; then
+if "$conform" run --vectors vectors/v1.0.0 --iut "$iut" --level ops >"$out" 2>&1; then
     cat "$out"
     echo "python-minimal: FAIL: a run with unsupported ops reported PASS" >&2
     exit 1

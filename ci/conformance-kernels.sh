@@ -33,7 +33,7 @@ sets=$("$iut" info | sed -n 's/^kernels_available=//p' | tr ',' ' ')
 [ -n "$sets" ] || { echo "conformance-kernels: $iut info lists no kernel set" >&2; exit 1; }
 fail=0
 for k in $sets; do
-    if ISOTRAIN_KERNELS=$k "$conform" run --iut-exec "$iut" --level all --receipt "$out/kernels-$k.json" \
+    if ISOTRAIN_KERNELS=$k "$conform" run --iut-exec "$iut" --vectors vectors/v1.0.0 --level all --receipt "$out/kernels-$k.json" \
         > "$out/kernels-$k.log" 2>&1 && grep -q "; PASS (full certification)$" "$out/kernels-$k.log"; then
         verdict=pass
     else

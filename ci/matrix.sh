@@ -30,7 +30,7 @@ if [ "${1:-}" = --one ]; then
     # type), so the receipt's host is measured, not only named
     set -f
     # shellcheck disable=SC2086
-    "$conform" run --level all --slowdown "$slowdown" --host "$name" \
+    "$conform" run --vectors "${MATRIX_VECTORS:-vectors/v1.0.0}" --level all --slowdown "$slowdown" --host "$name" \
         ${MATRIX_SIGN_KEY:+--sign-key "$MATRIX_SIGN_KEY"} \
         --receipt "$out/$name.json" --junit "$out/$name.junit.xml" -- $iut > "$out/$name.log" 2>&1
     rc=$?

@@ -93,7 +93,7 @@ EOF
     # cannot tell either) is run against vectors/v1.1.0 with the
     # train level on addmod113 for 2 steps: its op vectors are what kill it,
     # and 300 portable steps would cost minutes per mutant.
-    set_opts= am=0
+    set_opts="--vectors vectors/v1.0.0" am=0
     if [ "$patchfile" != - ] && grep -q 'reference/src/\(addmod113\|attention\|adamw\|sqrt\|rows\|kernels/gemm_body\|kernels/simd_body\)' "spec/mutants/$patchfile"; then
         set_opts="--vectors vectors/v1.1.0 --profile addmod113 --steps 2"
         am=1
@@ -189,7 +189,7 @@ fresh() {
         built="built in $(since "$t0") s"
     fi
     t0=$(now)
-    level=all vec=
+    level=all vec="--vectors vectors/v1.0.0"
     if [ -n "$prefix" ] || [ $am = 1 ]; then level=ops; fi
     [ $am = 1 ] && vec="--vectors vectors/v1.1.0"
     [ $gc = 1 ] && vec="--vectors vectors/v1.2.0 --profile gptchar"

@@ -66,7 +66,7 @@ check-matrix: check-matrix-published matrix-run
 # Receipts are published from a clean revision (the receipts name it) and
 # signed there; the signature is checked before anything is copied.
 publish-matrix: conformance-runner deps-sign
-	@test -n "$(SIGN_KEY)" || { echo "publish-matrix: give SIGN_KEY=FILE, the project's private key (public half: vectors/KEYS/isotrain-project-2026-12.pub)" >&2; exit 2; }
+	@test -n "$(SIGN_KEY)" || { echo "publish-matrix: give SIGN_KEY=FILE, the project's private key (public half: vectors/KEYS/isotrain-project-2026-12-01.pub)" >&2; exit 2; }
 	@test -z "$$(git status --porcelain)" || { echo "publish-matrix: the git tree is not clean; receipts are published from a committed revision:" >&2; git status --short >&2; exit 2; }
 	MATRIX_SIGN_KEY="$(SIGN_KEY)" $(MAKE) --no-print-directory matrix-run
 	@$(MAKE) --no-print-directory publish-matrix-copy

@@ -79,12 +79,28 @@ static long escaped_pid(const char *name)
     return pid;
 }
 
+/* 1 while the process runs: not gone and not a zombie (a killed process
+ * stays in /proc until whoever inherited it reaps it, which PID 1 of a
+ * container may do late). A SIGKILL is delivered asynchronously, so a
+ * process is given up to 2 s to die before it counts as alive. */
 static int process_exists(long pid)
 {
     char p[64];
-    snprintf(p, sizeof p, "/proc/%ld", pid);
-    struct stat st;
-    return stat(p, &st) == 0;
+    snprintf(p, sizeof p, "/proc/%ld/stat", pid);
+    for (int i = 0; i < 40; i++) {
+        FILE *f = fopen(p, "r");
+        if (!f)
+            return 0;
+        char buf[512];
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        const char *close = strrchr(buf, ')');
+        if (!close || close[1] != ' ' || close[2] == 'Z' || close[2] == 'X')
+            return 0;
+        sleep_s(0.05);
+    }
+    return 1;
 }
 
 /* Runs the runner as a plain child of this test process, which is not a

@@ -7,6 +7,7 @@
 #include "report/receipt.h"
 #include "testutil.h"
 #include "core/util.h"
+#include "core/version.h"
 
 static char *dir;
 
@@ -45,7 +46,7 @@ Test(receipt, records_what_the_brief_lists)
     char *text = tu_read(rp);
     cJSON *j = tu_receipt_json(rp);
     cr_assert_str_eq(get(j, "schema")->valuestring, "isotrain-receipt-v1");
-    cr_assert_str_eq(get(j, "suite.version")->valuestring, "1.0.0");
+    cr_assert_str_eq(get(j, "suite.version")->valuestring, CONFORM_VERSION);
     cr_assert(strlen(get(j, "suite.git_revision")->valuestring) > 0);
     cr_assert_str_eq(get(j, "suite.reference_kernels")->valuestring, "portable");
     /* bound to the manifest digest */

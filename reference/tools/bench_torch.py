@@ -17,8 +17,13 @@ and, for OpenBLAS, the core type its kernels were chosen for. make bench
 puts a private extraction of Debian's OpenBLAS first in LD_LIBRARY_PATH
 (ci/openblas-private.sh: never installed system-wide) and passes its
 directory as --expect-blas: a run that did not map it says so. OpenBLAS
-picks its kernels for this CPU itself (OPENBLAS_CORETYPE is left unset).
-Times are CPU time (all threads) and wall clock; a benchmark, not a test.
+is measured on its best kernels for this CPU: once choosing them itself
+(OPENBLAS_CORETYPE unset) and once per core type of its own that this CPU's
+features allow (OPENBLAS_CORETYPE=SkylakeX, Haswell, ...: 0.3.21 takes an
+AVX-512 Xeon it does not know for a Prescott, its SSE3 kernels); the
+fastest of them per model is the one the ratios use, and every one is
+printed. Times are CPU time (all threads) and wall clock; a benchmark, not
+a test.
 
     python3 reference/tools/bench_torch.py --summary "bench-summary ..." [--expect-blas DIR]
         [--mlp-steps N] [--am-steps N] [--runs R] [--threads 1,2]
@@ -73,6 +78,25 @@ def openblas_core(libs):
         except (OSError, AttributeError):
             continue
     return None
+
+
+# OpenBLAS's x86_64 core types (DYNAMIC_ARCH), best first, with the CPU
+# features (/proc/cpuinfo flags) each one's kernels need
+OPENBLAS_CORES = (("Cooperlake", {"avx512f", "avx512dq", "avx512bw", "avx512vl", "avx512_bf16"}),
+                  ("SkylakeX", {"avx512f", "avx512dq", "avx512bw", "avx512vl"}),
+                  ("Haswell", {"avx2", "fma"}),
+                  ("Sandybridge", {"avx"}),
+                  ("Nehalem", {"sse4_2"}))
+
+
+def openblas_cores_for_this_cpu():
+    """the core types this CPU runs, best first (x86_64 only; elsewhere OpenBLAS's own choice alone)"""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((set(l.split(":", 1)[1].split()) for l in f if l.startswith("flags")), set())
+    except OSError:
+        return []
+    return [name for name, need in OPENBLAS_CORES if need <= flags]
 
 
 def child(model, threads, steps, runs):
@@ -164,9 +188,12 @@ def child(model, threads, steps, runs):
                       "capability": os.environ.get("ATEN_CPU_CAPABILITY", "default (best)")}))
 
 
-def run_child(model, threads, steps, runs):
+def run_child(model, threads, steps, runs, core=None):
     env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads),
                PYTHONDONTWRITEBYTECODE="1")
+    env.pop("OPENBLAS_CORETYPE", None)  # None: OpenBLAS chooses itself
+    if core:
+        env["OPENBLAS_CORETYPE"] = core
     p = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", model, "--threads", str(threads),
                         "--steps", str(steps), "--runs", str(runs)], env=env, capture_output=True, text=True)
     if p.returncode != 0:
@@ -202,31 +229,41 @@ def main():
         print("  private OpenBLAS extracted to %s (put first in LD_LIBRARY_PATH for these processes only)" % a.expect_blas)
     else:
         print("  NO private OpenBLAS (ci/openblas-private.sh failed): PyTorch runs with the system's libblas.so.3")
-    res = {}
+    # OpenBLAS's own choice, then every core type this CPU's features allow
+    cores = [None] + (openblas_cores_for_this_cpu() if a.expect_blas else [])
+    res, best_core = {}, {}
     for model, steps in (("mlp13k", a.mlp_steps), ("addmod113", a.am_steps)):
+        runs = a.runs if model == "mlp13k" else max(1, min(a.runs, 3))
         for th in (threads if model == "addmod113" else [1]):
-            try:
-                r = run_child(model, th, steps, a.runs if model == "mlp13k" else max(1, min(a.runs, 3)))
-            except RuntimeError as e:
-                print("  %s, %d threads: FAILED: %s" % (model, th, e))
-                continue
-            res[(model, th)] = r
-            blas_ok = bool(a.expect_blas) and any(os.path.realpath(l).startswith(os.path.realpath(a.expect_blas))
-                                                   for l in r["libs"])
-            if model == "mlp13k":
-                what = "%7.0f steps/s (wall %.0f; %.1f %% of peak)" % (1 / r["cpu"], 1 / r["wall"],
-                                                                       100 * MLP13K_FLOPS / r["cpu"] / (peak * 1e9)
-                                                                       if peak else 0)
-            else:
-                what = "%.3f s/step (wall %.3f; %.1f %% of peak by isotrain's FLOP count)" % (
-                    r["cpu"], r["wall"], 100 * 2 * AM_MACS / r["cpu"] / (peak * 1e9) if peak else 0)
-            print("  %-9s torch %s, %d thread%s (capability %s): %s" % (model, r["torch"], r["threads"],
-                                                                       "s" if th > 1 else " ", r["capability"], what))
-            print("            BLAS mapped: %s%s; OpenBLAS core: %s; libblas.so.3 alternative -> %s" % (
-                ", ".join(r["libs"]) or "none",
-                "" if not a.expect_blas else (" (the private OpenBLAS)" if blas_ok else " (NOT the private OpenBLAS)"),
-                r["core"] or "-", r["alt"] or "?"))
-    print("ratios (isotrain's best set against PyTorch in this run; CPU time):")
+            # one thread: every core type, the fastest kept; more threads: that one
+            for core in (cores if th == 1 else [best_core.get(model)]):
+                try:
+                    r = run_child(model, th, steps, runs, core)
+                except RuntimeError as e:
+                    print("  %s, %d threads, OPENBLAS_CORETYPE %s: FAILED: %s" % (model, th, core or "unset", e))
+                    continue
+                if th == 1 and ((model, th) not in res or r["cpu"] < res[(model, th)]["cpu"]):
+                    res[(model, th)], best_core[model] = r, core
+                elif th > 1:
+                    res[(model, th)] = r
+                blas_ok = bool(a.expect_blas) and any(
+                    os.path.realpath(l).startswith(os.path.realpath(a.expect_blas)) for l in r["libs"])
+                if model == "mlp13k":
+                    what = "%7.0f steps/s (wall %.0f; %.1f %% of peak)" % (
+                        1 / r["cpu"], 1 / r["wall"], 100 * MLP13K_FLOPS / r["cpu"] / (peak * 1e9) if peak else 0)
+                else:
+                    what = "%.3f s/step (wall %.3f; %.1f %% of peak by isotrain's FLOP count)" % (
+                        r["cpu"], r["wall"], 100 * 2 * AM_MACS / r["cpu"] / (peak * 1e9) if peak else 0)
+                print("  %-9s torch %s, %d thread%s, OPENBLAS_CORETYPE=%s (capability %s): %s" % (
+                    model, r["torch"], r["threads"], "s" if th > 1 else " ", core or "(unset)", r["capability"], what))
+                print("            BLAS mapped: %s%s; OpenBLAS core: %s; libblas.so.3 alternative -> %s" % (
+                    ", ".join(r["libs"]) or "none",
+                    "" if not a.expect_blas else (" (the private OpenBLAS)" if blas_ok else " (NOT the private OpenBLAS)"),
+                    r["core"] or "-", r["alt"] or "?"))
+    for model, core in best_core.items():
+        if a.expect_blas:
+            print("  fastest OpenBLAS core type for %s: %s" % (model, core or "OpenBLAS's own choice (unset)"))
+    print("ratios (isotrain's best set against PyTorch on its fastest OpenBLAS core in this run; CPU time):")
     m = res.get(("mlp13k", 1))
     if m and ours:
         print("  mlp13k, CLI with trace + digest every step / PyTorch (which hashes nothing): x%.2f (target >= 2)"

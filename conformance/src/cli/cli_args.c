@@ -64,9 +64,9 @@ void cli_usage(FILE *out)
           "         --allow-unsigned; a REPRODUCTION is not certification evidence (exit 1)\n"
           "         (exit 0 all verify, 1 a receipt does not, 2 bad input).\n"
           "\n"
-          "Defaults: --vectors vectors/v1.0.0 when the current directory has it, else the\n"
-          "installed set (--version names it; verify: the set each receipt names, found the\n"
-          "same way), --level all, --timeout-case 60 (sweep: 5x),\n"
+          "Defaults: --vectors vectors/v1.2.0 (the newest set) when the current directory has\n"
+          "it, else the installed set (--version names it; verify: the set each receipt names,\n"
+          "found the same way), --level all, --timeout-case 60 (sweep: 5x),\n"
           "--timeout-run 600, --slowdown 1 (multiplies both time-outs), --seed: drawn from\n"
           "/dev/urandom.\n",
           out);

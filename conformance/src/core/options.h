@@ -11,7 +11,7 @@ typedef enum { CMD_NONE, CMD_RUN, CMD_COMPARE, CMD_REPEAT, CMD_LINT, CMD_MATRIX,
 typedef struct {
     conform_cmd cmd;
     const char *iut;
-    const char *vectors;  /* default vectors/v1.0.0 */
+    const char *vectors;  /* default vectors/v1.2.0 */
     int vectors_given;    /* --vectors was on the command line */
     const char *level;    /* ops, train or all */
     const char *profile;  /* NULL: every profile of the vectors */
