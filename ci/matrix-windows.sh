@@ -34,6 +34,10 @@
 # --profile gptchar --windows, every op vector gptchar uses); hours under
 # QEMU. GPTCHAR_FULL_STEPS=N (a plumbing check, never the certification)
 # cuts it to N steps and the table says so.
+# MATRIX_VECTORS=DIR runs another set the same way (vectors/v1.1.0, which
+# has no windows: its emulated hosts certify every op vector and the
+# prefix); MATRIX_SIGN_KEY=FILE signs every receipt (run --sign-key; `make
+# publish-matrix SET=...` passes the project key).
 #
 # The table (ci/matrix_windows_table.py; stdout and OUT_DIR/MATRIX-windows.md,
 # or MATRIX-gptchar-full.md) shows per host and profile: the full run or the prefix (steps certified:
@@ -120,6 +124,7 @@ done < "$out/plan.tsv" | xargs -0 -n 5 -P "$jobs" sh -c '
     set -- --windows
     [ "$steps" = all ] || set -- "$@" --steps "$steps"
     [ "$MODE" = windows ] || set -- "$@" --profile gptchar
+    [ -z "${MATRIX_SIGN_KEY:-}" ] || set -- "$@" --sign-key "$MATRIX_SIGN_KEY"
     ISOTRAIN_THREADS=2 ISOTRAIN_EVAL=0 "$CONFORM" run --vectors "$VECTORS" "$@" \
         --level "$level" --slowdown "$slowdown" --timeout-run 3600 --host "$name" --receipt "$OUT/$name.json" \
         -- $iut > "$OUT/$name.log" 2>&1

@@ -65,11 +65,32 @@ check-matrix: check-matrix-published matrix-run
 
 # Receipts are published from a clean revision (the receipts name it) and
 # signed there; the signature is checked before anything is copied.
+# SET=v1.0.0 (the default) is the host matrix of ci/matrix.sh (mlp13k in
+# full on every host); SET=v1.1.0 or v1.2.0 the windows matrix of
+# ci/matrix-windows.sh on that set (every profile in full natively; under
+# emulation every op vector, the hosts file's prefix and every window the
+# set ships), into vectors/SET/receipts/ with its table as MATRIX.md.
+SET ?= v1.0.0
+PUBLISH_DIR = $(BUILD)/publish-$(SET)
 publish-matrix: conformance-runner deps-sign
 	@test -n "$(SIGN_KEY)" || { echo "publish-matrix: give SIGN_KEY=FILE, the project's private key (public half: vectors/KEYS/isotrain-project-2026-12-01.pub)" >&2; exit 2; }
+	@test -d "vectors/$(SET)" || { echo "publish-matrix: SET=$(SET): no vector set vectors/$(SET)" >&2; exit 2; }
 	@test -z "$$(git status --porcelain)" || { echo "publish-matrix: the git tree is not clean; receipts are published from a committed revision:" >&2; git status --short >&2; exit 2; }
+ifeq ($(SET),v1.0.0)
 	MATRIX_SIGN_KEY="$(SIGN_KEY)" $(MAKE) --no-print-directory matrix-run
 	@$(MAKE) --no-print-directory publish-matrix-copy
+else
+	$(MAKE) --no-print-directory deps-matrix
+	MATRIX_SIGN_KEY="$(SIGN_KEY)" MATRIX_VECTORS=vectors/$(SET) MAKE="$(MAKE)" \
+	    sh ci/matrix-windows.sh $(CONFORM) $(HOSTS_FILE) $(PUBLISH_DIR) $(MATRIX_JOBS)
+	$(CONFORM) verify --allowed-signers $(ALLOWED_SIGNERS) $$(cut -f1 $(PUBLISH_DIR)/plan.tsv | sed 's|^|$(PUBLISH_DIR)/|; s|$$|.json|')
+	@mkdir -p vectors/$(SET)/receipts
+	rm -f vectors/$(SET)/receipts/*.json vectors/$(SET)/receipts/MATRIX.md vectors/$(SET)/receipts/index.html
+	cp $$(cut -f1 $(PUBLISH_DIR)/plan.tsv | sed 's|^|$(PUBLISH_DIR)/|; s|$$|.json|') vectors/$(SET)/receipts/
+	cp $(PUBLISH_DIR)/MATRIX-windows.md vectors/$(SET)/receipts/MATRIX.md
+	$(CONFORM) report --hosts $(HOSTS_FILE) --vectors vectors/$(SET) --allowed-signers $(ALLOWED_SIGNERS) \
+	    -o vectors/$(SET)/receipts/index.html vectors/$(SET)/receipts/*.json || true
+endif
 
 # A separate make so the receipt list is the one the run just wrote.
 publish-matrix-copy:
