@@ -100,16 +100,24 @@ conformance-mutants: deps-build
 
 # The tests run the runner binary on script IUTs (conformance/tests/iuts),
 # the reference CLI and the mutants; they find them through the environment.
+# IT_WINDOWS_RECEIPT: one real certification by windows (vectors/v1.2.0,
+# --windows --steps 2: PARTIAL, exit 3), made once for both test builds
+# (about 15 s) rather than per test.
+CONF_WINDOWS_RECEIPT := $(CONF)/fixture-windows.json
 CONF_TEST_ENV = IT_REF_CLI=$(NATIVE)/isotrain IT_MUTANT_FLIP=$(MUT_FLIP)/isotrain \
                 IT_MUTANT_FMA=$(MUT_FMA)/isotrain IT_VECTORS=vectors/v1.0.0 IT_VECTORS_1_1=vectors/v1.1.0 \
-                IT_IUTS=conformance/tests/iuts
+                IT_IUTS=conformance/tests/iuts IT_WINDOWS_RECEIPT=$(CONF_WINDOWS_RECEIPT)
+$(CONF_WINDOWS_RECEIPT): $(CONFORM) $(NATIVE)/isotrain
+	$(CONFORM) run --iut-exec $(NATIVE)/isotrain --vectors vectors/v1.2.0 --windows --steps 2 --receipt $@.tmp \
+	    > $@.log 2>&1; rc=$$?; [ $$rc = 3 ] || { tail -n 5 $@.log; echo "fixture-windows: exit $$rc, expected 3 (PARTIAL)"; exit 1; }
+	mv $@.tmp $@
 
 test-conformance-native: deps-conform-test reference conformance-mutants
-	@$(MAKE) --no-print-directory $(CONFORM) $(CONF)/conform_tests
+	@$(MAKE) --no-print-directory $(CONFORM) $(CONF)/conform_tests $(CONF_WINDOWS_RECEIPT)
 	$(CONF_TEST_ENV) IT_CONFORM=$(CONFORM) $(CONF)/conform_tests --jobs 2
 
 test-conformance-sanitize: deps-conform-test reference reference-sanitize conformance-mutants
-	@$(MAKE) --no-print-directory $(CONF_SAN)/isotrain-conform $(CONF_SAN)/conform_tests
+	@$(MAKE) --no-print-directory $(CONF_SAN)/isotrain-conform $(CONF_SAN)/conform_tests $(CONF_WINDOWS_RECEIPT)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 LSAN_OPTIONS=suppressions=$(CURDIR)/ci/lsan-criterion.supp \
 	    $(CONF_TEST_ENV) IT_CONFORM=$(CONF_SAN)/isotrain-conform $(CONF_SAN)/conform_tests --jobs 2
 

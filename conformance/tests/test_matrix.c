@@ -14,6 +14,7 @@
 
 #include "testutil.h"
 #include "core/util.h"
+#include "report/matrix/matrix.h"
 
 static char *dir;
 
@@ -606,4 +607,125 @@ Test(matrix, the_kernel_set_is_a_column)
     tu_assert_has(m, "| hsw | `qemu-x86_64 -cpu Haswell` | avx2 | pass |");
     free(m);
     tu_result_free(&r);
+}
+
+/* ---- certification by windows (issue 20): the rule, and a real receipt ---- */
+
+/* A receipt as a --windows --steps 2 run of a two-window profile writes it:
+ * PARTIAL by --steps alone, every window PASS. */
+static cJSON *windows_receipt(void)
+{
+    return cJSON_Parse(
+        "{\"verdict\": \"PARTIAL\","
+        " \"options\": {\"level\": \"all\", \"profile\": null, \"filters\": [], \"fresh_only\": false, \"steps\": 2},"
+        " \"scope\": {\"full_certification\": false, \"reasons\": [\"--steps 2: training stopped before step 9\","
+        "   \"level train: 7 required cases skipped (first: p/3: not run (--steps))\"]},"
+        " \"levels\": {\"ops\": {\"verdict\": \"PASS\"}, \"train\": {\"verdict\": \"NOT REACHED\"},"
+        "   \"fresh\": {\"verdict\": \"PASS\"}},"
+        " \"cases\": ["
+        "  {\"id\": \"dot/1\", \"level\": \"ops\", \"verdict\": \"PASS\", \"required\": true},"
+        "  {\"id\": \"p/2\", \"level\": \"train\", \"verdict\": \"PASS\", \"required\": true},"
+        "  {\"id\": \"p/3\", \"level\": \"train\", \"verdict\": \"SKIP\", \"reason\": \"not run (--steps)\", \"required\": true},"
+        "  {\"id\": \"exp/sweep\", \"level\": \"ops\", \"verdict\": \"SKIP\", \"reason\": \"--exhaustive\", \"required\": false},"
+        "  {\"id\": \"p/window/0-1\", \"level\": \"train\", \"verdict\": \"PASS\", \"required\": true},"
+        "  {\"id\": \"p/window/8-9\", \"level\": \"train\", \"verdict\": \"PASS\", \"required\": true}]}");
+}
+
+static const char *rule_on(void (*edit)(cJSON *))
+{
+    static char why[256];
+    cJSON *r = windows_receipt();
+    cr_assert(r);
+    if (edit)
+        edit(r);
+    const char *w = mx_not_by_windows(r);
+    snprintf(why, sizeof why, "%s", w ? w : "");
+    cJSON_Delete(r);
+    return why;
+}
+
+static cJSON *case_at(cJSON *r, int i) { return cJSON_GetArrayItem(cJSON_GetObjectItem(r, "cases"), i); }
+static void set_str(cJSON *o, const char *k, const char *v) { cJSON_ReplaceItemInObject(o, k, cJSON_CreateString(v)); }
+static void window_fails(cJSON *r) { set_str(case_at(r, 5), "verdict", "FAIL"); }
+static void window_skipped(cJSON *r) { set_str(case_at(r, 5), "verdict", "SKIP"); }
+static void no_window(cJSON *r)
+{
+    cJSON_DeleteItemFromArray(cJSON_GetObjectItem(r, "cases"), 5);
+    cJSON_DeleteItemFromArray(cJSON_GetObjectItem(r, "cases"), 4);
+}
+static void filtered(cJSON *r)
+{
+    cJSON_AddItemToArray(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "options"), "filters"), cJSON_CreateString("dot"));
+}
+static void one_profile(cJSON *r) { set_str(cJSON_GetObjectItem(r, "options"), "profile", "p"); }
+static void ops_level(cJSON *r) { set_str(cJSON_GetObjectItem(r, "options"), "level", "ops"); }
+static void other_reason(cJSON *r)
+{
+    cJSON_AddItemToArray(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "scope"), "reasons"),
+                         cJSON_CreateString("subject unbound (shell form)"));
+}
+static void skipped_otherwise(cJSON *r) { set_str(case_at(r, 2), "reason", "not implemented"); }
+static void fresh_failed(cJSON *r) { set_str(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "levels"), "fresh"), "verdict", "FAIL"); }
+static void a_pass(cJSON *r) { set_str(r, "verdict", "PASS"); }
+
+Test(matrix, the_rule_of_a_certification_by_windows)
+{
+    cr_assert_str_eq(rule_on(NULL), "", "the good receipt is refused: %s", rule_on(NULL));
+    /* each narrowing beyond --steps, and each failure, is refused by name */
+    static const struct { void (*edit)(cJSON *); const char *why; } bad[] = {
+        {window_fails, "a case failed"},
+        {window_skipped, "a window did not pass"},
+        {no_window, "no window ran"},
+        {filtered, "narrowed by more than --steps (options)"},
+        {one_profile, "narrowed by more than --steps (options)"},
+        {ops_level, "narrowed by more than --steps (options)"},
+        {other_reason, "narrowed by more than --steps (scope reasons)"},
+        {skipped_otherwise, "skipped for another reason than --steps"},
+        {fresh_failed, "a level other than train did not pass"},
+        {a_pass, "not a PARTIAL"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        tu_assert_has(rule_on(bad[i].edit), bad[i].why);
+}
+
+/* A real run of the reference on vectors/v1.2.0 with --windows --steps 2
+ * (made once by mk/conformance.mk: IT_WINDOWS_RECEIPT): the matrix takes it
+ * as a certification by windows, one table per profile with its windows,
+ * and so does the page. */
+Test(matrix, a_windows_receipt_is_a_certification_by_windows)
+{
+    const char *rp = tu_env("IT_WINDOWS_RECEIPT");
+    tu_result r = tu_conform("matrix", "--allow-unsigned", rp, NULL);
+    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "profile addmod113:");
+    tu_assert_has(r.out, "profile gptchar:");
+    tu_assert_has(r.out, "profile mlp13k:");
+    tu_assert_has(r.out, "PASS (windows)");
+    tu_assert_has(r.out, "w 150-151");
+    tu_assert_has(r.out, "w 497-500");
+    tu_assert_has(r.out, "certified by windows");
+    tu_assert_has(r.out, "matrix: OK");
+    tu_result_free(&r);
+    /* the markdown names the windows too */
+    char *md = path("W.md");
+    r = tu_conform("matrix", "--allow-unsigned", "--markdown", md, rp, NULL);
+    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
+    tu_result_free(&r);
+    char *text = tu_read(md);
+    tu_assert_has(text, "### Profile gptchar");
+    tu_assert_has(text, "window 250-253");
+    tu_assert_has(text, "✅ pass (windows)");
+    free(text);
+    free(md);
+    /* the page: a window column per window, the host's window list */
+    char *page = path("w.html");
+    r = tu_conform("report", "--allow-unsigned", "-o", page, rp, NULL);
+    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
+    tu_result_free(&r);
+    text = tu_read(page);
+    tu_assert_has(text, "window 299\xe2\x80\x93" "300");
+    tu_assert_has(text, "<h4>Windows</h4>");
+    tu_assert_lacks(text, "Profile addmod113/windows");
+    free(text);
+    free(page);
 }

@@ -87,15 +87,23 @@ int matrix_command(const conform_args *a)
         n_pass += mx_row_ok(w) && w->st == ST_PASS;
         n_xfail += mx_row_ok(w) && w->st == ST_XFAIL;
     }
-    columns c;
-    mx_columns_of(rows, nh, &c);
+    /* one table per profile of the receipts (a set of one profile: one table) */
+    const char *names[MX_MAX_PROFILES * 4];
+    size_t n_prof = mx_profile_names(rows, nh, names, sizeof names / sizeof names[0]);
+    mrow *vrows = xcalloc(nh + 1, sizeof *vrows);
+    mreceipt *views = xcalloc(nh + 1, sizeof *views);
+    columns *cols = xcalloc(n_prof + 1, sizeof *cols);
     int all_agree = 1;
-    for (size_t j = 0; j < c.n; j++) {
-        size_t cnt;
-        all_agree &= mx_column_agrees(rows, nh, c.step[j], &cnt);
+    for (size_t k = 0; k < (n_prof ? n_prof : 1); k++) {
+        mx_rows_view(rows, nh, n_prof ? names[k] : NULL, vrows, views);
+        mx_columns_of(vrows, nh, &cols[k]);
+        cols[k].profile = n_prof > 1 ? names[k] : NULL;
+        all_agree &= mx_table_agrees(vrows, nh, &cols[k]);
+        if (k)
+            printf("\n");
+        mx_print_text(stdout, vrows, nh, &cols[k]);
     }
     int ok = n_ok == nh && all_agree;
-    mx_print_text(stdout, rows, nh, &c);
     /* every host that is not simply as expected, and why */
     for (size_t i = 0; i < nh; i++) {
         const mrow *w = &rows[i];
@@ -127,16 +135,17 @@ int matrix_command(const conform_args *a)
         printf("against %s: agrees (verdicts, first differing steps and checkpoint digests of all %zu hosts)\n",
                a->against, nh);
     char summary[640];
-    snprintf(summary, sizeof summary,
-             "matrix: %s: %zu of %zu hosts as expected (%zu passed, %zu expected failure%s failed as expected)%s%s",
-             ok ? "OK" : "FAIL", n_ok, nh, n_pass, n_xfail, n_xfail == 1 ? "" : "s",
-             all_agree ? "; every host expected to pass agrees with the vectors at every checkpoint"
-                       : "; the hosts expected to pass do NOT all agree with the vectors",
-             !compare ? "" : d ? "; DIFFERENT from the published receipts" : "; same as the published receipts");
+    mx_summary_text(summary, sizeof summary, ok, n_ok, nh, n_pass, n_xfail, all_agree,
+                    !compare ? "" : d ? "; DIFFERENT from the published receipts" : "; same as the published receipts");
     if (a->markdown) {
         sbuf m;
         sbuf_init(&m);
-        mx_render_markdown(&m, rows, nh, &c, ok, summary);
+        sbuf_printf(&m, "## isotrain host matrix: %s\n\n", ok ? "OK" : "FAILED");
+        for (size_t k = 0; k < (n_prof ? n_prof : 1); k++) {
+            mx_rows_view(rows, nh, n_prof ? names[k] : NULL, vrows, views);
+            mx_render_markdown_table(&m, vrows, nh, &cols[k]);
+        }
+        mx_render_markdown_hosts(&m, rows, nh, summary);
         char err[512];
         make_parent_dirs(a->markdown);
         if (write_file(a->markdown, m.p, m.len, err, sizeof err) != 0) {
@@ -147,6 +156,7 @@ int matrix_command(const conform_args *a)
     }
     printf("%s\n", summary);
     rc = ok ? 0 : 1;
+    free(vrows), free(views), free(cols);
     for (size_t i = 0; i < nh; i++) {
         sbuf_free(&rows[i].why);
         sbuf_free(&rows[i].host_bad);

@@ -79,14 +79,7 @@ const char *rp_state_word(rp_state s)
 
 void rp_result_text(const mrow *w, char *buf, size_t cap)
 {
-    if (w->host_bad.len)
-        snprintf(buf, cap, "HOST MISMATCH");
-    else if (w->st == ST_XFAIL)
-        snprintf(buf, cap, "expected-fail (step %d)", w->r->first_diff);
-    else if (w->st == ST_XPASS || w->st == ST_XFAIL_OTHER)
-        snprintf(buf, cap, "FAIL (control)");
-    else
-        snprintf(buf, cap, "%s", mx_status_text(w->st));
+    mx_result_text(w, buf, cap);
 }
 
 void rp_runs_as(const mhost *h, char *buf, size_t cap)
@@ -117,8 +110,7 @@ static rp_profile *profile(rp_receipt *x, const char *name, const mreceipt *r)
     memset(p, 0, sizeof *p);
     p->name = xstrndup(name, strnlen(name, HW_CAP_NAME));
     p->first_diff = -1;
-    p->ck = *r; /* shallow: the host's facts, this profile's checkpoints */
-    p->ck.n_ck = 0;
+    mx_profile_view(r, p->name, &p->ck); /* shallow: the host's facts, this profile's checkpoints */
     return p;
 }
 
@@ -200,7 +192,9 @@ static void read_cases(rp_receipt *x, const mreceipt *r)
                 g->fresh[v]++;
         } else if (!strcmp(lv, "fresh"))
             x->fresh_train[v]++;
-        else if (!strcmp(lv, "train") && !strncmp(su, "train/", 6)) {
+        else if (!strcmp(lv, "train") && !strncmp(su, "train/", 6) && !strchr(su + 6, '/')) {
+            /* a profile's steps ("train/P"); its windows ("train/P/windows")
+             * are the matrix's (mprofile.win) */
             rp_profile *p = profile(x, su + 6, r);
             if (!p)
                 continue;
@@ -243,24 +237,8 @@ static void read_profiles(rp_receipt *x, const mreceipt *r)
             st->in_trace = 1;
             st->has_loss = parse_bits(rj_str(t, "loss"), &st->loss) == 0;
         }
-        if (k == 0) { /* the matrix's own profile: its checkpoints, exactly as read */
-            p->ck.n_ck = r->n_ck;
-        } else {
-            const cJSON *c;
-            cJSON_ArrayForEach(c, rj_at(po, "checkpoints"))
-            {
-                double s;
-                const char *sha = rj_str(c, "sha256");
-                if (p->ck.n_ck == MAX_CK || rj_num(c, "step", &s) != 0 || s < 0 || s > UINT32_MAX ||
-                    s != (double)(uint32_t)s)
-                    continue;
-                size_t i = p->ck.n_ck++;
-                p->ck.ck_step[i] = (uint32_t)s;
-                snprintf(p->ck.ck_sha[i], sizeof p->ck.ck_sha[i], "%s",
-                         sha && strlen(sha) == 64 && is_lower_hex(sha, 64) ? sha : "");
-                p->ck.ck_same[i] = cJSON_IsTrue(rj_at(c, "matches_vectors"));
-            }
-        }
+        /* its checkpoints and windows exactly as the matrix read them */
+        mx_profile_view(r, p->name, &p->ck);
         k++;
     }
 }

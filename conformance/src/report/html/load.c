@@ -216,19 +216,9 @@ int rp_load(rp_page *p, const char *const *files, size_t n)
         rp_facts(&p->rx[i], &p->rs[i]);
     load_vectors(p);
     /* the summary line `matrix` prints for these rows (cli/cmd_matrix.c) */
-    columns c;
-    mx_columns_of(p->rows, p->nh, &c);
-    p->all_agree = 1;
-    for (size_t j = 0; j < c.n; j++) {
-        size_t cnt;
-        p->all_agree &= mx_column_agrees(p->rows, p->nh, c.step[j], &cnt);
-    }
+    p->all_agree = mx_all_agree(p->rows, p->nh);
     p->ok = p->nh > 0 && p->n_ok == p->nh && p->all_agree;
-    snprintf(p->summary, sizeof p->summary,
-             "matrix: %s: %zu of %zu hosts as expected (%zu passed, %zu expected failure%s failed as expected)%s",
-             p->ok ? "OK" : "FAIL", p->n_ok, p->nh, p->n_pass, p->n_xfail, p->n_xfail == 1 ? "" : "s",
-             p->all_agree ? "; every host expected to pass agrees with the vectors at every checkpoint"
-                          : "; the hosts expected to pass do NOT all agree with the vectors");
+    mx_summary_text(p->summary, sizeof p->summary, p->ok, p->n_ok, p->nh, p->n_pass, p->n_xfail, p->all_agree, NULL);
     return 0;
 }
 

@@ -40,8 +40,9 @@ typedef struct {
     const cJSON *obj;   /* levels.train.profiles[i], or NULL (cases only) */
     size_t n_steps;     /* entries of step[] (the highest step seen + 1) */
     rp_step *step;
-    mreceipt ck;        /* the host's mreceipt with this profile's checkpoints
-                           (a shallow copy: never mx_receipt_free'd) */
+    mreceipt ck;        /* the host's mreceipt viewed as this profile
+                           (mx_profile_view: checkpoints, windows; a shallow
+                           copy, never mx_receipt_free'd) */
     size_t count[4];    /* its train cases: pass, fail, skip, error */
     int first_diff;     /* -1 none */
 } rp_profile;

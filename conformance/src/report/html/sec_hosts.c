@@ -313,37 +313,23 @@ static void localization(hw *w, const rp_profile *pf)
           "<code>verify</code> rechecks every step's digest, not the localization.</p>");
 }
 
-/* Resumed runs over step ranges (issue 20): each window's fields as given. */
+/* Resumed runs over step ranges (issue 20): each window and its verdict,
+ * as the matrix read them from the case list. */
 static void windows(hw *w, const rp_profile *pf)
 {
-    const cJSON *win = rj_at(pf->obj, "windows");
-    if (!cJSON_IsArray(win))
+    const mprofile *m = pf->ck.view;
+    if (!m || !m->n_win)
         return;
-    HW(w, "<h4>Windows</h4><ul>");
-    int i = 0;
-    const cJSON *e;
-    cJSON_ArrayForEach(e, win)
-    {
-        if (i++ == OBJ_MAX) {
-            HW_N(w, "<li class=\"muted\">and %d more</li>", cJSON_GetArraySize(win) - OBJ_MAX);
-            break;
-        }
-        HW(w, "<li>");
-        const cJSON *f;
-        int j = 0;
-        cJSON_ArrayForEach(f, e)
-        {
-            if (j++ == OBJ_MAX)
-                break;
-            if (j > 1)
-                HW(w, ", ");
-            hw_text_cap(w, f->string ? f->string : "", HW_CAP_NAME);
-            HW(w, " ");
-            value(w, f, K_TEXT);
-        }
-        if (!cJSON_IsObject(e))
-            value(w, e, K_TEXT);
-        HW(w, "</li>");
+    HW(w, "<h4>Windows</h4><p>Each window is resumed from the vector set's golden training state at its first "
+          "step and compared with the vectors at every step to its last (spec \xc2\xa7" "8.4).</p><ul>");
+    for (size_t k = 0; k < m->n_win; k++) {
+        HW_N(w, "<li>steps %u\xe2\x80\x93%u: ", (unsigned)m->win[k].from, (unsigned)m->win[k].to);
+        if (m->win[k].pass)
+            HW(w, "<span class=\"v pass\">");
+        else
+            HW(w, "<span class=\"v fail\">");
+        hw_text_cap(w, m->win[k].verdict, HW_CAP_NAME);
+        HW(w, "</span></li>");
     }
     HW(w, "</ul>");
 }

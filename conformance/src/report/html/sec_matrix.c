@@ -106,12 +106,12 @@ static void c_res(hw *w, const rp_page *p, const mrow *row, const rp_profile *pf
 }
 
 /* The profile's own training: its steps, every one equal to the vectors',
- * or the first that is not; windows (issue 20) by count. */
+ * or the first that is not; a prefix with windows (issue 20) as such. */
 static void c_train(hw *w, const rp_page *p, const mrow *row, const rp_profile *pf)
 {
     (void)p, (void)row;
     HW(w, "<td class=\"nowrap\">");
-    const cJSON *win = pf ? rj_at(pf->obj, "windows") : NULL;
+    const mprofile *m = pf ? pf->ck.view : NULL;
     size_t eq = 0;
     for (size_t s = 0; pf && s < pf->n_steps; s++)
         eq += pf->step[s].state == RS_PASS;
@@ -121,8 +121,9 @@ static void c_train(hw *w, const rp_page *p, const mrow *row, const rp_profile *
         HW(w, "<span class=\"v fail\">FAIL</span>");
         if (pf->first_diff >= 0)
             HW_F(w, " from step %d", pf->first_diff);
-    } else if (cJSON_IsArray(win))
-        HW_F(w, "%d window%s, %zu steps equal", cJSON_GetArraySize(win), cJSON_GetArraySize(win) == 1 ? "" : "s", eq);
+    } else if (m && m->n_win && m->steps_run >= 0 && m->steps_in_vectors >= 0 && m->steps_run < m->steps_in_vectors)
+        HW_F(w, "steps 0\xe2\x80\x93%ld of %ld, %zu window%s", m->steps_run, m->steps_in_vectors, m->n_win,
+             m->n_win == 1 ? "" : "s");
     else if (eq && eq == pf->n_steps)
         HW_F(w, "0\xe2\x80\x93%zu equal", pf->n_steps - 1);
     else if (pf->n_steps)
@@ -190,6 +191,23 @@ static void digest_cell(hw *w, const mrow *row, uint32_t s)
     HW(w, "</td>");
 }
 
+/* A window's cell: its verdict, "full" when the whole run certifies it. */
+static void window_cell(hw *w, const mrow *row, uint32_t from, uint32_t to)
+{
+    const mwindow *x = row->r ? mx_window_of(row->r, from, to) : NULL;
+    const mprofile *m = row->r ? row->r->view : NULL;
+    if (x && x->pass)
+        HW(w, "<td class=\"dg same\">ok</td>");
+    else if (x) {
+        HW(w, "<td class=\"dg diff\">");
+        hw_text_cap(w, x->verdict, HW_CAP_NAME);
+        HW(w, "</td>");
+    } else if (m && !row->r->by_windows && m->first_diff < 0 && m->steps_run >= 0 && m->steps_run == m->steps_in_vectors)
+        HW(w, "<td class=\"dg same\" title=\"the whole run certifies every step of this window\">full</td>");
+    else
+        HW(w, "<td class=\"dg none\">-</td>");
+}
+
 static void profile_table(hw *w, const rp_page *p, const char *name, size_t nprof)
 {
     /* this profile's checkpoints in place of the matrix's first profile */
@@ -208,12 +226,16 @@ static void profile_table(hw *w, const rp_page *p, const char *name, size_t npro
     HW(w, "</h3>\n<div class=\"wrap\"><table class=\"matrix\"><caption>Hosts \xc3\x97 checkpoints of ");
     hw_text_cap(w, name, HW_CAP_NAME);
     HW(w, ": each cell is the first 8 hex digits of the SHA-256 of the checkpoint's bytes (spec \xc2\xa7" "8); "
-          "* and red: differs from the vectors' digest; -: no checkpoint. \"result\" is the host's verdict as "
-          "<code>isotrain-conform matrix</code> gives it.</caption>\n<thead><tr>");
+          "* and red: differs from the vectors' digest; -: no checkpoint; a window is resumed from the golden state "
+          "at its first step (ok, its verdict, or full: the whole run certifies it). \"result\" is the host's "
+          "verdict as <code>isotrain-conform matrix</code> gives it.</caption>\n<thead><tr>");
     for (size_t k = 0; k < NCOLS(before_steps); k++)
         before_steps[k].head(w);
     for (size_t j = 0; j < c.n; j++)
         HW_N(w, "<th scope=\"col\" class=\"num\">step %u</th>", (unsigned)c.step[j]);
+    for (size_t j = 0; j < c.n_win; j++)
+        HW_N(w, "<th scope=\"col\" class=\"num\">window %u\xe2\x80\x93%u</th>", (unsigned)c.win[j].from,
+             (unsigned)c.win[j].to);
     for (size_t k = 0; k < NCOLS(after_steps); k++)
         after_steps[k].head(w);
     HW(w, "</tr></thead>\n<tbody>\n");
@@ -226,6 +248,8 @@ static void profile_table(hw *w, const rp_page *p, const char *name, size_t npro
             before_steps[k].cell(w, p, &p->rows[i], pf[i]);
         for (size_t j = 0; j < c.n; j++)
             digest_cell(w, &rows[i], c.step[j]);
+        for (size_t j = 0; j < c.n_win; j++)
+            window_cell(w, &rows[i], c.win[j].from, c.win[j].to);
         for (size_t k = 0; k < NCOLS(after_steps); k++)
             after_steps[k].cell(w, p, &p->rows[i], pf[i]);
         HW(w, "</tr>\n");
@@ -233,10 +257,15 @@ static void profile_table(hw *w, const rp_page *p, const char *name, size_t npro
     HW_N(w, "<tr class=\"agree\"><th scope=\"row\">all agree</th><td colspan=\"%zu\">hosts expected to pass "
             "(negative controls excluded)</td>",
          NCOLS(before_steps) - 1);
-    for (size_t j = 0; j < c.n; j++) {
+    for (size_t j = 0; j < c.n + c.n_win; j++) {
         size_t cnt;
-        if (mx_column_agrees(rows, p->nh, c.step[j], &cnt))
+        int ag = j < c.n ? mx_column_agrees(rows, p->nh, c.step[j], &cnt)
+                         : mx_window_agrees(rows, p->nh, c.win[j - c.n].from, c.win[j - c.n].to, &cnt);
+        if (ag && cnt)
             HW_N(w, "<td class=\"dg agree-yes\">yes (%zu)</td>", cnt);
+        else if (ag)
+            HW(w, "<td class=\"dg none\" title=\"no host's run reached this checkpoint: its windows certify the "
+                  "run\">-</td>");
         else
             HW(w, "<td class=\"dg diff agree-no\">NO</td>");
     }

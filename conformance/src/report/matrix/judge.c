@@ -162,9 +162,40 @@ static void check_host(const mhost *h, const mreceipt *r, sbuf *out)
 
 /* ---- judging -------------------------------------------------------------- */
 
+/* A full certification, or one by windows (receipt_trust.c has checked that
+ * nothing failed and every window passed). */
 int mx_passed(const mreceipt *r)
 {
+    if (r->by_windows)
+        return !strcmp(r->verdict, "PARTIAL") && !strcmp(r->lv_ops, "PASS");
     return !strcmp(r->verdict, "PASS") && !strcmp(r->lv_ops, "PASS") && !strcmp(r->lv_train, "PASS");
+}
+
+/* Each profile's first differing step, or its problem: "mlp13k: first
+ * differing step 1" ("first differing step 1" in a set of one profile).
+ * 0 when no profile differs or names a problem. */
+static int profile_failures(sbuf *why, const mreceipt *r)
+{
+    int any = 0;
+    for (size_t k = 0; k < r->n_prof; k++) {
+        const mprofile *m = &r->prof[k];
+        const char *name = r->n_prof > 1 ? m->name : "", *colon = r->n_prof > 1 ? ": " : "";
+        if (m->first_diff >= 0)
+            add(why, "%s%sfirst differing step %d", name, colon, m->first_diff), any = 1;
+        else if (m->problem)
+            add(why, "%s%s%s", name, colon, m->problem), any = 1;
+    }
+    return any;
+}
+
+/* The step a negative control failed at, over every profile; -1 none. */
+static int first_diff_any(const mreceipt *r)
+{
+    int d = -1;
+    for (size_t k = 0; k < r->n_prof; k++)
+        if (r->prof[k].first_diff >= 0 && (d < 0 || r->prof[k].first_diff < d))
+            d = r->prof[k].first_diff;
+    return d;
 }
 
 const char *mx_status_text(mstatus s)
@@ -179,6 +210,22 @@ const char *mx_status_text(mstatus s)
     case ST_MISSING: return "no receipt";
     }
     return "?";
+}
+
+void mx_result_text(const mrow *w, char *buf, size_t cap)
+{
+    if (w->host_bad.len)
+        snprintf(buf, cap, "HOST MISMATCH");
+    else if (w->st == ST_XFAIL && w->r->first_diff >= 0)
+        snprintf(buf, cap, "expected-fail (step %d)", w->r->first_diff);
+    else if (w->st == ST_XFAIL)
+        snprintf(buf, cap, "expected-fail (ops)");
+    else if (w->st == ST_XPASS || w->st == ST_XFAIL_OTHER)
+        snprintf(buf, cap, "FAIL (control)"); /* explained below the table */
+    else if (w->st == ST_PASS)
+        snprintf(buf, cap, "%s", mx_pass_text(w->r));
+    else
+        snprintf(buf, cap, "%s", mx_status_text(w->st));
 }
 
 int mx_row_ok(const mrow *w) { return (w->st == ST_PASS || w->st == ST_XFAIL) && !w->host_bad.len; }
@@ -207,19 +254,23 @@ void mx_judge(mrow *w)
         w->st = ok ? ST_PASS : ST_FAIL;
         if (!ok) {
             add(&w->why, "verdict %s (ops %s, train %s)", r->verdict, r->lv_ops, r->lv_train);
-            if (r->first_diff >= 0)
-                add(&w->why, "first differing step %d", r->first_diff);
-            else if (r->train_problem)
-                add(&w->why, "%s", r->train_problem);
-        }
+            profile_failures(&w->why, r);
+        } else if (r->by_windows)
+            add(&w->why, "certified by windows: every op vector, a training prefix (--steps) and every window passed");
         return;
     }
+    int d = first_diff_any(r);
     if (ok) {
         w->st = ST_XPASS;
         add(&w->why, "the negative control passed: the matrix cannot see the defect it stands for");
-    } else if (r->first_diff >= 0) {
+    } else if (d >= 0) {
         w->st = ST_XFAIL;
-        add(&w->why, "failed as expected: first differing step %d", r->first_diff);
+        add(&w->why, "failed as expected: first differing step %d", d);
+    } else if (!strcmp(r->lv_ops, "FAIL")) {
+        /* its op vectors caught it: the defect the control stands for is
+         * in the arithmetic, and a run of the ops level shows it */
+        w->st = ST_XFAIL;
+        add(&w->why, "failed as expected: its op vectors differ (ops FAIL)");
     } else {
         w->st = ST_XFAIL_OTHER;
         add(&w->why, "failed, but not by a differing checkpoint (verdict %s, ops %s, train %s%s%s)", r->verdict,

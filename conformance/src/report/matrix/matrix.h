@@ -12,7 +12,30 @@
 #include "core/util.h"
 #include "trust/verify_receipt.h"
 
-enum { MAX_CK = 64, RECEIPT_CAP = 64 << 20, HOSTS_CAP = 1 << 20 };
+enum { MAX_CK = 64, RECEIPT_CAP = 64 << 20, HOSTS_CAP = 1 << 20, MX_MAX_PROFILES = 8, MX_MAX_WINDOWS = 16 };
+
+/* A window of a training run (spec §8.4): steps FROM..TO resumed from the
+ * golden state at FROM; its case "PROFILE/window/FROM-TO" in the receipt. */
+typedef struct {
+    uint32_t from, to;
+    int pass; /* the case's verdict is PASS */
+    char verdict[8];
+} mwindow;
+
+/* One profile of a receipt's train level: its checkpoints (the vectors'
+ * checkpoint steps), how far it ran, and its windows. */
+typedef struct {
+    char *name;
+    int first_diff; /* first differing step, -1 none */
+    char *problem;
+    long steps_run, steps_in_vectors; /* -1: not recorded */
+    size_t n_ck;
+    uint32_t ck_step[MAX_CK];
+    char ck_sha[MAX_CK][65];
+    int ck_same[MAX_CK];
+    size_t n_win;
+    mwindow win[MX_MAX_WINDOWS];
+} mprofile;
 
 typedef struct {
     char *name, *emulator, *cpu, *isa, *endianness, *stands_for, *build, *expected;
@@ -30,6 +53,15 @@ typedef struct {
     int build_failed;
     char *build_log;
     char *verdict, *lv_ops, *lv_train;
+    /* certified by windows (receipt_trust.c): a PARTIAL whose only narrowing
+     * is --steps, with every window of the set passed */
+    int by_windows;
+    /* every profile of the train level, in the receipt's order; the fields
+     * below (first_diff ... ck_same) are one profile's: prof[0]'s as read,
+     * another's in a view (mx_profile_view) */
+    mprofile prof[MX_MAX_PROFILES];
+    size_t n_prof;
+    const mprofile *view; /* the profile the ck_* fields show, or NULL */
     int first_diff; /* first differing step, -1 none */
     char *train_problem;
     char *emu_name, *emu_cpu;
@@ -62,9 +94,13 @@ typedef struct {
     sbuf host_bad;  /* the host is not what it claims (features, emulator) */
 } mrow;
 
+/* One profile's table: its checkpoint steps, then its windows. */
 typedef struct {
+    const char *profile; /* NULL: the receipts' first profile (one table) */
     uint32_t step[MAX_CK];
     size_t n;
+    struct { uint32_t from, to; } win[MX_MAX_WINDOWS];
+    size_t n_win;
 } columns;
 
 /* input.c: reading the matrix's JSON inputs, each problem named as
@@ -81,9 +117,16 @@ cJSON *mx_parse_file(const char *path, size_t cap);
 /* A JSON number that must be a whole number in [0, max]; -1 after a message. */
 int mx_juint(const char *file, const char *field, const cJSON *v, uint64_t max, uint64_t *out);
 /* A receipt the matrix may use (receipt_trust.c): a verified envelope's
- * receipt (info: who signed, the trust facts; verify_info_free it), or a
- * build-failure record; NULL, with the reason, otherwise. */
-cJSON *mx_open_receipt(const char *file, verify_info *info);
+ * receipt (info: who signed, the trust facts; verify_info_free it;
+ * *by_windows: it is a certification by windows), or a build-failure
+ * record; NULL, with the reason, otherwise. */
+cJSON *mx_open_receipt(const char *file, verify_info *info, int *by_windows);
+/* NULL when the verified receipt R is a certification by windows, else why
+ * it is not one: R is a PARTIAL whose only narrowing is --steps (options,
+ * scope reasons, required cases skipped "not run (--steps)"), nothing
+ * failed, ops and fresh passed, and at least one window ran, every one
+ * PASS. Read from what verify recomputed or checked. */
+const char *mx_not_by_windows(const cJSON *r);
 /* --allowed-signers (NULL: the default file), --vectors and
  * --allow-unsigned for the receipts' verification. */
 void mx_trust_config(const char *allowed_signers, const char *vectors, int allow_unsigned);
@@ -107,16 +150,50 @@ void mx_machine_host(const mreceipt *r, mhost *h);
 int mx_passed(const mreceipt *r);
 const char *mx_status_text(mstatus s);
 int mx_row_ok(const mrow *w);
+/* The words of the result column (matrix's table, the page's badge). */
+void mx_result_text(const mrow *w, char *buf, size_t cap);
 void mx_judge(mrow *w);
 /* The feature QEMU names in "TCG doesn't support requested feature: ...", or NULL. */
 char *mx_tcg_feature(const char *warning);
 
-/* table.c: hosts as rows, checkpoint steps as columns. */
+/* profiles.c: the profiles of a set of receipts, and one profile's view of
+ * a receipt. */
+/* The profile names of the rows' receipts, in the order they first appear. */
+size_t mx_profile_names(const mrow *rows, size_t n, const char **names, size_t cap);
+/* r's profile NAME, or NULL. */
+const mprofile *mx_profile_of(const mreceipt *r, const char *name);
+/* *view = r with the checkpoint fields (first_diff, train_problem, ck_*)
+ * of its profile NAME (none when it has no such profile); a shallow copy,
+ * never mx_receipt_free'd. */
+void mx_profile_view(const mreceipt *r, const char *name, mreceipt *view);
+/* rows[i] with its receipt replaced by a view of profile NAME, in views[i]. */
+void mx_rows_view(const mrow *rows, size_t n, const char *name, mrow *out, mreceipt *views);
+/* The window FROM-TO of the viewed profile (a view of mx_profile_view), or NULL. */
+const mwindow *mx_window_of(const mreceipt *r, uint32_t from, uint32_t to);
+/* Every profile's table agrees (mx_table_agrees of each). */
+int mx_all_agree(const mrow *rows, size_t n);
+/* The summary line of `matrix` (and of the page); TAIL is appended. */
+void mx_summary_text(char *buf, size_t cap, int ok, size_t n_ok, size_t nh, size_t n_pass, size_t n_xfail,
+                     int all_agree, const char *tail);
+/* "PASS", "PASS (windows)": what the table's result column says of a pass. */
+const char *mx_pass_text(const mreceipt *r);
+
+/* table.c: hosts as rows, one profile's checkpoint steps and windows as
+ * columns (rows given through mx_rows_view). */
 void mx_columns_of(const mrow *rows, size_t n, columns *c);
 int mx_ck_index(const mreceipt *r, uint32_t s);
 int mx_column_agrees(const mrow *rows, size_t n, uint32_t s, size_t *count);
+/* Every host expected to pass has the profile's window FROM-TO passed, or
+ * ran the whole profile without one (which certifies every step of it). */
+int mx_window_agrees(const mrow *rows, size_t n, uint32_t from, uint32_t to, size_t *count);
+/* Every column of the table agrees. */
+int mx_table_agrees(const mrow *rows, size_t n, const columns *c);
 void mx_print_text(FILE *o, const mrow *rows, size_t n, const columns *c);
 void mx_render_markdown(sbuf *m, const mrow *rows, size_t n, const columns *c, int overall_ok, const char *summary);
+/* The markdown of one profile's table (mx_render_markdown's first part). */
+void mx_render_markdown_table(sbuf *m, const mrow *rows, size_t n, const columns *c);
+/* The markdown of the hosts' details and the summary (its second part). */
+void mx_render_markdown_hosts(sbuf *m, const mrow *rows, size_t n, const char *summary);
 
 /* against.c: --against DIR, the published receipts. Returns the number of
  * disagreements, each printed. */

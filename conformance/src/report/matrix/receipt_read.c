@@ -15,13 +15,120 @@
 void mx_receipt_free(mreceipt *r)
 {
     free(r->path), free(r->host), free(r->build_log), free(r->verdict), free(r->lv_ops), free(r->lv_train);
-    free(r->train_problem), free(r->kernels), free(r->emu_name), free(r->emu_cpu), free(r->info_status), free(r->info_isa), free(r->info_os);
+    free(r->kernels), free(r->emu_name), free(r->emu_cpu), free(r->info_status), free(r->info_isa), free(r->info_os);
     free(r->run_os), free(r->run_cpu);
     free(r->info_end), free(r->info_model), free(r->info_features);
     mx_free_strv(r->warn, r->n_warn);
     free(r->signer), free(r->signer_short);
     receipt_facts_free(&r->facts);
+    for (size_t k = 0; k < r->n_prof; k++)
+        free(r->prof[k].name), free(r->prof[k].problem);
     memset(r, 0, sizeof *r);
+}
+
+/* levels.train.profiles[PI] into r->prof[]. Returns 0, or -1 after naming the field. */
+static int read_profile(const char *file, const cJSON *p, size_t pi, mreceipt *r)
+{
+    char at[64];
+    snprintf(at, sizeof at, "levels.train.profiles[%zu]", pi);
+    if (!cJSON_IsObject(p))
+        return mx_bad(file, at, "expected an object");
+    if (r->n_prof == MX_MAX_PROFILES)
+        return mx_bad(file, at, "more than %d profiles", MX_MAX_PROFILES);
+    int ok = 1;
+    const char *name = mx_jstr(file, p, at, "profile", 0, &ok);
+    if (!ok)
+        return -1;
+    mprofile *m = &r->prof[r->n_prof++];
+    memset(m, 0, sizeof *m);
+    m->name = xstrdup(name);
+    m->first_diff = -1;
+    m->steps_run = m->steps_in_vectors = -1;
+    const cJSON *fd = cJSON_GetObjectItemCaseSensitive(p, "first_differing_step");
+    char field[128];
+    uint64_t v;
+    if (fd && !cJSON_IsNull(fd)) {
+        snprintf(field, sizeof field, "%s.first_differing_step", at);
+        if (mx_juint(file, field, fd, INT32_MAX, &v) != 0)
+            return -1;
+        m->first_diff = (int)v;
+    }
+    static const char *const lengths[2] = {"steps", "steps_in_vectors"};
+    for (int k = 0; k < 2; k++) {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(p, lengths[k]);
+        if (!n)
+            continue;
+        snprintf(field, sizeof field, "%s.%s", at, lengths[k]);
+        if (mx_juint(file, field, n, UINT32_MAX, &v) != 0)
+            return -1;
+        *(k ? &m->steps_in_vectors : &m->steps_run) = (long)v;
+    }
+    m->problem = mx_dup(mx_jstr(file, p, at, "problem", 1, &ok));
+    if (!ok)
+        return -1;
+    const cJSON *cks = cJSON_GetObjectItemCaseSensitive(p, "checkpoints");
+    if (!cJSON_IsArray(cks)) {
+        snprintf(field, sizeof field, "%s.checkpoints", at);
+        return mx_bad(file, field, "%s (a receipt of isotrain-conform 1.0.0 with the host matrix's checkpoint list is needed)",
+                      cks ? "expected an array" : "missing");
+    }
+    size_t k = 0;
+    for (const cJSON *c = cks->child; c; c = c->next, k++) {
+        snprintf(field, sizeof field, "%s.checkpoints[%zu]", at, k);
+        const cJSON *st = cJSON_GetObjectItemCaseSensitive(c, "step");
+        if (!cJSON_IsObject(c) || !st)
+            return mx_bad(file, field, "expected an object with a step number");
+        char sfield[144];
+        snprintf(sfield, sizeof sfield, "%s.step", field);
+        if (mx_juint(file, sfield, st, UINT32_MAX, &v) != 0)
+            return -1;
+        if (k == MAX_CK)
+            return mx_bad(file, field, "more than %d checkpoints", MAX_CK);
+        const char *sha = mx_jstr(file, c, field, "sha256", 1, &ok);
+        if (!ok)
+            return -1;
+        if (sha && (strlen(sha) != 64 || !is_lower_hex(sha, 64)))
+            return mx_bad(file, NULL, "%s.sha256: expected 64 lowercase hex digits, got \"%s\"", field, sha);
+        m->ck_step[k] = (uint32_t)v;
+        snprintf(m->ck_sha[k], sizeof m->ck_sha[k], "%s", sha ? sha : "");
+        m->ck_same[k] = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "matches_vectors"));
+        m->n_ck = k + 1;
+    }
+    return 0;
+}
+
+/* The window cases ("PROFILE/window/FROM-TO", level train) into their
+ * profiles. verify has checked the case list; an id of another shape is not
+ * a window. */
+static void read_windows(const char *file, const cJSON *cases, mreceipt *r)
+{
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cases)
+    {
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "id"), *lv = cJSON_GetObjectItemCaseSensitive(c, "level"),
+                    *vd = cJSON_GetObjectItemCaseSensitive(c, "verdict");
+        if (!cJSON_IsString(id) || !cJSON_IsString(lv) || !cJSON_IsString(vd) || strcmp(lv->valuestring, "train"))
+            continue;
+        const char *w = strstr(id->valuestring, "/window/");
+        unsigned from, to;
+        char tail;
+        if (!w || sscanf(w + 8, "%u-%u%c", &from, &to, &tail) != 2)
+            continue;
+        for (size_t k = 0; k < r->n_prof; k++) {
+            mprofile *m = &r->prof[k];
+            if (strlen(m->name) != (size_t)(w - id->valuestring) || strncmp(m->name, id->valuestring, strlen(m->name)))
+                continue;
+            if (m->n_win == MX_MAX_WINDOWS) {
+                mx_bad(file, "cases", "more than %d windows of profile %s: the rest are not shown", MX_MAX_WINDOWS,
+                       m->name);
+                break;
+            }
+            mwindow *x = &m->win[m->n_win++];
+            x->from = from, x->to = to;
+            x->pass = !strcmp(vd->valuestring, "PASS");
+            snprintf(x->verdict, sizeof x->verdict, "%s", vd->valuestring);
+        }
+    }
 }
 
 /* A runner receipt (isotrain-receipt-v1, written with --host NAME) or the
@@ -34,7 +141,7 @@ int mx_receipt_load(const char *file, mreceipt *r)
     r->first_diff = -1;
     r->path = xstrdup(file);
     verify_info info;
-    cJSON *j = mx_open_receipt(file, &info);
+    cJSON *j = mx_open_receipt(file, &info, &r->by_windows);
     if (!j) {
         verify_info_free(&info);
         return -1;
@@ -104,82 +211,28 @@ int mx_receipt_load(const char *file, mreceipt *r)
         r->lv_train = mx_dup(mx_jstr(file, ltrain, "levels.train", "verdict", 0, &ok));
     if (!ok)
         goto out;
-    if (strcmp(r->verdict, "PASS") && strcmp(r->verdict, "FAIL")) {
+    if (strcmp(r->verdict, "PASS") && strcmp(r->verdict, "FAIL") && !(r->by_windows && !strcmp(r->verdict, "PARTIAL"))) {
         ok = 0;
-        mx_bad(file, "verdict", "expected \"PASS\" or \"FAIL\", got \"%s\"", r->verdict);
+        mx_bad(file, "verdict", "expected \"PASS\", \"FAIL\" or a certification by windows, got \"%s\"", r->verdict);
         goto out;
     }
-    /* the train level's profile: its checkpoints */
+    /* the train level's profiles: their checkpoints, how far each ran */
     const cJSON *profs = cJSON_GetObjectItemCaseSensitive(ltrain, "profiles");
     if (!cJSON_IsArray(profs)) {
         ok = 0;
         mx_bad(file, "levels.train.profiles", "%s", profs ? "expected an array" : "missing (an array is required)");
         goto out;
     }
-    const cJSON *p = profs->child; /* the matrix certifies one profile (mlp13k) */
-    if (p) {
-        if (!cJSON_IsObject(p)) {
+    size_t pi = 0;
+    for (const cJSON *p = profs->child; p && ok; p = p->next, pi++)
+        if (read_profile(file, p, pi, r) != 0)
             ok = 0;
-            mx_bad(file, "levels.train.profiles[0]", "expected an object");
-            goto out;
-        }
-        const cJSON *fd = cJSON_GetObjectItemCaseSensitive(p, "first_differing_step");
-        uint64_t fdv;
-        if (fd && !cJSON_IsNull(fd)) {
-            if (mx_juint(file, "levels.train.profiles[0].first_differing_step", fd, INT32_MAX, &fdv) != 0) {
-                ok = 0;
-                goto out;
-            }
-            r->first_diff = (int)fdv;
-        }
-        const char *prob = mx_jstr(file, p, "levels.train.profiles[0]", "problem", 1, &ok);
-        r->train_problem = mx_dup(prob);
-        const cJSON *cks = cJSON_GetObjectItemCaseSensitive(p, "checkpoints");
-        if (!cJSON_IsArray(cks)) {
-            ok = 0;
-            mx_bad(file, "levels.train.profiles[0].checkpoints",
-                "%s (a receipt of isotrain-conform 1.0.0 with the host matrix's checkpoint list is needed)",
-                cks ? "expected an array" : "missing");
-            goto out;
-        }
-        size_t k = 0;
-        for (const cJSON *c = cks->child; c && ok; c = c->next, k++) {
-            char field[96];
-            snprintf(field, sizeof field, "levels.train.profiles[0].checkpoints[%zu]", k);
-            const cJSON *st = cJSON_GetObjectItemCaseSensitive(c, "step");
-            uint64_t stv;
-            if (!cJSON_IsObject(c) || !st) {
-                ok = 0;
-                mx_bad(file, field, "expected an object with a step number");
-                break;
-            }
-            char sfield[112];
-            snprintf(sfield, sizeof sfield, "%s.step", field);
-            if (mx_juint(file, sfield, st, UINT32_MAX, &stv) != 0) {
-                ok = 0;
-                break;
-            }
-            if (k == MAX_CK) {
-                ok = 0;
-                mx_bad(file, field, "more than %d checkpoints", MAX_CK);
-                break;
-            }
-            const char *sha = mx_jstr(file, c, field, "sha256", 1, &ok);
-            if (!ok)
-                break;
-            if (sha && (strlen(sha) != 64 || !is_lower_hex(sha, 64))) {
-                ok = 0;
-                mx_bad(file, NULL, "%s.sha256: expected 64 lowercase hex digits, got \"%s\"", field, sha);
-                break;
-            }
-            const cJSON *same = cJSON_GetObjectItemCaseSensitive(c, "matches_vectors");
-            r->ck_step[k] = (uint32_t)stv;
-            snprintf(r->ck_sha[k], sizeof r->ck_sha[k], "%s", sha ? sha : "");
-            r->ck_same[k] = cJSON_IsTrue(same);
-            r->n_ck = k + 1;
-        }
-        if (!ok)
-            goto out;
+    if (!ok)
+        goto out;
+    read_windows(file, cJSON_GetObjectItemCaseSensitive(j, "cases"), r);
+    if (r->n_prof) { /* the receipt's first profile, as the one-profile readers see it */
+        mx_profile_view(r, r->prof[0].name, r);
+        r->view = NULL; /* never a pointer into itself: a copy of r would keep it */
     }
     /* what the IUT's own `info` reported from inside the (emulated) host */
     const cJSON *iut = mx_jobj(file, j, "", "iut", &ok);

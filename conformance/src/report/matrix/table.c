@@ -1,5 +1,7 @@
-/* table.c — the matrix table: hosts as rows, the vectors' checkpoint steps
- * as columns, a digest prefix per cell, and whether every host agrees. */
+/* table.c — one profile's table: hosts as rows (through mx_rows_view), the
+ * vectors' checkpoint steps of that profile and its windows as columns, a
+ * digest prefix or a window's verdict per cell, and whether every host
+ * agrees. */
 #include <cjson/cJSON.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -11,7 +13,7 @@
 
 void mx_columns_of(const mrow *rows, size_t n, columns *c)
 {
-    c->n = 0;
+    c->n = c->n_win = 0;
     for (size_t i = 0; i < n; i++) {
         const mreceipt *r = rows[i].r;
         if (!r)
@@ -29,6 +31,20 @@ void mx_columns_of(const mrow *rows, size_t n, columns *c)
                 c->step[at] = r->ck_step[k];
             }
         }
+        const mprofile *m = r->build_failed ? NULL : r->view;
+        for (size_t k = 0; m && k < m->n_win; k++) {
+            size_t j = 0;
+            while (j < c->n_win && (c->win[j].from != m->win[k].from || c->win[j].to != m->win[k].to))
+                j++;
+            if (j == c->n_win && c->n_win < MX_MAX_WINDOWS) {
+                size_t at = c->n_win++;
+                while (at > 0 && c->win[at - 1].from > m->win[k].from) {
+                    c->win[at] = c->win[at - 1];
+                    at--;
+                }
+                c->win[at].from = m->win[k].from, c->win[at].to = m->win[k].to;
+            }
+        }
     }
 }
 
@@ -43,16 +59,27 @@ int mx_ck_index(const mreceipt *r, uint32_t s)
     return -1;
 }
 
+/* A host certified by windows ran its profile to steps_run only: a
+ * checkpoint past that is not in its certification (its windows are). */
+static int beyond_prefix(const mreceipt *r, uint32_t s)
+{
+    return r && !r->build_failed && r->by_windows && r->view && r->view->steps_run >= 0 && s > (uint32_t)r->view->steps_run;
+}
+
 /* Every host expected to pass has this step's checkpoint, all identical and
- * equal to the vectors'. Returns 1 agree, 0 not; *count hosts compared. */
+ * equal to the vectors' (a host certified by windows only where its prefix
+ * reached: when no host reached it, the column compares nothing and does
+ * not disagree). Returns 1 agree, 0 not; *count hosts compared. */
 int mx_column_agrees(const mrow *rows, size_t n, uint32_t s, size_t *count)
 {
     const char *first = NULL;
     int agree = 1;
+    size_t required = 0;
     *count = 0;
     for (size_t i = 0; i < n; i++) {
-        if (rows[i].h->xfail)
+        if (rows[i].h->xfail || beyond_prefix(rows[i].r, s))
             continue;
+        required++;
         int k = mx_ck_index(rows[i].r, s);
         if (k < 0 || !rows[i].r->ck_sha[k][0] || !rows[i].r->ck_same[k]) {
             agree = 0;
@@ -64,7 +91,43 @@ int mx_column_agrees(const mrow *rows, size_t n, uint32_t s, size_t *count)
         else if (strcmp(first, rows[i].r->ck_sha[k]) != 0)
             agree = 0;
     }
+    return agree && (*count > 0 || required == 0);
+}
+
+/* The whole profile ran without --windows and passed: every step of the
+ * window is certified by the run itself. */
+static int whole_run(const mreceipt *r)
+{
+    const mprofile *m = r ? r->view : NULL;
+    return m && !r->by_windows && mx_passed(r) && m->first_diff < 0 && m->steps_in_vectors >= 0 &&
+           m->steps_run == m->steps_in_vectors;
+}
+
+int mx_window_agrees(const mrow *rows, size_t n, uint32_t from, uint32_t to, size_t *count)
+{
+    int agree = 1;
+    *count = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].h->xfail)
+            continue;
+        const mwindow *x = mx_window_of(rows[i].r, from, to);
+        if (x ? x->pass : whole_run(rows[i].r))
+            (*count)++;
+        else
+            agree = 0;
+    }
     return agree && *count > 0;
+}
+
+int mx_table_agrees(const mrow *rows, size_t n, const columns *c)
+{
+    size_t cnt;
+    int ok = 1;
+    for (size_t j = 0; j < c->n; j++)
+        ok &= mx_column_agrees(rows, n, c->step[j], &cnt);
+    for (size_t j = 0; j < c->n_win; j++)
+        ok &= mx_window_agrees(rows, n, c->win[j].from, c->win[j].to, &cnt);
+    return ok;
 }
 
 static void cell(const mrow *w, uint32_t s, char *buf, size_t cap)
@@ -74,6 +137,17 @@ static void cell(const mrow *w, uint32_t s, char *buf, size_t cap)
         snprintf(buf, cap, "-");
     else
         snprintf(buf, cap, "%.8s%s", w->r->ck_sha[k], w->r->ck_same[k] ? "" : "*");
+}
+
+/* A window: "ok" passed, "FAIL"/"ERROR"/"SKIP" its verdict, "full" not run
+ * but certified by the whole run, "-" neither. */
+static void win_cell(const mrow *w, uint32_t from, uint32_t to, char *buf, size_t cap)
+{
+    const mwindow *x = w->r && !w->r->build_failed ? mx_window_of(w->r, from, to) : NULL;
+    if (x)
+        snprintf(buf, cap, "%s", x->pass ? "ok" : x->verdict);
+    else
+        snprintf(buf, cap, "%s", whole_run(w->r) ? "full" : "-");
 }
 
 /* "bound", "UNBOUND", "claimed" (a receipt of the first trust rules: its
@@ -115,29 +189,32 @@ void mx_print_text(FILE *o, const mrow *rows, size_t n, const columns *c)
     for (size_t i = 0; i < n; i++)
         if (rows[i].r && rows[i].r->signer_short && (int)strlen(rows[i].r->signer_short) > ws)
             ws = (int)strlen(rows[i].r->signer_short);
+    if (c->profile)
+        fprintf(o, "profile %s:\n", c->profile);
     fprintf(o, "%-*s  %-*s  %-8s  %-13s  %-22s  %-*s  %-8s", wh, "host", ww, "runs as", "kernels", "expected", "result",
             ws, "signed by", "subject");
     for (size_t j = 0; j < c->n; j++) {
         snprintf(b, sizeof b, "step %u", (unsigned)c->step[j]);
         fprintf(o, "  %-9s", b);
     }
+    for (size_t j = 0; j < c->n_win; j++) {
+        snprintf(b, sizeof b, "w %u-%u", (unsigned)c->win[j].from, (unsigned)c->win[j].to);
+        fprintf(o, "  %-9s", b);
+    }
     fprintf(o, "  %8s\n", "time");
     for (size_t i = 0; i < n; i++) {
         const mrow *w = &rows[i];
         char res[64];
-        if (w->host_bad.len)
-            snprintf(res, sizeof res, "HOST MISMATCH");
-        else if (w->st == ST_XFAIL)
-            snprintf(res, sizeof res, "expected-fail (step %d)", w->r->first_diff);
-        else if (w->st == ST_XPASS || w->st == ST_XFAIL_OTHER)
-            snprintf(res, sizeof res, "FAIL (control)"); /* explained below the table */
-        else
-            snprintf(res, sizeof res, "%s", mx_status_text(w->st));
+        mx_result_text(w, res, sizeof res);
         fprintf(o, "%-*s  %-*s  %-8s  %-13s  %-22s  %-*s  %-8s", wh, w->h->name, ww, where(w->h, wb, sizeof wb),
                 w->r && w->r->kernels ? w->r->kernels : "-", w->h->expected, res, ws,
                 w->r && !w->r->build_failed && w->r->signer_short ? w->r->signer_short : "-", subject_cell(w));
         for (size_t j = 0; j < c->n; j++) {
             cell(w, c->step[j], b, sizeof b);
+            fprintf(o, "  %-9s", b);
+        }
+        for (size_t j = 0; j < c->n_win; j++) {
+            win_cell(w, c->win[j].from, c->win[j].to, b, sizeof b);
             fprintf(o, "  %-9s", b);
         }
         if (w->r && !w->r->build_failed && w->r->seconds >= 0)
@@ -150,11 +227,20 @@ void mx_print_text(FILE *o, const mrow *rows, size_t n, const columns *c)
     for (size_t j = 0; j < c->n; j++) {
         size_t cnt;
         int ag = mx_column_agrees(rows, n, c->step[j], &cnt);
+        snprintf(b, sizeof b, !ag ? "NO" : cnt ? "yes (%zu)" : "- (none)", cnt);
+        fprintf(o, "  %-9s", b);
+    }
+    for (size_t j = 0; j < c->n_win; j++) {
+        size_t cnt;
+        int ag = mx_window_agrees(rows, n, c->win[j].from, c->win[j].to, &cnt);
         snprintf(b, sizeof b, ag ? "yes (%zu)" : "NO", cnt);
         fprintf(o, "  %-9s", b);
     }
     fprintf(o, "\n(cells: the first 8 hex digits of each checkpoint's SHA-256; * = differs from the vectors' digest; "
-               "- = no checkpoint)\n");
+               "- = no checkpoint%s)\n",
+            c->n_win ? "; w FROM-TO = a window resumed from the golden state at FROM: ok, FAIL, ..., full (the whole "
+                       "run, which certifies it), - (not run)"
+                     : "");
 }
 
 static void md_escape(sbuf *b, const char *s)
@@ -169,38 +255,44 @@ static void md_escape(sbuf *b, const char *s)
     }
 }
 
-void mx_render_markdown(sbuf *m, const mrow *rows, size_t n, const columns *c, int overall_ok, const char *summary)
+void mx_render_markdown_table(sbuf *m, const mrow *rows, size_t n, const columns *c)
 {
     char b[128];
-    sbuf_printf(m, "## isotrain host matrix: %s\n\n", overall_ok ? "OK" : "FAILED");
+    if (c->profile)
+        sbuf_printf(m, "### Profile %s\n\n", c->profile);
     sbuf_adds(m, "| host | runs as | kernels | expected | result | signed by | subject |");
     for (size_t j = 0; j < c->n; j++)
         sbuf_printf(m, " step %u |", (unsigned)c->step[j]);
+    for (size_t j = 0; j < c->n_win; j++)
+        sbuf_printf(m, " window %u-%u |", (unsigned)c->win[j].from, (unsigned)c->win[j].to);
     sbuf_adds(m, " time |\n|---|---|---|---|---|---|---|");
-    for (size_t j = 0; j < c->n; j++)
+    for (size_t j = 0; j < c->n + c->n_win; j++)
         sbuf_adds(m, "---|");
     sbuf_adds(m, "---:|\n");
     for (size_t i = 0; i < n; i++) {
         const mrow *w = &rows[i];
-        char wb[96];
-        const char *res = w->host_bad.len ? "❌ host mismatch"
-                          : w->st == ST_PASS  ? "✅ pass"
-                          : w->st == ST_XFAIL ? "➖ expected-fail"
-                                              : NULL;
+        char wb[96], res[64];
+        mx_result_text(w, res, sizeof res);
         sbuf_printf(m, "| %s | `%s` | %s | %s | ", w->h->name, where(w->h, wb, sizeof wb),
                     w->r && w->r->kernels ? w->r->kernels : "-", w->h->expected);
-        if (res)
-            sbuf_adds(m, res);
+        if (w->host_bad.len)
+            sbuf_adds(m, "❌ host mismatch");
+        else if (w->st == ST_PASS)
+            sbuf_printf(m, "✅ pass%s", w->r->by_windows ? " (windows)" : "");
+        else if (w->st == ST_XFAIL)
+            sbuf_printf(m, "➖ %s", res);
         else
             sbuf_printf(m, "❌ %s", mx_status_text(w->st));
-        if (w->st == ST_XFAIL && w->r)
-            sbuf_printf(m, " (step %d)", w->r->first_diff);
         sbuf_adds(m, " | ");
         md_escape(m, w->r && !w->r->build_failed && w->r->signer ? w->r->signer : "-");
         sbuf_printf(m, " | %s |", subject_cell(w));
         for (size_t j = 0; j < c->n; j++) {
             cell(w, c->step[j], b, sizeof b);
             sbuf_printf(m, " `%s` |", b);
+        }
+        for (size_t j = 0; j < c->n_win; j++) {
+            win_cell(w, c->win[j].from, c->win[j].to, b, sizeof b);
+            sbuf_printf(m, " %s |", b);
         }
         if (w->r && !w->r->build_failed && w->r->seconds >= 0)
             sbuf_printf(m, " %.1f s |\n", w->r->seconds);
@@ -210,14 +302,30 @@ void mx_render_markdown(sbuf *m, const mrow *rows, size_t n, const columns *c, i
     sbuf_adds(m, "| **all agree** | hosts expected to pass | | | | | |");
     for (size_t j = 0; j < c->n; j++) {
         size_t cnt;
-        int ag = mx_column_agrees(rows, n, c->step[j], &cnt);
-        if (ag)
+        if (!mx_column_agrees(rows, n, c->step[j], &cnt))
+            sbuf_adds(m, " **NO** |");
+        else if (cnt)
+            sbuf_printf(m, " **yes** (%zu) |", cnt);
+        else
+            sbuf_adds(m, " - (none reached it) |");
+    }
+    for (size_t j = 0; j < c->n_win; j++) {
+        size_t cnt;
+        if (mx_window_agrees(rows, n, c->win[j].from, c->win[j].to, &cnt))
             sbuf_printf(m, " **yes** (%zu) |", cnt);
         else
             sbuf_adds(m, " **NO** |");
     }
     sbuf_adds(m, " |\n\n`*` differs from the vectors' digest; `-` no checkpoint. Cells are the first 8 hex digits of the "
-                 "SHA-256 of the checkpoint bytes (spec §8).\n\n");
+                 "SHA-256 of the checkpoint bytes (spec §8)");
+    if (c->n_win)
+        sbuf_adds(m, "; a window FROM-TO is resumed from the golden state at FROM (spec §8.4): `ok`, its verdict, "
+                     "`full` (the whole run, which certifies it) or `-` (not run)");
+    sbuf_adds(m, ".\n\n");
+}
+
+void mx_render_markdown_hosts(sbuf *m, const mrow *rows, size_t n, const char *summary)
+{
     sbuf_adds(m, "| host | stands for | reported from inside (`isotrain info`) | emulator warnings | notes |\n|---|---|---|---|---|\n");
     for (size_t i = 0; i < n; i++) {
         const mrow *w = &rows[i];
@@ -253,4 +361,11 @@ void mx_render_markdown(sbuf *m, const mrow *rows, size_t n, const columns *c, i
         sbuf_adds(m, " |\n");
     }
     sbuf_printf(m, "\n%s\n", summary);
+}
+
+void mx_render_markdown(sbuf *m, const mrow *rows, size_t n, const columns *c, int overall_ok, const char *summary)
+{
+    sbuf_printf(m, "## isotrain host matrix: %s\n\n", overall_ok ? "OK" : "FAILED");
+    mx_render_markdown_table(m, rows, n, c);
+    mx_render_markdown_hosts(m, rows, n, summary);
 }
