@@ -686,6 +686,15 @@ Test(matrix, the_rule_of_a_certification_by_windows)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         tu_assert_has(rule_on(bad[i].edit), bad[i].why);
+    /* without any window (a set that ships none) the same receipt is
+     * certified to its prefix only; with anything else wrong, not even that */
+    cJSON *r = windows_receipt();
+    cr_assert(!mx_prefix_only(r), "a receipt with windows is not a prefix-only one");
+    no_window(r);
+    cr_assert(mx_prefix_only(r), "no window: a prefix-only receipt");
+    filtered(r);
+    cr_assert(!mx_prefix_only(r), "a filtered run is not certified to a prefix either");
+    cJSON_Delete(r);
 }
 
 /* A real run of the reference on vectors/v1.2.0 with --windows --steps 2

@@ -118,13 +118,19 @@ static void prefix_push_front(iut_target *t, const char *a)
     t->nprefix++;
 }
 
-/* `PROGRAM --version`, through the descriptor that runs it: its first line
- * (an emulator's own statement of what it is), or a note why there is none. */
+/* `PROGRAM --version`, through the descriptor that runs it: the first line
+ * of its stdout (an emulator's own statement of what it is; stderr may hold
+ * a warning first, as Wine's "wine32 is missing" does), else of its stderr,
+ * or a note why there is none. */
 static char *ask_version(const iut_target *t)
 {
-    int p[2];
+    int p[2], e[2];
     if (pipe(p) != 0)
         return xstrdup("(could not run it)");
+    if (pipe(e) != 0) {
+        close(p[0]), close(p[1]);
+        return xstrdup("(could not run it)");
+    }
     size_t n = t->nprefix + 2;
     char **argv = xcalloc(n + 1, sizeof *argv);
     for (size_t i = 0; i < t->nprefix; i++)
@@ -137,7 +143,7 @@ static char *ask_version(const iut_target *t)
         int dn = open("/dev/null", O_RDWR);
         dup2(dn, 0);
         dup2(p[1], 1);
-        dup2(p[1], 2);
+        dup2(e[1], 2);
         setpgid(0, 0);
         signal(SIGPIPE, SIG_DFL);
         if (t->f[t->exec_file].by_path)
@@ -150,10 +156,18 @@ static char *ask_version(const iut_target *t)
     }
     free(argv);
     close(p[1]);
-    sbuf out;
+    close(e[1]);
+    fcntl(e[0], F_SETFL, fcntl(e[0], F_GETFL) | O_NONBLOCK);
+    sbuf out, err;
     sbuf_init(&out);
+    sbuf_init(&err);
     double until = now_s() + 10.0;
     while (pid > 0 && out.len < 4096 && now_s() < until) {
+        /* its stderr drained as it comes: a chatty stderr must not block it */
+        char eb[1024];
+        ssize_t er;
+        while (err.len < 4096 && (er = read(e[0], eb, sizeof eb)) > 0)
+            sbuf_add(&err, eb, (size_t)er);
         struct pollfd pf = {p[0], POLLIN, 0};
         if (poll(&pf, 1, 100) <= 0)
             continue;
@@ -169,8 +183,15 @@ static char *ask_version(const iut_target *t)
         kill(pid, SIGKILL);
         waitpid(pid, NULL, 0);
     }
-    char *line = out.p ? sanitized(out.p, strcspn(out.p, "\n"), 200) : xstrdup("(printed nothing)");
+    char buf[1024];
+    ssize_t r;
+    while (err.len < 4096 && (r = read(e[0], buf, sizeof buf)) > 0)
+        sbuf_add(&err, buf, (size_t)r);
+    close(e[0]);
+    const sbuf *from = out.len && out.p[0] != '\n' ? &out : &err;
+    char *line = from->len ? sanitized(from->p, strcspn(from->p, "\n"), 200) : xstrdup("(printed nothing)");
     sbuf_free(&out);
+    sbuf_free(&err);
     return line;
 }
 

@@ -89,7 +89,7 @@ void rp_result_badge(hw *w, const mrow *row)
         HW(w, "<span class=\"v pass\">");
     else if (mx_row_ok(row) && row->st == ST_XFAIL)
         HW(w, "<span class=\"v xfail\">");
-    else if (row->st == ST_MISSING)
+    else if (row->st == ST_MISSING || (mx_row_ok(row) && row->st == ST_PREFIX))
         HW(w, "<span class=\"v other\">");
     else
         HW(w, "<span class=\"v fail\">");

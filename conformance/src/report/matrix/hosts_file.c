@@ -118,6 +118,21 @@ int mx_hosts_load(const char *file, mhost **out, size_t *n_out)
                    path);
             break;
         }
+        /* optional: the prefix an emulated host trains in the windows matrix
+         * (ci/matrix-windows.sh): on a set without windows its receipt is
+         * certified to that prefix only, and that is what the file expects */
+        const cJSON *ps = cJSON_GetObjectItemCaseSensitive(e, "prefix_steps");
+        h->prefix_steps = -1;
+        if (ps) {
+            char pf[80];
+            snprintf(pf, sizeof pf, "%s.prefix_steps", path);
+            uint64_t v;
+            if (mx_juint(file, pf, ps, 1000000, &v) != 0) {
+                ok = 0;
+                break;
+            }
+            h->prefix_steps = (long)v;
+        }
         if (cJSON_GetObjectItemCaseSensitive(e, "os")) /* optional */
             h->os = mx_dup(mx_jstr(file, e, path, "os", 1, &ok));
         if (!ok)

@@ -45,6 +45,7 @@ typedef struct {
     size_t n_req, n_abs;
     int xfail; /* expected == "expected-fail" */
     int machine; /* not in the hosts file: a machine described by its own receipt */
+    long prefix_steps; /* "prefix_steps" of the hosts file, -1 when absent */
 } mhost;
 
 typedef struct {
@@ -56,6 +57,9 @@ typedef struct {
     /* certified by windows (receipt_trust.c): a PARTIAL whose only narrowing
      * is --steps, with every window of the set passed */
     int by_windows;
+    /* certified to a prefix only: the same, on a vector set without windows
+     * (a host of the hosts file with prefix_steps is expected to give it) */
+    int prefix_only;
     /* every profile of the train level, in the receipt's order; the fields
      * below (first_diff ... ck_same) are one profile's: prof[0]'s as read,
      * another's in a view (mx_profile_view) */
@@ -84,7 +88,7 @@ typedef struct {
     receipt_facts facts;
 } mreceipt;
 
-typedef enum { ST_PASS, ST_XFAIL, ST_FAIL, ST_XPASS, ST_XFAIL_OTHER, ST_BUILD_FAILED, ST_MISSING } mstatus;
+typedef enum { ST_PASS, ST_XFAIL, ST_FAIL, ST_XPASS, ST_XFAIL_OTHER, ST_BUILD_FAILED, ST_MISSING, ST_PREFIX } mstatus;
 
 typedef struct {
     const mhost *h;
@@ -120,13 +124,17 @@ int mx_juint(const char *file, const char *field, const cJSON *v, uint64_t max, 
  * receipt (info: who signed, the trust facts; verify_info_free it;
  * *by_windows: it is a certification by windows), or a build-failure
  * record; NULL, with the reason, otherwise. */
-cJSON *mx_open_receipt(const char *file, verify_info *info, int *by_windows);
+cJSON *mx_open_receipt(const char *file, verify_info *info, int *by_windows, int *prefix_only);
 /* NULL when the verified receipt R is a certification by windows, else why
  * it is not one: R is a PARTIAL whose only narrowing is --steps (options,
  * scope reasons, required cases skipped "not run (--steps)"), nothing
  * failed, ops and fresh passed, and at least one window ran, every one
  * PASS. Read from what verify recomputed or checked. */
 const char *mx_not_by_windows(const cJSON *r);
+/* 1 when R would be a certification by windows but for its windows: the
+ * set has none (vectors/v1.1.0), so the host is certified to its prefix
+ * only: every op vector, steps 0..N of each profile, the fresh cases. */
+int mx_prefix_only(const cJSON *r);
 /* --allowed-signers (NULL: the default file), --vectors and
  * --allow-unsigned for the receipts' verification. */
 void mx_trust_config(const char *allowed_signers, const char *vectors, int allow_unsigned);
@@ -173,8 +181,8 @@ const mwindow *mx_window_of(const mreceipt *r, uint32_t from, uint32_t to);
 /* Every profile's table agrees (mx_table_agrees of each). */
 int mx_all_agree(const mrow *rows, size_t n);
 /* The summary line of `matrix` (and of the page); TAIL is appended. */
-void mx_summary_text(char *buf, size_t cap, int ok, size_t n_ok, size_t nh, size_t n_pass, size_t n_xfail,
-                     int all_agree, const char *tail);
+void mx_summary_text(char *buf, size_t cap, int ok, size_t n_ok, size_t nh, size_t n_pass, size_t n_prefix,
+                     size_t n_xfail, int all_agree, const char *tail);
 /* "PASS", "PASS (windows)": what the table's result column says of a pass. */
 const char *mx_pass_text(const mreceipt *r);
 

@@ -91,11 +91,14 @@ int mx_all_agree(const mrow *rows, size_t n)
     return ok;
 }
 
-void mx_summary_text(char *buf, size_t cap, int ok, size_t n_ok, size_t nh, size_t n_pass, size_t n_xfail,
-                     int all_agree, const char *tail)
+void mx_summary_text(char *buf, size_t cap, int ok, size_t n_ok, size_t nh, size_t n_pass, size_t n_prefix,
+                     size_t n_xfail, int all_agree, const char *tail)
 {
-    snprintf(buf, cap, "matrix: %s: %zu of %zu hosts as expected (%zu passed, %zu expected failure%s failed as expected)%s%s",
-             ok ? "OK" : "FAIL", n_ok, nh, n_pass, n_xfail, n_xfail == 1 ? "" : "s",
+    char prefix[64] = "";
+    if (n_prefix)
+        snprintf(prefix, sizeof prefix, ", %zu certified to a prefix only", n_prefix);
+    snprintf(buf, cap, "matrix: %s: %zu of %zu hosts as expected (%zu passed%s, %zu expected failure%s failed as expected)%s%s",
+             ok ? "OK" : "FAIL", n_ok, nh, n_pass, prefix, n_xfail, n_xfail == 1 ? "" : "s",
              all_agree ? "; every host expected to pass agrees with the vectors at every checkpoint and window"
                        : "; the hosts expected to pass do NOT all agree with the vectors",
              tail ? tail : "");

@@ -34,6 +34,8 @@ static const char *str_at(const cJSON *o, const char *k)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+#define NO_WINDOW "no window ran (--windows)"
+
 const char *mx_not_by_windows(const cJSON *r)
 {
     const char *verdict = str_at(r, "verdict");
@@ -83,13 +85,24 @@ const char *mx_not_by_windows(const cJSON *r)
                 return "a required case was skipped for another reason than --steps";
         }
     }
-    return n_win ? NULL : "no window ran (--windows)";
+    return n_win ? NULL : NO_WINDOW;
 }
 
-cJSON *mx_open_receipt(const char *file, verify_info *info, int *by_windows)
+int mx_prefix_only(const cJSON *r)
+{
+    const char *why = mx_not_by_windows(r);
+    if (!why || strcmp(why, NO_WINDOW) != 0)
+        return 0;
+    /* no window case at all: the set ships none (a set with windows gives
+     * every profile's window cases to a --windows run, SKIP without
+     * train_resume, so they are there) */
+    return 1;
+}
+
+cJSON *mx_open_receipt(const char *file, verify_info *info, int *by_windows, int *prefix_only)
 {
     memset(info, 0, sizeof *info);
-    *by_windows = 0;
+    *by_windows = *prefix_only = 0;
     if (!configured)
         mx_trust_config(NULL, NULL, 0);
     cJSON *j = mx_parse_file(file, RECEIPT_CAP);
@@ -119,6 +132,8 @@ cJSON *mx_open_receipt(const char *file, verify_info *info, int *by_windows)
         const char *why = mx_not_by_windows(r);
         if (!why)
             *by_windows = 1;
+        else if (mx_prefix_only(r))
+            *prefix_only = 1;
         else {
             mx_bad(file, "verdict", "refused: %s is not a certification (a full run on an official vector set with a "
                                     "bound subject is PASS or FAIL; a PARTIAL only by --steps whose every window "

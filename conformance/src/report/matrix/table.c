@@ -63,7 +63,8 @@ int mx_ck_index(const mreceipt *r, uint32_t s)
  * checkpoint past that is not in its certification (its windows are). */
 static int beyond_prefix(const mreceipt *r, uint32_t s)
 {
-    return r && !r->build_failed && r->by_windows && r->view && r->view->steps_run >= 0 && s > (uint32_t)r->view->steps_run;
+    return r && !r->build_failed && (r->by_windows || r->prefix_only) && r->view && r->view->steps_run >= 0 &&
+           s > (uint32_t)r->view->steps_run;
 }
 
 /* Every host expected to pass has this step's checkpoint, all identical and
@@ -281,6 +282,8 @@ void mx_render_markdown_table(sbuf *m, const mrow *rows, size_t n, const columns
             sbuf_printf(m, "✅ pass%s", w->r->by_windows ? " (windows)" : "");
         else if (w->st == ST_XFAIL)
             sbuf_printf(m, "➖ %s", res);
+        else if (w->st == ST_PREFIX)
+            sbuf_printf(m, "%s %s", mx_row_ok(w) ? "◐" : "❌", res);
         else
             sbuf_printf(m, "❌ %s", mx_status_text(w->st));
         sbuf_adds(m, " | ");
