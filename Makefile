@@ -142,7 +142,7 @@ TEST_MATRIX ?= check-matrix
 # and their cost" quotes it); the first group that fails stops the run.
 TEST_STAGES = test-unit test-sanitize test-cross test-conformance test-python-minimal check-export test-install \
       check-workflow conformance conformance-kernels check-threads check-no-fma lint-vectors check-vectors prove-math-share \
-      $(TEST_MATRIX) matrix-gptchar-windows-share check-mutants test-report test-mpi test-mpi-faults
+      $(TEST_MATRIX) check-published matrix-gptchar-windows-share check-mutants test-report test-mpi test-mpi-faults
 test: suite-tmp
 	+@bash ci/run-stages.sh test "$(MAKE)" $(TEST_STAGES)
 	@sh ci/check-leftovers.sh --self-test

@@ -15,17 +15,18 @@
 #                      divergence CSV of adapters/pytorch/divergence.py drawn.
 #                      Part of make test.
 #
-#   make publish-report  the page beside each published set's receipts,
-#                      vectors/vX.Y.Z/receipts/index.html, from the receipts
-#                      already there (after re-signing them, say); sets
-#                      without receipts are left alone. Review, then commit.
+#   make publish-report  the page and the table beside each published set's
+#                      receipts, vectors/vX.Y.Z/receipts/index.html and
+#                      MATRIX.md, from the receipts already there (after a
+#                      runner change, or re-signing them); sets without
+#                      receipts are left alone. Review, then commit.
 #
 # `make publish-matrix` (mk/matrix.mk) writes the published set's page beside
 # its receipts too, right after it has copied them there.
 
 REPORT_DIR  := $(BUILD)/report
 REPORT_TEST := $(BUILD)/report-test
-REPORT_SETS ?= v1.0.0 v1.1.0
+REPORT_SETS ?= v1.0.0 v1.1.0 v1.2.0
 
 .PHONY: report publish-report test-report deps-browser
 
@@ -41,6 +42,8 @@ report: conformance-runner
 publish-report: conformance-runner
 	@for v in $(REPORT_SETS); do \
 	    [ -n "$$(ls vectors/$$v/receipts/*.json 2>/dev/null)" ] || { echo "publish-report: $$v has no receipts: no page"; continue; }; \
+	    $(CONFORM) matrix --allowed-signers $(ALLOWED_SIGNERS) --hosts $(HOSTS_FILE) --vectors vectors/$$v \
+	        --markdown vectors/$$v/receipts/MATRIX.md vectors/$$v/receipts/*.json > /dev/null || exit 1; \
 	    $(CONFORM) report --hosts $(HOSTS_FILE) --vectors vectors/$$v --allowed-signers $(ALLOWED_SIGNERS) \
 	        -o vectors/$$v/receipts/index.html vectors/$$v/receipts/*.json || exit 1; \
 	done
