@@ -121,9 +121,12 @@ static void c_train(hw *w, const rp_page *p, const mrow *row, const rp_profile *
         HW(w, "<span class=\"v fail\">FAIL</span>");
         if (pf->first_diff >= 0)
             HW_F(w, " from step %d", pf->first_diff);
-    } else if (m && m->n_win && m->steps_run >= 0 && m->steps_in_vectors >= 0 && m->steps_run < m->steps_in_vectors)
-        HW_F(w, "steps 0\xe2\x80\x93%ld of %ld, %zu window%s", m->steps_run, m->steps_in_vectors, m->n_win,
-             m->n_win == 1 ? "" : "s");
+    } else if (m && m->steps_run >= 0 && m->steps_in_vectors >= 0 && m->steps_run < m->steps_in_vectors) {
+        /* a prefix (--steps), with the windows that certify the rest, if any */
+        HW_F(w, "prefix 0\xe2\x80\x93%ld of %ld", m->steps_run, m->steps_in_vectors);
+        if (m->n_win)
+            HW_F(w, ", %zu window%s", m->n_win, m->n_win == 1 ? "" : "s");
+    }
     else if (eq && eq == pf->n_steps)
         HW_F(w, "0\xe2\x80\x93%zu equal", pf->n_steps - 1);
     else if (pf->n_steps)
