@@ -75,7 +75,7 @@ int matrix_command(const conform_args *a)
     if (rc != 0)
         goto done;
 
-    size_t n_ok = 0, n_pass = 0, n_xfail = 0, n_prefix = 0;
+    size_t n_ok = 0, n_pass = 0, n_xfail = 0, n_prefix = 0, n_windows = 0;
     for (size_t i = 0; i < nh; i++) {
         mrow *w = &rows[i];
         w->h = &hs[i];
@@ -87,6 +87,7 @@ int matrix_command(const conform_args *a)
         n_pass += mx_row_ok(w) && w->st == ST_PASS;
         n_xfail += mx_row_ok(w) && w->st == ST_XFAIL;
         n_prefix += mx_row_ok(w) && w->st == ST_PREFIX;
+        n_windows += mx_row_ok(w) && w->st == ST_PASS && w->r->by_windows;
     }
     /* one table per profile of the receipts (a set of one profile: one table) */
     const char *names[MX_MAX_PROFILES * 4];
@@ -136,7 +137,7 @@ int matrix_command(const conform_args *a)
         printf("against %s: agrees (verdicts, first differing steps and checkpoint digests of all %zu hosts)\n",
                a->against, nh);
     char summary[640];
-    mx_summary_text(summary, sizeof summary, ok, n_ok, nh, n_pass, n_prefix, n_xfail, all_agree,
+    mx_summary_text(summary, sizeof summary, ok, n_ok, nh, n_pass, n_windows, n_prefix, n_xfail, all_agree,
                     !compare ? "" : d ? "; DIFFERENT from the published receipts" : "; same as the published receipts");
     if (a->markdown) {
         sbuf m;

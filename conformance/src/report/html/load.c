@@ -212,6 +212,7 @@ int rp_load(rp_page *p, const char *const *files, size_t n)
         p->n_pass += mx_row_ok(w) && w->st == ST_PASS;
         p->n_xfail += mx_row_ok(w) && w->st == ST_XFAIL;
         p->n_prefix += mx_row_ok(w) && w->st == ST_PREFIX;
+        p->n_windows += mx_row_ok(w) && w->st == ST_PASS && w->r->by_windows;
     }
     for (size_t i = 0; i < p->nr; i++)
         rp_facts(&p->rx[i], &p->rs[i]);
@@ -219,7 +220,7 @@ int rp_load(rp_page *p, const char *const *files, size_t n)
     /* the summary line `matrix` prints for these rows (cli/cmd_matrix.c) */
     p->all_agree = mx_all_agree(p->rows, p->nh);
     p->ok = p->nh > 0 && p->n_ok == p->nh && p->all_agree;
-    mx_summary_text(p->summary, sizeof p->summary, p->ok, p->n_ok, p->nh, p->n_pass, p->n_prefix, p->n_xfail,
+    mx_summary_text(p->summary, sizeof p->summary, p->ok, p->n_ok, p->nh, p->n_pass, p->n_windows, p->n_prefix, p->n_xfail,
                     p->all_agree, NULL);
     return 0;
 }

@@ -103,7 +103,7 @@ typedef struct {
     rp_divergence div[RP_MAX_DIVERGENCE];
     size_t n_div;
     /* the matrix's own summary */
-    size_t n_ok, n_pass, n_xfail, n_prefix;
+    size_t n_ok, n_pass, n_xfail, n_prefix, n_windows;
     int all_agree, ok;
     char summary[640];
 } rp_page;

@@ -181,8 +181,8 @@ const mwindow *mx_window_of(const mreceipt *r, uint32_t from, uint32_t to);
 /* Every profile's table agrees (mx_table_agrees of each). */
 int mx_all_agree(const mrow *rows, size_t n);
 /* The summary line of `matrix` (and of the page); TAIL is appended. */
-void mx_summary_text(char *buf, size_t cap, int ok, size_t n_ok, size_t nh, size_t n_pass, size_t n_prefix,
-                     size_t n_xfail, int all_agree, const char *tail);
+void mx_summary_text(char *buf, size_t cap, int ok, size_t n_ok, size_t nh, size_t n_pass, size_t n_windows,
+                     size_t n_prefix, size_t n_xfail, int all_agree, const char *tail);
 /* "PASS", "PASS (windows)": what the table's result column says of a pass. */
 const char *mx_pass_text(const mreceipt *r);
 

@@ -91,11 +91,15 @@ int mx_all_agree(const mrow *rows, size_t n)
     return ok;
 }
 
-void mx_summary_text(char *buf, size_t cap, int ok, size_t n_ok, size_t nh, size_t n_pass, size_t n_prefix,
-                     size_t n_xfail, int all_agree, const char *tail)
+void mx_summary_text(char *buf, size_t cap, int ok, size_t n_ok, size_t nh, size_t n_pass, size_t n_windows,
+                     size_t n_prefix, size_t n_xfail, int all_agree, const char *tail)
 {
-    char prefix[64] = "";
-    if (n_prefix)
+    char prefix[96] = "";
+    if (n_windows && n_prefix)
+        snprintf(prefix, sizeof prefix, " (%zu by windows), %zu certified to a prefix only", n_windows, n_prefix);
+    else if (n_windows)
+        snprintf(prefix, sizeof prefix, " (%zu by windows)", n_windows);
+    else if (n_prefix)
         snprintf(prefix, sizeof prefix, ", %zu certified to a prefix only", n_prefix);
     snprintf(buf, cap, "matrix: %s: %zu of %zu hosts as expected (%zu passed%s, %zu expected failure%s failed as expected)%s%s",
              ok ? "OK" : "FAIL", n_ok, nh, n_pass, prefix, n_xfail, n_xfail == 1 ? "" : "s",

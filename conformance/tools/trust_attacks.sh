@@ -1,0 +1,77 @@
+#!/bin/sh
+# Usage: conformance/tools/trust_attacks.sh CONFORM [REPO]
+# The attacks of issue 16 (trust, round 2) and the version cases of issue 17,
+# as a hostile vendor or an older implementation would try them, against the
+# runner CONFORM (an isotrain-conform binary of any revision: the argv form
+# is used where it has one), with the reference CLI, vectors and script IUTs
+# of REPO (default: this checkout, built). One line per attack: what, the
+# exit status, what the runner said. Not a test (conformance/tests/
+# test_evidence.c and test_versions.c are); the before/after table of the
+# issue's closing note is this script run on the revision before the round
+# and on this one.
+C=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+REPO=$(cd "${2:-$(dirname "$0")/../..}" && pwd)
+REF=$REPO/build/native/isotrain I=$REPO/conformance/tests/iuts V=$REPO/vectors
+[ -x "$C" ] && [ -x "$REF" ] || { echo "usage: $0 CONFORM [REPO] (REPO/build/native/isotrain built)" >&2; exit 2; }
+W=$(mktemp -d "${TMPDIR:-/tmp}/trust-attacks.XXXXXX"); cd "$W" || exit 1
+trap 'cd / && rm -rf "$W"' EXIT
+export IT_REF_CLI=$REF IT_ESCAPE_DIR=$W
+# verify/matrix with --allow-unsigned where the runner has it (the older one does not)
+au() { sub=$1; shift; "$C" "$sub" --allow-unsigned "$@" 2>&1 | grep -q 'unknown option\|usage:' && "$C" "$sub" "$@" || "$C" "$sub" --allow-unsigned "$@"; }
+# the argv form where the runner has it (the newer one), else the shell form
+if "$C" run --help 2>&1 | grep -q -- '--iut-exec'; then argv=1; else argv=0; fi
+iut() { if [ $argv = 1 ]; then echo "--"; else echo "--iut"; fi; }
+line() { printf '%-34s | exit %-3s | %s\n' "$1" "$2" "$(printf '%s' "$3" | tr '\n' ' ' | cut -c1-150)"; }
+last() { tail -n 1 "$1"; }
+# 1 chosen seed, full run
+if [ $argv = 1 ]; then $C run --vectors $V/v1.0.0 --seed 5 --receipt s.json -- "$REF" > o1 2>&1; else $C run --vectors $V/v1.0.0 --seed 5 --receipt s.json --iut "$REF" > o1 2>&1; fi; rc=$?
+line "1 --seed S, full run" $rc "$(last o1)"
+au verify --vectors $V/v1.0.0 s.json > o1v 2>&1; line "1 verify (unsigned allowed), --seed receipt" $? "$(grep -m1 -A1 -E 'OK|FAIL|NOT' o1v)"
+# 2 ops session crashes after its answers (level all)
+IT_BAD_END_SESSION=golden IT_BAD_END=nonzero $C run --vectors $V/v1.0.0 --receipt b.json --iut "$I/bad_end.sh" > o2 2>&1; rc=$?
+line "2 ops session exits 3 after answers" $rc "$(last o2)"
+# 3 unsigned receipt
+$C run --vectors $V/v1.0.0 --level ops --filter dot --receipt u.json --iut "$REF" > /dev/null 2>&1
+$C verify --vectors $V/v1.0.0 u.json > o3 2>&1; line "3 verify of an unsigned receipt" $? "$(grep -m1 -A1 -E 'OK|FAIL|UNSIGNED' o3)"
+# 4 any key labelled isotrain-project
+ssh-keygen -q -t ed25519 -N '' -C x -f k && printf 'isotrain-project namespaces="isotrain-receipt" %s\n' "$(cut -d' ' -f1,2 k.pub)" > allowed
+$C run --vectors $V/v1.0.0 --level ops --filter dot --sign-key k --receipt k.json --iut "$REF" > /dev/null 2>&1
+$C verify --vectors $V/v1.0.0 --allowed-signers allowed k.json > o4 2>&1; line "4 a key labelled isotrain-project" $? "$(cat o4)"
+# 5 a second payload key in a signed envelope
+python3 - k.json k2.json <<'PY'
+import sys
+t=open(sys.argv[1]).read()
+i=t.rindex('}')
+open(sys.argv[2],'w').write(t[:i].rstrip()+',\n\t"payload": "e30="\n'+t[i:])
+PY
+$C verify --vectors $V/v1.0.0 --allowed-signers allowed k2.json > o5 2>&1; line "5 duplicate \"payload\" key" $? "$(grep -m1 -A1 -E 'OK|FAIL|duplicate' o5)"
+# 6 shell string: BAD first, then exec the reference
+printf '#!/bin/sh\nexit 0\n' > bad; chmod +x bad
+$C run --vectors $V/v1.0.0 --receipt sh.json --iut "$W/bad >/dev/null; exec $REF" > o6 2>&1; rc=$?
+line "6 --iut 'BAD; exec REF'" $rc "$(last o6)"
+# 7 a fake qemu-aarch64 first on PATH that runs the native binary
+mkdir -p fake; printf '#!/bin/sh\n[ "$1" = -cpu ] && shift 2\nexec "$@"\n' > fake/qemu-aarch64; chmod +x fake/qemu-aarch64
+if [ $argv = 1 ]; then PATH=$W/fake:$PATH $C run --vectors $V/v1.0.0 --host aarch64-cortex-a72 \
+    --receipt fk.json -- qemu-aarch64 -cpu cortex-a72 "$REF" > o7 2>&1
+else PATH=$W/fake:$PATH $C run --vectors $V/v1.0.0 --host aarch64-cortex-a72 --emulator qemu-aarch64 --emulator-cpu cortex-a72 \
+    --receipt fk.json --iut "qemu-aarch64 -cpu cortex-a72 $REF" > o7 2>&1; fi
+au matrix --vectors $V/v1.0.0 --hosts $REPO/qemu/hosts.json fk.json > o7m 2>&1; rc=$?
+line "7 fake qemu-aarch64 host in matrix" $rc "$(tail -n 1 o7); $(grep -m2 -E 'aarch64-cortex-a72: (HOST|ok|FAIL)|aarch64-cortex-a72  |refused' o7m)"
+# 8 SIGKILL of the runner mid-train
+cat > slow.sh <<'SH'
+#!/bin/sh
+case $1 in hello) exec "$IT_REF_CLI" hello ;; ops) exec "$IT_REF_CLI" ops ;; train) read -r p _ < /proc/self/stat; echo $p > "$IT_ESCAPE_DIR/pid.train"; exec sleep 300 ;; esac
+SH
+chmod +x slow.sh; rm -f pid.train
+$C run --vectors $V/v1.0.0 --level train --iut "$W/slow.sh" > /dev/null 2>&1 & rp=$!
+for i in $(seq 100); do [ -s pid.train ] && break; sleep 0.1; done; sleep 0.5; kill -9 $rp; sleep 1
+p=$(cat pid.train 2>/dev/null); if [ -n "$p" ] && [ -d /proc/$p ] && ! grep -q '^State:.*Z' /proc/$p/status 2>/dev/null; then alive="IUT pid $p still running"; kill -9 $p; else alive="IUT tree gone"; fi
+line "8 kill -9 of the runner mid-train" - "$alive"
+# 10 fresh op cases per group
+$C run --vectors $V/v1.1.0 --level ops --filter adamw --receipt f.json --iut "$REF" > o10 2>&1
+n=$(python3 $REPO/ci/receipt_json.py f.json | python3 -c 'import json,sys; r=json.load(sys.stdin); print(sum(1 for c in r["cases"] if c["id"].startswith("fresh/") and "adamw" in c.get("suite","")))')
+line "10 fresh adamw cases in one run" - "$n"
+# 17: a spec-1.0.0 IUT on v1.0.0 and v1.1.0 (the argv form where there is one)
+spec10() { if [ $argv = 1 ]; then $C run "$@" --iut-exec "$I/spec_1_0_0.sh"; else $C run "$@" --iut "$I/spec_1_0_0.sh"; fi; }
+spec10 --vectors $V/v1.0.0 > o17a 2>&1; line "17 spec-1.0.0 IUT on v1.0.0" $? "$(last o17a)"
+spec10 --vectors $V/v1.1.0 --timeout-run 1200 > o17b 2>&1; line "17 spec-1.0.0 IUT on v1.1.0" $? "$(last o17b)"
