@@ -40,7 +40,7 @@ TORCH_CONFORMING_OUT ?= $(BUILD)/pytorch-conforming
 TORCH_CONFORMING_ROWS ?= default-t1,avx2-t2
 TORCH_CONFORMING_QEMU_STEPS ?= 2
 TORCH_CONFORMING_CROSS_ARCHES ?= arm64 s390x ppc64el
-TORCH_BENCH_STEPS ?= 5
+TORCH_BENCH_STEPS ?= 20
 
 .PHONY: torch-so $(addprefix torch-so-,$(TORCH_SO_ISAS)) test-pytorch-conforming test-pytorch-conforming-all pytorch-conforming-cross-isa \
         bench-torch-conforming
