@@ -160,6 +160,34 @@ Test(versions, claiming_1_1_0_the_same_exit_2_is_a_fail_named_on_the_closing_lin
     free(iut);
 }
 
+/* A spec-1.1 IUT on vectors/v1.2.0: gptchar is a profile it cannot know.
+ * The fresh level judges its refusal as the train level does, a SKIP not
+ * required of 1.1 (before, the fresh-seed run's exit 64 and its missing
+ * checkpoints were 7 FAILs). The control: the refusal of a profile the IUT
+ * does claim is a required case skipped (mlp13k), never a pass. */
+Test(versions, a_spec_1_1_iut_on_v1_2_0_skips_gptchars_fresh_seed_run)
+{
+    char *iut = tu_iut("spec_1_1.sh");
+    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", "vectors/v1.2.0", "--fresh-only", NULL);
+    cr_assert_eq(r.code, 3, "%s%s", r.out, r.err);
+    tu_assert_has(r.out, "\n  SKIP fresh/gptchar/run: not implemented: profile gptchar arrived in spec 1.2.0, the IUT "
+                         "claims 1.1.1 and ended its fresh-seed run with exit status 64\n");
+    tu_assert_lacks(r.out, "FAIL fresh/gptchar");
+    tu_assert_has(r.out, "\nlevel fresh: PASS (");
+    tu_result_free(&r);
+    setenv("REFUSE_PROFILE", "mlp13k", 1);
+    r = tu_conform("run", "--iut-exec", iut, "--vectors", "vectors/v1.2.0", "--fresh-only", NULL);
+    unsetenv("REFUSE_PROFILE");
+    cr_assert_eq(r.code, 3, "%s%s", r.out, r.err);
+    tu_assert_has(r.out, "\n  SKIP fresh/mlp13k/run: the IUT does not implement the train verb or this profile "
+                         "(exit status 64, P1, P7)\n");
+    tu_assert_has(r.out, "\nlevel fresh: NOT REACHED (");
+    tu_assert_has(r.out, "\nscope: not a full certification: level fresh: 22 required cases skipped (first: "
+                         "fresh/mlp13k/run: ");
+    tu_result_free(&r);
+    free(iut);
+}
+
 /* --profile P requires P's op groups (verdict/requirements.c op_users): the
  * groups only addmod113 uses are out of scope for mlp13k, not "required and
  * skipped"; and the other way round for addmod113, where this IUT lacks

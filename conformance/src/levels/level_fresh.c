@@ -232,6 +232,35 @@ static void fresh_train(run_ctx *rc, const train_vec *tv)
             free(fs);
         return;
     }
+    /* A refusal is judged as the train level judges it (level_train.c): a
+     * profile newer than the spec the IUT claims, refused with any normal
+     * exit, is not implemented; exit 64 is "does not implement this
+     * profile" (P7). Either is a SKIP of the run and of every step, never a
+     * FAIL; verdict/requirements.c decides whether the skip narrows. */
+    const int refused = x.started && !x.r.exited_ok && !x.r.signal && !x.r.timed_out && !x.r.killed_reason;
+    const int cannot_know = refused && req_beyond_iut(&rc->req, tv->spec_version);
+    if (cannot_know || (refused && x.r.exit_code == 64)) {
+        char *why = cannot_know ? xasprintf("not implemented: profile %s arrived in spec %s, the IUT claims %s and "
+                                            "ended its fresh-seed run with %s",
+                                            prof, tv->spec_version, rc->req.iut_text, x.r.status_text)
+                                : xstrdup("the IUT does not implement the train verb or this profile (exit status 64, "
+                                          "P1, P7)");
+        results_add(&rc->res, "fresh", suite, run_id, V_SKIP, why, 1, x.r.seconds);
+        for (uint32_t t = 0; t <= n; t++) {
+            char id[64];
+            snprintf(id, sizeof id, "fresh/%s/%u", prof, (unsigned)t);
+            results_add(&rc->res, "fresh", suite, id, V_SKIP,
+                        cannot_know ? "not implemented: the profile arrived after the spec the IUT claims"
+                                    : "the IUT does not implement the train verb or this profile (P1, P7)",
+                        1, 0);
+        }
+        fprintf(rc->out, "  SKIP %s: %s\n", run_id, why);
+        free(why);
+        train_exec_free(&x, 0);
+        if (am)
+            free(fs);
+        return;
+    }
     char *problem = NULL;
     if (!x.started || !x.r.exited_ok)
         problem = xasprintf("the fresh-seed run did not complete: %s", x.r.status_text);
