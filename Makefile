@@ -142,7 +142,7 @@ TEST_MATRIX ?= check-matrix
 # and their cost" quotes it); the first group that fails stops the run.
 TEST_STAGES = test-unit test-sanitize test-cross test-conformance test-python-minimal check-export test-install \
       check-workflow conformance conformance-kernels check-threads check-no-fma lint-vectors check-vectors prove-math-share \
-      $(TEST_MATRIX) check-published matrix-gptchar-windows-share check-mutants test-report test-mpi test-mpi-faults
+      $(TEST_MATRIX) check-published matrix-gptchar-windows-share check-mutants check-mutants-fresh test-report test-mpi test-mpi-faults
 test: suite-tmp
 	+@bash ci/run-stages.sh test "$(MAKE)" $(TEST_STAGES)
 	@sh ci/check-leftovers.sh --self-test
@@ -152,19 +152,18 @@ test: suite-tmp
 # The tiers (README.md "Checks, tiers and their cost"). Per commit: .ci/run
 # (make test, make fuzz, the PyTorch stage below), at most 60 minutes on a
 # clean clone. Scheduled (the GitHub workflow's nightly job, and by hand):
-# the exhaustive proof of exp/log/sqrt (prove-math), every op mutant against
-# the fresh cases alone (check-mutants-fresh), PyTorch's divergence study and
-# every row of conforming PyTorch, the heavy runs under QEMU of pinned and
-# conforming PyTorch, the MPI trainer's full certification on 1-4 ranks,
+# the exhaustive proof of exp/log/sqrt (prove-math), every kernel set on
+# vectors/v1.2.0 in full (conformance-kernels-full), PyTorch's divergence
+# study and every row of conforming PyTorch, the heavy runs under QEMU of
+# pinned and conforming PyTorch, the MPI trainer's full certification on 1-4 ranks,
 # every window of addmod113 and gptchar on every host (matrix-windows: about
 # an hour here), gptchar's 500 steps on every emulated host
 # (matrix-gptchar-full), and longer fuzzing. Nothing is only scheduled that a
 # commit could break unseen: each has a per-commit share (prove-math-share,
-# check-mutants' runs with their fresh level, pytorch-matrix,
-# test-pytorch-conforming's rows, test-mpi, matrix-gptchar-windows-share,
-# make fuzz).
+# conformance-kernels, pytorch-matrix, test-pytorch-conforming's rows,
+# test-mpi, matrix-gptchar-windows-share, make fuzz).
 CI_PYTORCH_STAGES = test-pytorch pytorch-matrix test-pytorch-conforming
-CI_SCHEDULED_STAGES = prove-math conformance-kernels-full check-mutants-fresh pytorch-divergence test-pytorch-conforming-all \
+CI_SCHEDULED_STAGES = prove-math conformance-kernels-full pytorch-divergence test-pytorch-conforming-all \
       pytorch-cross-isa pytorch-conforming-cross-isa conformance-mpi matrix-windows matrix-gptchar-full
 .PHONY: ci-pytorch ci-scheduled
 ci-pytorch:

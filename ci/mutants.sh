@@ -218,6 +218,17 @@ fresh_all() {
     sort "$OUT/fresh.txt"
     n=$(printf '%s\n' $ids | wc -l)
     killed=$(grep -c ': killed by ' "$OUT/fresh.txt")
+    # The control: the kill criterion must not fire on the unmutated
+    # reference (its fresh level passes), or every "killed" above means nothing.
+    ref=${REF_CLI:-build/native/isotrain}
+    "$CONFORM" run --fresh-only --level all --vectors vectors/v1.2.0 -- "$ref" >"$OUT/fresh-control.log" 2>&1
+    crc=$?
+    if [ $crc -eq 3 ] && grep -q '^level fresh: PASS' "$OUT/fresh-control.log"; then
+        echo "check-mutants-fresh: control: the unmutated reference $ref passes the same fresh cases (not killed)"
+    else
+        echo "check-mutants-fresh: control FAILED: the unmutated reference $ref did not pass the fresh cases alone (exit $crc; see $OUT/fresh-control.log)" >&2
+        return 1
+    fi
     echo "check-mutants-fresh: $killed of $n op mutants killed by the fresh cases alone ($(since "$t0") s wall clock, $JOBS jobs; load average $(cut -d' ' -f1-3 /proc/loadavg))"
     [ "$killed" -eq "$n" ]
 }
