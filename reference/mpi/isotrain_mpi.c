@@ -34,6 +34,7 @@
 #include "isotrain_reduce.h"
 #include "ops_server.h"
 #include "reduce_mpi.h"
+#include "stdin_pipe.h"
 #include "wire.h"
 
 #ifndef IT_BUILD_FLAGS
@@ -457,6 +458,8 @@ static int cmd_ops(int argc)
         say("isotrain-mpi ops: takes no arguments (requests come on stdin)\n");
         return EXIT_USAGE;
     }
+    if (rank == 0)
+        (void)it_mpi_widen_stdin_pipe(); /* stdin_pipe.c: why */
     int rc = rank == 0 ? it_ops_serve(stdin, stdout, stderr) : 0;
     barrier_idle();
     return rc;
