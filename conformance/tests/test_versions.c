@@ -175,6 +175,13 @@ Test(versions, a_spec_1_1_iut_on_v1_2_0_skips_gptchars_fresh_seed_run)
     tu_assert_lacks(r.out, "FAIL fresh/gptchar");
     tu_assert_has(r.out, "\nlevel fresh: PASS (");
     tu_result_free(&r);
+    /* the golden run's refusal says the same */
+    r = tu_conform("run", "--iut-exec", iut, "--vectors", "vectors/v1.2.0", "--level", "train", "--profile", "gptchar",
+                   NULL);
+    cr_assert_eq(r.code, 3, "%s%s", r.out, r.err);
+    tu_assert_has(r.out, "\n  SKIP gptchar: not implemented: profile gptchar arrived in spec 1.2.0, the IUT claims "
+                         "1.1.1 and ended with exit status 64 (P7)\n");
+    tu_result_free(&r);
     setenv("REFUSE_PROFILE", "mlp13k", 1);
     r = tu_conform("run", "--iut-exec", iut, "--vectors", "vectors/v1.2.0", "--fresh-only", NULL);
     unsetenv("REFUSE_PROFILE");

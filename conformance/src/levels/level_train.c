@@ -70,11 +70,16 @@ static void train_profile(run_ctx *rc, const train_vec *tv, train_report *rep)
      * with some non-zero status (1.0.0 said "non-zero"): whatever status it
      * exits with, the profile is not implemented, a SKIP, never a FAIL. */
     int normal_exit = x.started && !r->exited_ok && !r->signal && !r->timed_out && !r->killed_reason;
-    int cannot_know = req_beyond_iut(&rc->req, tv->spec_version) && !req_iut_has(&rc->req, REQ_EXIT_64_PROFILE);
-    if (cannot_know && normal_exit) {
+    int beyond = req_beyond_iut(&rc->req, tv->spec_version);
+    if (beyond && normal_exit && !req_iut_has(&rc->req, REQ_EXIT_64_PROFILE)) {
         rep->problem = xasprintf("not implemented: profile %s arrived in spec %s, the IUT claims %s and ended "
                                  "with %s (P7: exit 64 arrived in 1.1.0; 1.0.0 said only \"non-zero\")",
                                  tv->profile, tv->spec_version, rc->req.iut_text, r->status_text);
+        unsupported = 2;
+    } else if (beyond && unsupported) {
+        rep->problem = xasprintf("not implemented: profile %s arrived in spec %s, the IUT claims %s and ended "
+                                 "with exit status 64 (P7)",
+                                 tv->profile, tv->spec_version, rc->req.iut_text);
         unsupported = 2;
     }
     if (x.started && !r->exited_ok && unsupported != 2) {
