@@ -7,7 +7,10 @@
  *      has them), never fused;
  *   2. mlp13k per kernel set: the library's steps/s, and the CLI's with the
  *      trace and a checkpoint digest at every step (what the runner
- *      certifies);
+ *      certifies), both without their first step: the CLI's figure is a
+ *      run of 1 + N steps less a run of 1, and what a run pays once (process
+ *      start, initialization, step 1's first touch of the workspace) is
+ *      printed beside it for addmod113;
  *   3. addmod113 per kernel set: the library's seconds per full-batch step on
  *      1 thread, the best set on 2 threads (wall and CPU), and the CLI's with
  *      a digest at every step;
@@ -204,21 +207,26 @@ static void last_digest(const char *trace, char out[65])
 /* per step, with the start-up (a 0-step run: initialization, allocation,
  * the step-0 digest) subtracted; medians of runs */
 static int cli_per_step(const char *cli, const char *set, const char *profile, long steps, unsigned threads,
-                        int runs, const char *trace, double *cpu, double *wall, char digest[65])
+                        int runs, const char *trace, double *cpu, double *wall, double *first, char digest[65])
 {
     double c[16], w[16], c0[16], w0[16];
     if (runs > 16)
         runs = 16;
+    /* (a run of 1 + N steps - a run of 1 step) / N: the process start, the
+     * initialization and step 1's one-time cost (the first touch of the
+     * workspace, page faults) are left out, as the library figures leave out
+     * their first step; *first gets what a run pays once, before its steps */
     for (int i = 0; i < runs; i++) {
-        child_time z = run_cli(cli, set, profile, 0, threads, trace);
-        child_time t = run_cli(cli, set, profile, steps, threads, trace);
+        child_time z = run_cli(cli, set, profile, 1, threads, trace);
+        child_time t = run_cli(cli, set, profile, 1 + steps, threads, trace);
         if (!z.ok || !t.ok)
             return -1;
         c0[i] = z.cpu, w0[i] = z.wall, c[i] = t.cpu, w[i] = t.wall;
     }
     *cpu = (median(c, runs) - median(c0, runs)) / (double)steps;
     *wall = (median(w, runs) - median(w0, runs)) / (double)steps;
-    last_digest(trace, digest);
+    *first = median(c0, runs) - *cpu;
+    last_digest(trace, digest); /* of the last run of 1 + N steps */
     return 0;
 }
 
@@ -344,9 +352,9 @@ int main(int argc, char **argv)
             strcpy(first, dig);
         same &= strcmp(first, dig) == 0;
         lib_best = rate > lib_best ? rate : lib_best;
-        double ccpu, cwall;
+        double ccpu, cwall, cfirst;
         char cdig[65];
-        if (cli_per_step(cli, sets[k], "mlp13k", steps, 1, runs, trace, &ccpu, &cwall, cdig) != 0) {
+        if (cli_per_step(cli, sets[k], "mlp13k", steps, 1, runs, trace, &ccpu, &cwall, &cfirst, cdig) != 0) {
             fprintf(stderr, "bench: %s --kernels %s train --profile mlp13k failed\n", cli, sets[k]);
             return 1;
         }
@@ -356,8 +364,8 @@ int main(int argc, char **argv)
                sets[k], rate, 100.0 * mf * rate / (peak * 1e9), wrate, rate / portable_rate, 1.0 / ccpu,
                100.0 * mf / ccpu / (peak * 1e9), 1.0 / cwall, it_sha256_name());
     }
-    it_mlp13k_start(&r, &s); /* the CLI's last digest: its run of `steps` steps, the library's too */
-    while (s.step < (uint32_t)steps)
+    it_mlp13k_start(&r, &s); /* the CLI's last digest: its run of 1 + `steps` steps, the library's too */
+    while (s.step < (uint32_t)steps + 1)
         it_mlp13k_step(&r, &s);
     it_params_digest(s.params, IT_MLP13K_NPARAMS, dig);
     {
@@ -389,17 +397,18 @@ int main(int argc, char **argv)
         same &= strcmp(first_am, dig) == 0;
         double c1 = median(cc, n), w1 = median(cw, n);
         best1 = c1 < best1 ? c1 : best1;
-        double ccpu, cwall;
+        double ccpu, cwall, cfirst;
         char cdig[65];
-        if (cli_per_step(cli, sets[k], "addmod113", am_steps, 1, am_runs, trace, &ccpu, &cwall, cdig) != 0) {
+        if (cli_per_step(cli, sets[k], "addmod113", am_steps, 1, am_runs, trace, &ccpu, &cwall, &cfirst, cdig) != 0) {
             fprintf(stderr, "bench: %s --kernels %s train --profile addmod113 failed\n", cli, sets[k]);
             return 1;
         }
+        same &= strcmp(first_am, cdig) == 0; /* am_library's warm-up step trains too: 1 + N steps each */
         bestcli = ccpu < bestcli ? ccpu : bestcli;
         printf("  kernels=%-8s 1 thread: library %.3f s/step (%4.1f %% of peak; wall %.3f)   CLI+digests %.3f s/step "
-               "(%4.1f %% of peak; wall %.3f)\n",
+               "(%4.1f %% of peak; wall %.3f; once a run: %.3f s)\n",
                sets[k], c1, 100.0 * 2 * am / c1 / (peak * 1e9), w1, ccpu, 100.0 * 2 * am / ccpu / (peak * 1e9),
-               cwall);
+               cwall, cfirst);
     }
     /* threads: the best set on 1, 2 (and the CPU count's) threads */
     it_kernels_select(best_set);
@@ -422,11 +431,14 @@ int main(int argc, char **argv)
             break;
     }
     {
-        double ccpu, cwall;
+        double ccpu, cwall, cfirst;
         char cdig[65];
-        if (cli_per_step(cli, best_set, "addmod113", am_steps, 2, am_runs, trace, &ccpu, &cwall, cdig) == 0)
-            printf("  kernels=%-8s 2 threads: CLI+digests %.3f s/step wall, %.3f s/step CPU\n", best_set, cwall,
-                   ccpu);
+        if (cli_per_step(cli, best_set, "addmod113", am_steps, 2, am_runs, trace, &ccpu, &cwall, &cfirst, cdig) != 0) {
+            fprintf(stderr, "bench: %s --kernels %s train --profile addmod113 --threads 2 failed\n", cli, best_set);
+            return 1;
+        }
+        same &= strcmp(first_am, cdig) == 0;
+        printf("  kernels=%-8s 2 threads: CLI+digests %.3f s/step wall, %.3f s/step CPU\n", best_set, cwall, ccpu);
     }
     it_addmod113_work_free(w);
     printf("  best 1 thread: library %.3f s/step, CLI+digests %.3f s/step (%.1f %% of peak)\n", best1, bestcli,
