@@ -23,7 +23,9 @@
  *   bench CLI [RUNS [MLP_STEPS]]   CLI: the isotrain binary for the CLI figures;
  *                                  medians of RUNS runs (default 5) of MLP_STEPS
  *                                  mlp13k steps (default 2000)
- * Environment: BENCH_AM_STEPS (addmod113 steps per run, default 3),
+ * Environment: BENCH_AM_STEPS (addmod113 steps per run, default 8: the
+ * CLI figure is a difference of two runs, and 3 steps left it within the
+ * noise of a 1-step run),
  * BENCH_AM_RUNS (default 3). */
 #define _DEFAULT_SOURCE 1 /* wait4 */
 #define _POSIX_C_SOURCE 200809L
@@ -294,7 +296,7 @@ int main(int argc, char **argv)
     const char *cli = argv[1];
     int runs = argc > 2 ? atoi(argv[2]) : 5;
     long steps = argc > 3 ? atol(argv[3]) : 2000;
-    int am_steps = getenv("BENCH_AM_STEPS") ? atoi(getenv("BENCH_AM_STEPS")) : 3;
+    int am_steps = getenv("BENCH_AM_STEPS") ? atoi(getenv("BENCH_AM_STEPS")) : 8;
     int am_runs = getenv("BENCH_AM_RUNS") ? atoi(getenv("BENCH_AM_RUNS")) : 3;
     if (runs < 1 || steps < 1 || am_steps < 1 || am_runs < 1 || access(cli, X_OK) != 0) {
         fprintf(stderr, "usage: bench ISOTRAIN_CLI [RUNS>=1 [MLP_STEPS>=1]] (and an executable CLI)\n");
