@@ -237,7 +237,7 @@ static void fresh_train(run_ctx *rc, const train_vec *tv)
      * exit, is not implemented; exit 64 is "does not implement this
      * profile" (P7). Either is a SKIP of the run and of every step, never a
      * FAIL; verdict/requirements.c decides whether the skip narrows. */
-    const int refused = x.started && !x.r.exited_ok && !x.r.signal && !x.r.timed_out && !x.r.killed_reason;
+    const int refused = train_exec_refused(&x);
     const int cannot_know = refused && req_beyond_iut(&rc->req, tv->spec_version);
     if (cannot_know || (refused && x.r.exit_code == 64)) {
         char *why = cannot_know ? xasprintf("not implemented: profile %s arrived in spec %s, the IUT claims %s and "

@@ -69,7 +69,7 @@ static void train_profile(run_ctx *rc, const train_vec *tv, train_report *rep)
      * Before exit 64 arrived (P7, 1.1.0) such an IUT could refuse it only
      * with some non-zero status (1.0.0 said "non-zero"): whatever status it
      * exits with, the profile is not implemented, a SKIP, never a FAIL. */
-    int normal_exit = x.started && !r->exited_ok && !r->signal && !r->timed_out && !r->killed_reason;
+    int normal_exit = train_exec_refused(&x);
     int beyond = req_beyond_iut(&rc->req, tv->spec_version);
     if (beyond && normal_exit && !req_iut_has(&rc->req, REQ_EXIT_64_PROFILE)) {
         rep->problem = xasprintf("not implemented: profile %s arrived in spec %s, the IUT claims %s and ended "

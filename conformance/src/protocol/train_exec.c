@@ -182,6 +182,12 @@ int train_exec_run_resume(const char *cmd, const char *profile, uint32_t steps, 
     return 0;
 }
 
+int train_exec_refused(const train_exec *x)
+{
+    const iut_result *r = &x->r;
+    return x->started && !r->exited_ok && !r->signal && !r->timed_out && !r->killed_reason;
+}
+
 void train_exec_free(train_exec *x, int keep)
 {
     if (x->dir && (!keep || contain_interrupted())) /* an interrupted run leaves nothing behind */

@@ -52,6 +52,10 @@ int train_exec_run_seed(const char *cmd, const char *profile, uint32_t steps, co
 int train_exec_run_resume(const char *cmd, const char *profile, uint32_t steps, const char *seed, uint32_t from,
                           const char *const *state_files, size_t n_state, uint64_t ck_size, double timeout,
                           train_exec *x, char *err, size_t cap);
+/* 1 if the IUT declined the run (P7): it started and ended by itself with a
+ * non-zero status, no signal, no time-out, not killed by the runner. What
+ * the refusal means (not implemented, a FAIL) is the level's to judge. */
+int train_exec_refused(const train_exec *x);
 /* Removes the directory unless keep; frees everything. */
 void train_exec_free(train_exec *x, int keep);
 
