@@ -4,7 +4,8 @@
 # make test-mpi-faults: what the runner does when the MPI trainer breaks
 # (spec/iut-protocol.md P8), each case with what must come out:
 #
-#   killed  rank 1 of 3 is SIGKILLed mid-run (after step 2 of addmod113 is in
+#   killed  rank 1 of 3 is SIGKILLed mid-run (after step 2 of addmod113's
+#           FAULT_STEPS is in
 #           the trace): mpirun ends the job; the runner reports FAIL, the run
 #           case naming how the IUT ended and every step not reached ERROR,
 #           well within its deadline; no process of the run is left, and
@@ -32,6 +33,11 @@ ref=${3:?}
 hang_deadline=${4:-45}
 # no evaluation keys (spec §13.7): the faults come sooner, nothing else changes
 export ISOTRAIN_EVAL=0
+# The faulted runs' length: long enough that the fault lands mid-run on a
+# fast core (12 steps of addmod113 on 3 ranks took 0.9 s on a Zen 5, and the
+# run ended before the poll below found rank 1), short enough for a loaded
+# machine (about 0.2 s a step there).
+FAULT_STEPS=100
 mark="mpi-faults-$$-$(date +%s)"
 export MPI_FAULTS_MARK=$mark
 root=${TMPDIR:-/tmp}
@@ -59,10 +65,10 @@ fault() { # fault killed|hung SIGNAL TIMEOUT
     [ "$what" = hung ] && keep=--killed
     t0=$(date +%s)
     TMPDIR=$base sh ci/mpi-private-tmp.sh $keep "$conform" run --vectors vectors/v1.1.0 --level train \
-        --profile addmod113 --steps 12 --timeout-run "$timeout" --receipt "$base.json" -- $(iut 3) >"$log" 2>&1 &
+        --profile addmod113 --steps $FAULT_STEPS --timeout-run "$timeout" --receipt "$base.json" -- $(iut 3) >"$log" 2>&1 &
     runner=$!
     target=
-    for _ in $(seq 1 1200); do # up to 10 minutes for step 2 on a loaded machine
+    for _ in $(seq 1 6000); do # up to 10 minutes for step 2 on a loaded machine
         tr=$(ls "$base"/isotrain-mpi.*/isotrain-conform.*/trace.txt 2>/dev/null | head -1)
         if [ -n "$tr" ] && [ "$(grep -c '^step=' "$tr")" -ge 3 ]; then
             target=$(marked OMPI_COMM_WORLD_RANK=1 | while read -r p; do
@@ -70,7 +76,7 @@ fault() { # fault killed|hung SIGNAL TIMEOUT
             [ -n "$target" ] && break
         fi
         kill -0 "$runner" 2>/dev/null || break
-        sleep 0.5
+        sleep 0.1
     done
     if [ -z "$target" ]; then
         fail "$what: never found rank 1 mid-run"
