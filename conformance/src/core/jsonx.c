@@ -50,16 +50,14 @@ void jx_describe(const cJSON *item, char *buf, size_t cap)
 
 void jx_expect(jctx *c, const char *path, const cJSON *item, const char *fmt, ...)
 {
-    sbuf b;
-    sbuf_init(&b);
     va_list ap;
     va_start(ap, fmt);
-    sbuf_vprintf(&b, fmt, ap);
+    char *want = xvasprintf(fmt, ap);
     va_end(ap);
     char got[128];
     jx_describe(item, got, sizeof got);
-    problems_add(c->pr, "%s: %s: expected %s, got %s", c->file, path, b.p ? b.p : "", got);
-    sbuf_free(&b);
+    problems_add(c->pr, "%s: %s: expected %s, got %s", c->file, path, want, got);
+    free(want);
 }
 
 int jx_no_duplicates(jctx *c, const cJSON *obj, const char *path)

@@ -22,17 +22,15 @@ void problems_free(problems *p)
 
 void problems_add(problems *p, const char *fmt, ...)
 {
-    sbuf b;
-    sbuf_init(&b);
     va_list ap;
     va_start(ap, fmt);
-    sbuf_vprintf(&b, fmt, ap);
+    char *item = xvasprintf(fmt, ap);
     va_end(ap);
     if (p->n == p->cap) {
         p->cap = p->cap ? 2 * p->cap : 16;
         p->items = xrealloc(p->items, p->cap * sizeof *p->items);
     }
-    p->items[p->n++] = sbuf_take(&b);
+    p->items[p->n++] = item;
 }
 
 void problems_print(const problems *p, FILE *out, const char *prefix)

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/utf8.h"
 #include "isotrain.h"
 
 static void oom(void)
@@ -56,15 +57,21 @@ char *xstrndup(const char *s, size_t n)
     return p;
 }
 
-char *xasprintf(const char *fmt, ...)
+char *xvasprintf(const char *fmt, va_list ap)
 {
     sbuf b;
     sbuf_init(&b);
+    sbuf_vprintf(&b, fmt, ap);
+    return b.p ? sbuf_take(&b) : xstrdup("");
+}
+
+char *xasprintf(const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    sbuf_vprintf(&b, fmt, ap);
+    char *s = xvasprintf(fmt, ap);
     va_end(ap);
-    return sbuf_take(&b);
+    return s;
 }
 
 void sbuf_init(sbuf *b)
@@ -381,35 +388,6 @@ void utc_timestamp(char buf[32])
     strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* Length of a valid UTF-8 sequence starting at s (at most n bytes), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t need;
-    unsigned min;
-    if (c < 0x80)
-        return 1;
-    else if (c >= 0xc2 && c <= 0xdf)
-        need = 2, min = 0x80;
-    else if (c >= 0xe0 && c <= 0xef)
-        need = 3, min = 0x800;
-    else if (c >= 0xf0 && c <= 0xf4)
-        need = 4, min = 0x10000;
-    else
-        return 0;
-    if (n < need)
-        return 0;
-    unsigned cp = c & (0x7f >> need);
-    for (size_t i = 1; i < need; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return need;
-}
-
 void sbuf_add_sanitized(sbuf *out, const char *text, size_t len, size_t max)
 {
     const unsigned char *s = (const unsigned char *)text;
@@ -421,7 +399,8 @@ void sbuf_add_sanitized(sbuf *out, const char *text, size_t len, size_t max)
             i++;
             continue;
         }
-        size_t u = c >= 0x80 ? utf8_len(s + i, take - i) : 0;
+        uint32_t cp;
+        size_t u = c >= 0x80 ? utf8_decode(s + i, take - i, &cp) : 0;
         if (u > 0) {
             sbuf_add(out, s + i, u);
             i += u;

@@ -31,6 +31,10 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The one "format into a fresh string" (free() it; never NULL): what every
+ * variadic message function (problems_add, jx_expect, hw_textf, ...) is
+ * built on. */
+char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* Reading files safely (util.c says why each step): non-blocking open, a
  * regular file by fstat, at most max bytes (max + 1 read means "too large"),

@@ -3,39 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/utf8.h"
 #include "report/junit.h"
 
-/* Decodes one UTF-8 sequence at p (at most n bytes); returns its length and
- * the code point, or 0 for an invalid, overlong or surrogate sequence. */
-static size_t utf8_decode(const unsigned char *p, size_t n, unsigned long *cp)
-{
-    size_t len;
-    unsigned long c, min;
-    if (p[0] < 0x80)
-        len = 1, c = p[0], min = 0;
-    else if ((p[0] & 0xe0) == 0xc0)
-        len = 2, c = p[0] & 0x1f, min = 0x80;
-    else if ((p[0] & 0xf0) == 0xe0)
-        len = 3, c = p[0] & 0x0f, min = 0x800;
-    else if ((p[0] & 0xf8) == 0xf0)
-        len = 4, c = p[0] & 0x07, min = 0x10000;
-    else
-        return 0;
-    if (len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-        c = (c << 6) | (p[i] & 0x3f);
-    }
-    if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-        return 0;
-    *cp = c;
-    return len;
-}
-
 /* XML 1.0 §2.2 Char: what a document may contain at all, escaped or not. */
-static int xml_char_ok(unsigned long c)
+static int xml_char_ok(uint32_t c)
 {
     return c == 0x9 || c == 0xa || c == 0xd || (c >= 0x20 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd) ||
            (c >= 0x10000 && c <= 0x10ffff);
@@ -50,7 +22,7 @@ void xml_escape(sbuf *out, const char *s)
     const unsigned char *p = (const unsigned char *)s;
     size_t n = strlen(s);
     while (n) {
-        unsigned long c;
+        uint32_t c;
         size_t len = utf8_decode(p, n, &c);
         if (!len) {
             sbuf_printf(out, "\\x%02x", *p);
@@ -67,9 +39,9 @@ void xml_escape(sbuf *out, const char *s)
             if (xml_char_ok(c))
                 sbuf_add(out, p, len);
             else if (c < 0x20)
-                sbuf_printf(out, "\\x%02lx", c);
+                sbuf_printf(out, "\\x%02x", (unsigned)c);
             else
-                sbuf_printf(out, "\\u{%04lX}", c);
+                sbuf_printf(out, "\\u{%04X}", (unsigned)c);
         }
         p += len, n -= len;
     }

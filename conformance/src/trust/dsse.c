@@ -16,53 +16,6 @@ void dsse_pae(sbuf *out, const char *type, const void *body, size_t len)
     sbuf_add(out, body, len);
 }
 
-static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-void b64_encode(sbuf *out, const void *data, size_t n)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
-        char q[4] = {B64[v >> 18 & 63], B64[v >> 12 & 63], i + 1 < n ? B64[v >> 6 & 63] : '=',
-                     i + 2 < n ? B64[v & 63] : '='};
-        sbuf_add(out, q, 4);
-    }
-}
-
-static int b64v(int c)
-{
-    const char *p = c ? strchr(B64, c) : NULL;
-    return p ? (int)(p - B64) : -1;
-}
-
-int b64_decode(const char *s, size_t n, unsigned char **out, size_t *len)
-{
-    *out = NULL;
-    *len = 0;
-    if (n % 4)
-        return -1;
-    unsigned char *o = xmalloc(n / 4 * 3 + 1);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i += 4) {
-        int a = b64v(s[i]), b = b64v(s[i + 1]), c = s[i + 2] == '=' ? -2 : b64v(s[i + 2]),
-            d = s[i + 3] == '=' ? -2 : b64v(s[i + 3]);
-        int last = i + 4 == n;
-        if (a < 0 || b < 0 || c == -1 || d == -1 || (!last && (c < 0 || d < 0)) || (c == -2 && d != -2)) {
-            free(o);
-            return -1;
-        }
-        uint32_t v = (uint32_t)a << 18 | (uint32_t)b << 12 | (uint32_t)(c < 0 ? 0 : c) << 6 | (uint32_t)(d < 0 ? 0 : d);
-        o[k++] = (unsigned char)(v >> 16);
-        if (c >= 0)
-            o[k++] = (unsigned char)(v >> 8);
-        if (d >= 0)
-            o[k++] = (unsigned char)v;
-    }
-    *out = o;
-    *len = k;
-    return 0;
-}
-
 static void add_subject(cJSON *arr, const char *name, const char *sha)
 {
     cJSON *s = cJSON_CreateObject();

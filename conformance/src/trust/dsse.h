@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
+#include "core/base64.h"
 #include "core/problems.h"
 #include "core/util.h"
 #include "trust/keys.h"
@@ -19,10 +20,6 @@
 
 /* DSSE v1 PAE: "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body. */
 void dsse_pae(sbuf *out, const char *type, const void *body, size_t len);
-
-void b64_encode(sbuf *out, const void *data, size_t n);
-/* Strict standard base64 (padding required). 0, or -1. */
-int b64_decode(const char *s, size_t n, unsigned char **out, size_t *len);
 
 /* The Statement around a receipt (receipt is copied, not taken). */
 cJSON *intoto_statement(const cJSON *receipt);

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/base64.h"
 #include "core/util.h"
 #include "isotrain.h"
 
@@ -138,71 +139,99 @@ int sshsig_verify(const char *allowed_signers, const void *msg, size_t n, const 
     return rc;
 }
 
-static int b64v(int c)
+/* ---- which key made a signature (OpenSSH PROTOCOL.sshsig) ------------------
+ * The one reading of an SSHSIG that verify (trust/dsse.c) and the page
+ * (report/html/load.c) both use, so that they cannot name different keys, or
+ * one a key and the other none, for the same signature text. */
+
+/* A cursor over the signature blob: the SSH wire encoding (RFC 4251 §5). */
+typedef struct {
+    const unsigned char *p;
+    size_t left;
+} wire_in;
+
+static int take_u32(wire_in *w, uint32_t *v)
 {
-    static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    const char *p = c ? strchr(a, c) : NULL;
-    return p ? (int)(p - a) : -1;
+    if (w->left < 4)
+        return -1;
+    *v = (uint32_t)w->p[0] << 24 | (uint32_t)w->p[1] << 16 | (uint32_t)w->p[2] << 8 | w->p[3];
+    w->p += 4, w->left -= 4;
+    return 0;
 }
 
-static uint32_t be32(const unsigned char *p)
+/* A "string": uint32 length, then that many bytes, all inside the blob. */
+static int take_string(wire_in *w, const unsigned char **s, size_t *n)
 {
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+    uint32_t len;
+    if (take_u32(w, &len) != 0 || len > w->left)
+        return -1;
+    *s = w->p, *n = len;
+    w->p += len, w->left -= len;
+    return 0;
+}
+
+/* The body between the armor lines, line breaks removed, strictly decoded
+ * (core/base64.h). 0, or -1 when there is no armor or the body is not base64. */
+static int dearmor(const char *armored, unsigned char **blob, size_t *n)
+{
+    static const char begin[] = "-----BEGIN SSH SIGNATURE-----", end[] = "-----END SSH SIGNATURE-----";
+    const char *b = strstr(armored, begin), *e = b ? strstr(b, end) : NULL;
+    *blob = NULL;
+    if (!b || !e)
+        return -1;
+    sbuf text;
+    sbuf_init(&text);
+    for (const char *p = b + sizeof begin - 1; p < e; p++)
+        if (*p != '\n' && *p != '\r')
+            sbuf_addc(&text, *p);
+    int rc = text.len ? b64_decode(text.p, text.len, blob, n) : -1;
+    sbuf_free(&text);
+    return rc;
+}
+
+/* The public key blob of an SSHSIG: the magic "SSHSIG", uint32 version 1,
+ * then the strings publickey, namespace, reserved, hash_algorithm and
+ * signature, and nothing after them (PROTOCOL.sshsig §3). 0, or -1 when the
+ * blob is truncated, has another version or trailing bytes. */
+static int sshsig_public_key(const unsigned char *blob, size_t n, const unsigned char **key, size_t *klen)
+{
+    wire_in w = {blob, n};
+    uint32_t version;
+    if (n < 6 || memcmp(blob, "SSHSIG", 6) != 0)
+        return -1;
+    w.p += 6, w.left -= 6;
+    if (take_u32(&w, &version) != 0 || version != 1 || take_string(&w, key, klen) != 0 || *klen == 0)
+        return -1;
+    for (int field = 0; field < 4; field++) { /* namespace, reserved, hash_algorithm, signature */
+        const unsigned char *s;
+        size_t sl;
+        if (take_string(&w, &s, &sl) != 0)
+            return -1;
+    }
+    return w.left == 0 ? 0 : -1;
 }
 
 int sshsig_fingerprint(const char *armored, char fp[64])
 {
-    static const char begin[] = "-----BEGIN SSH SIGNATURE-----", end[] = "-----END SSH SIGNATURE-----";
-    const char *b = strstr(armored, begin), *e = b ? strstr(b, end) : NULL;
-    if (!b || !e)
-        return -1;
-    /* the base64 body, line breaks skipped */
-    size_t cap = (size_t)(e - b), n = 0;
-    unsigned char *raw = xmalloc(cap / 4 * 3 + 4);
-    uint32_t acc = 0;
-    int bits = 0;
-    for (const char *p = b + sizeof begin - 1; p < e; p++) {
-        if (*p == '\n' || *p == '\r' || *p == ' ')
-            continue;
-        if (*p == '=')
-            break;
-        int v = b64v(*p);
-        if (v < 0) {
-            free(raw);
-            return -1;
-        }
-        acc = acc << 6 | (uint32_t)v;
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            raw[n++] = (unsigned char)(acc >> bits);
-        }
-    }
+    unsigned char *blob;
+    size_t n;
+    const unsigned char *key;
+    size_t klen;
     int rc = -1;
-    if (n >= 14 && !memcmp(raw, "SSHSIG", 6)) {
-        uint32_t klen = be32(raw + 10);
-        if (klen > 0 && klen <= n - 14) {
-            unsigned char d[32];
-            it_sha256_ctx c;
-            it_sha256_init(&c);
-            it_sha256_update(&c, raw + 14, klen);
-            it_sha256_final(&c, d);
-            /* unpadded base64 of the 32-byte digest: 43 characters */
-            static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-            size_t k = (size_t)snprintf(fp, 64, "SHA256:");
-            for (size_t i = 0; i < 32; i += 3) {
-                uint32_t v = (uint32_t)d[i] << 16 | (i + 1 < 32 ? (uint32_t)d[i + 1] << 8 : 0) | (i + 2 < 32 ? d[i + 2] : 0);
-                fp[k++] = a[v >> 18 & 63];
-                fp[k++] = a[v >> 12 & 63];
-                if (i + 1 < 32)
-                    fp[k++] = a[v >> 6 & 63];
-                if (i + 2 < 32)
-                    fp[k++] = a[v & 63];
-            }
-            fp[k] = 0;
-            rc = 0;
-        }
+    if (dearmor(armored, &blob, &n) == 0 && sshsig_public_key(blob, n, &key, &klen) == 0) {
+        /* "SHA256:" and the unpadded base64 of the digest, as ssh-keygen -l
+         * prints it (OpenSSH sshkey_fingerprint): 7 + 43 characters */
+        unsigned char d[32];
+        it_sha256(key, klen, d);
+        sbuf b64;
+        sbuf_init(&b64);
+        b64_encode(&b64, d, sizeof d);
+        while (b64.len && b64.p[b64.len - 1] == '=')
+            b64.p[--b64.len] = '\0';
+        snprintf(fp, 64, "SHA256:%s", b64.p);
+        sbuf_free(&b64);
+        rc = 0;
     }
-    free(raw);
+    free(blob);
     return rc;
 }

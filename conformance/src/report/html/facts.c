@@ -82,19 +82,6 @@ void rp_result_text(const mrow *w, char *buf, size_t cap)
     mx_result_text(w, buf, cap);
 }
 
-void rp_runs_as(const mhost *h, char *buf, size_t cap)
-{
-    if (h->machine)
-        snprintf(buf, cap, "machine: %s%s%s%s", h->os ? h->os : "", h->os ? " " : "", h->isa,
-                 h->emulator ? " (emulated)" : "");
-    else if (h->emulator && h->cpu)
-        snprintf(buf, cap, "%s -cpu %s", h->emulator, h->cpu);
-    else if (h->emulator)
-        snprintf(buf, cap, "%s (host CPU)", h->emulator);
-    else
-        snprintf(buf, cap, "native");
-}
-
 /* ---- profiles and steps ------------------------------------------------------ */
 
 static rp_profile *profile(rp_receipt *x, const char *name, const mreceipt *r)

@@ -1,6 +1,6 @@
 /* html_writer.c — see html_writer.h. The escaper decodes UTF-8 strictly
- * (Unicode 15, table 3-7: no overlong forms, no surrogates, nothing above
- * U+10FFFF) and decides per code point; it never copies a byte it has not
+ * (core/utf8.h: no overlong forms, no surrogates, nothing above U+10FFFF)
+ * and decides per code point; it never copies a byte it has not
  * classified. */
 #include "report/html/html_writer.h"
 
@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/utf8.h"
 
 void hw_init(hw *w)
 {
@@ -20,43 +22,6 @@ void hw_init(hw *w)
 void hw_free(hw *w) { sbuf_free(&w->out); }
 
 void hw_markup_(hw *w, const char *literal, size_t n) { sbuf_add(&w->out, literal, n); }
-
-/* The length of the valid UTF-8 sequence at s (at most n bytes) and its code
- * point, or 0 when the bytes there are not one. */
-static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
-{
-    unsigned c = s[0];
-    size_t len;
-    unsigned lo = 0x80, hi = 0xbf; /* the second byte's range */
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    } else if (c >= 0xc2 && c <= 0xdf)
-        len = 2, *cp = c & 0x1f;
-    else if (c >= 0xe0 && c <= 0xef) {
-        len = 3, *cp = c & 0x0f;
-        if (c == 0xe0)
-            lo = 0xa0; /* overlong */
-        if (c == 0xed)
-            hi = 0x9f; /* surrogates */
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        len = 4, *cp = c & 0x07;
-        if (c == 0xf0)
-            lo = 0x90; /* overlong */
-        if (c == 0xf4)
-            hi = 0x8f; /* above U+10FFFF */
-    } else
-        return 0;
-    if (n < len)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        unsigned b = s[i];
-        if (b < (i == 1 ? lo : 0x80) || b > (i == 1 ? hi : 0xbf))
-            return 0;
-        *cp = (*cp << 6) | (b & 0x3f);
-    }
-    return len;
-}
 
 /* Code points that are shown by name, never passed to the browser: they
  * are invisible, reorder text around them, or break lines and tables. */
@@ -147,14 +112,12 @@ void hw_attr(hw *w, const char *s, size_t cap)
 
 void hw_textf_(hw *w, const char *fmt, ...)
 {
-    sbuf b;
-    sbuf_init(&b);
     va_list ap;
     va_start(ap, fmt);
-    sbuf_vprintf(&b, fmt, ap);
+    char *text = xvasprintf(fmt, ap);
     va_end(ap);
-    hw_text_n(w, b.p ? b.p : "", b.len, (size_t)-1);
-    sbuf_free(&b);
+    hw_text_n(w, text, strlen(text), (size_t)-1);
+    free(text);
 }
 
 /* Every conversion of fmt prints a number. */

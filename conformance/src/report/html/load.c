@@ -17,6 +17,7 @@
 #include "core/version.h"
 #include "report/html/report.h"
 #include "trust/dsse.h"
+#include "trust/sshsig.h"
 #include "trust/verify_receipt.h"
 #include "vectorset/manifest.h"
 #include "vectorset/vectors_load.h"
@@ -32,7 +33,8 @@ static void refuse(rp_page *p, const char *file, const char *reason)
 }
 
 /* The key fingerprints of an envelope's signatures (which one is good is
- * verify's answer; with one signature, it is that key). */
+ * verify's answer; with one signature, it is that key), read by verify's own
+ * function (trust/sshsig.h), so the page names the key verify names. */
 static void signature_keys(rp_receipt *x)
 {
     char *text;
@@ -48,7 +50,7 @@ static void signature_keys(rp_receipt *x)
         x->key_fp = xcalloc(o.n_sigs + 1, sizeof *x->key_fp);
         for (size_t i = 0; i < o.n_sigs; i++) {
             char fp[64];
-            if (o.sigs[i] && rp_sshsig_fingerprint(o.sigs[i], fp) == 0)
+            if (o.sigs[i] && sshsig_fingerprint(o.sigs[i], fp) == 0)
                 x->key_fp[x->n_fp++] = xstrdup(fp);
         }
         dsse_opened_free(&o);

@@ -125,13 +125,7 @@ void rp_receipt_free(rp_receipt *x);
 const char *rp_state_word(rp_state s);
 /* The words matrix prints in its result column for this row. */
 void rp_result_text(const mrow *w, char *buf, size_t cap);
-/* "qemu-x86_64 -cpu Haswell", "native", "machine: linux x86_64", ... */
-void rp_runs_as(const mhost *h, char *buf, size_t cap);
 float rp_f32(uint32_t bits);
-
-/* fingerprint.c: "SHA256:<base64>" of the public key inside an armored
- * SSHSIG, as ssh-keygen -l prints it. 0, or -1 when it is not one. */
-int rp_sshsig_fingerprint(const char *armored, char out[64]);
 
 /* divergence_csv.c: 0, or -1 after naming FILE:LINE on stderr. */
 int rp_divergence_load(const char *file, rp_divergence *d);

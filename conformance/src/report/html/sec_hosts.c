@@ -414,7 +414,7 @@ static void host_block(hw *w, const rp_page *p, size_t i)
         HW(w, " <span class=\"ctl\">negative control</span>");
     HW(w, "<span class=\"meta\">");
     char b[256];
-    rp_runs_as(row->h, b, sizeof b);
+    mx_runs_as(row->h, b, sizeof b);
     hw_text_cap(w, b, HW_CAP_NAME);
     double d;
     if (r && rj_num(r, "counts.passed", &d) == 0) {

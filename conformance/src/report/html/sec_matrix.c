@@ -48,7 +48,7 @@ static void c_runs(hw *w, const rp_page *p, const mrow *row, const rp_profile *p
 {
     (void)p, (void)pf;
     char b[256];
-    rp_runs_as(row->h, b, sizeof b);
+    mx_runs_as(row->h, b, sizeof b);
     HW(w, "<td class=\"runs\"><code>");
     hw_text_cap(w, b, HW_CAP_NAME);
     HW(w, "</code><br><span class=\"small muted\">");

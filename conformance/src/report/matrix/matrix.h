@@ -196,6 +196,10 @@ int mx_column_agrees(const mrow *rows, size_t n, uint32_t s, size_t *count);
 int mx_window_agrees(const mrow *rows, size_t n, uint32_t from, uint32_t to, size_t *count);
 /* Every column of the table agrees. */
 int mx_table_agrees(const mrow *rows, size_t n, const columns *c);
+/* Where a host runs, in the words of the matrix's "runs as" column and the
+ * page's: "qemu-x86_64 -cpu Haswell", "qemu-aarch64 (host CPU)", "native",
+ * "machine: linux x86_64". Returns buf. */
+const char *mx_runs_as(const mhost *h, char *buf, size_t cap);
 void mx_print_text(FILE *o, const mrow *rows, size_t n, const columns *c);
 void mx_render_markdown(sbuf *m, const mrow *rows, size_t n, const columns *c, int overall_ok, const char *summary);
 /* The markdown of one profile's table (mx_render_markdown's first part). */

@@ -162,7 +162,7 @@ static const char *subject_cell(const mrow *w)
     return w->r->facts.bound ? "bound" : "UNBOUND";
 }
 
-static const char *where(const mhost *h, char *buf, size_t cap)
+const char *mx_runs_as(const mhost *h, char *buf, size_t cap)
 {
     if (h->machine)
         snprintf(buf, cap, "machine: %s%s%s%s", h->os ? h->os : "", h->os ? " " : "", h->isa,
@@ -183,7 +183,7 @@ void mx_print_text(FILE *o, const mrow *rows, size_t n, const columns *c)
     for (size_t i = 0; i < n; i++) {
         int l = (int)strlen(rows[i].h->name);
         wh = l > wh ? l : wh;
-        l = (int)strlen(where(rows[i].h, wb, sizeof wb));
+        l = (int)strlen(mx_runs_as(rows[i].h, wb, sizeof wb));
         ww = l > ww ? l : ww;
     }
     int ws = 7; /* "signed by" */
@@ -207,7 +207,7 @@ void mx_print_text(FILE *o, const mrow *rows, size_t n, const columns *c)
         const mrow *w = &rows[i];
         char res[64];
         mx_result_text(w, res, sizeof res);
-        fprintf(o, "%-*s  %-*s  %-8s  %-13s  %-22s  %-*s  %-8s", wh, w->h->name, ww, where(w->h, wb, sizeof wb),
+        fprintf(o, "%-*s  %-*s  %-8s  %-13s  %-22s  %-*s  %-8s", wh, w->h->name, ww, mx_runs_as(w->h, wb, sizeof wb),
                 w->r && w->r->kernels ? w->r->kernels : "-", w->h->expected, res, ws,
                 w->r && !w->r->build_failed && w->r->signer_short ? w->r->signer_short : "-", subject_cell(w));
         for (size_t j = 0; j < c->n; j++) {
@@ -274,7 +274,7 @@ void mx_render_markdown_table(sbuf *m, const mrow *rows, size_t n, const columns
         const mrow *w = &rows[i];
         char wb[96], res[64];
         mx_result_text(w, res, sizeof res);
-        sbuf_printf(m, "| %s | `%s` | %s | %s | ", w->h->name, where(w->h, wb, sizeof wb),
+        sbuf_printf(m, "| %s | `%s` | %s | %s | ", w->h->name, mx_runs_as(w->h, wb, sizeof wb),
                     w->r && w->r->kernels ? w->r->kernels : "-", w->h->expected);
         if (w->host_bad.len)
             sbuf_adds(m, "❌ host mismatch");
