@@ -17,8 +17,11 @@ MUT_FLIP  := $(BUILD)/mutant-flip
 MUT_FMA   := $(BUILD)/mutant-fma
 CONFORM   := $(CONF)/isotrain-conform
 
-# conformance/src/ is layered (README ARCHITECTURE): core/ protocol/
-# vectorset/ levels/ report/ report/matrix/ cli/; objects mirror the tree.
+# conformance/src/ is layered, lowest first: core/ host/ protocol/
+# vectorset/ verdict/ fresh/ trust/ levels/ report/ report/matrix/
+# report/html/ cli/; a file includes only its own layer and those below
+# (ci/check-layers.sh holds the order and checks every #include:
+# make check-layers). Objects mirror the tree.
 CONF_SRCS  := $(wildcard conformance/src/*/*.c conformance/src/*/*/*.c)
 CONF_HDRS  := $(wildcard conformance/src/*/*.h conformance/src/*/*/*.h)
 CONF_TESTS := $(wildcard conformance/tests/*.c)
@@ -44,7 +47,15 @@ CONF_GIT_REV := $(ISOTRAIN_REVISION)
 CONF_DATADIR = $(PREFIX)/share/isotrain
 
 .PHONY: conformance-runner conformance-runner-sanitize test-conformance test-conformance-native \
-        test-conformance-sanitize deps-conform deps-conform-test conformance-mutants
+        test-conformance-sanitize deps-conform deps-conform-test conformance-mutants check-layers
+
+# The layer order: every #include under conformance/src resolved to its
+# layer, none upward; first the negative controls (an upward include, an
+# include of nothing, a folder outside the order, each planted in a scratch
+# copy, must be found).
+check-layers:
+	@sh ci/check-layers.sh --self-test
+	@sh ci/check-layers.sh
 
 # The runner needs a C compiler and cJSON; its tests need Criterion too.
 deps-conform:

@@ -2,7 +2,7 @@
 #include <cjson/cJSON.h>
 #include <string.h>
 
-#include "report/hostinfo.h"
+#include "host/hostinfo.h"
 #include "report/junit.h"
 #include "report/receipt.h"
 #include "testutil.h"

@@ -15,7 +15,7 @@
 #include "core/util.h"
 #include "vectorset/vectors_load.h"
 #include "vectorset/official.h"
-#include "report/hostinfo.h"
+#include "host/hostinfo.h"
 #include "verdict/scope.h"
 #include "verdict/requirements.h"
 #include "protocol/iut_target.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "isotrain.h"
-#include "report/hostinfo.h"
+#include "host/hostinfo.h"
 #include "core/version.h"
 #include "trust/dsse.h"
 #include "protocol/contain.h"

@@ -1,8 +1,8 @@
 /* hostinfo.h — what a receipt says about the machine and the IUT binary
  * (design brief, "Receipts"): the runner's ISA, CPU model and flags, OS,
  * libc, compiler; the emulator of an emulated IUT; the IUT binary's digest. */
-#ifndef CONFORM_HOSTINFO_H
-#define CONFORM_HOSTINFO_H
+#ifndef CONFORM_HOST_HOSTINFO_H
+#define CONFORM_HOST_HOSTINFO_H
 
 #include <stddef.h>
 

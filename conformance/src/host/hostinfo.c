@@ -1,5 +1,5 @@
 /* hostinfo.c — see hostinfo.h. */
-#include "report/hostinfo.h"
+#include "host/hostinfo.h"
 
 #include <stdio.h>
 #include <stdlib.h>
