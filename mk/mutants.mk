@@ -25,7 +25,7 @@ MUTANTS_MARK  := <!-- timings:
 # reader (conformance/src/trust/dsse.c).
 MUTANTS_TABLE_SRCS := conformance/src/trust/dsse.c conformance/src/trust/sshsig.c conformance/src/core/util.c \
                       conformance/src/core/json_strict.c conformance/src/trust/keys.c \
-                      conformance/src/core/problems.c
+                      conformance/src/core/problems.c conformance/src/core/base64.c conformance/src/core/utf8.c
 $(MUTANTS_TABLE): conformance/tools/mutants_table.c $(MUTANTS_TABLE_SRCS) $(NATIVE)/libisotrain.a | deps-conform
 	@mkdir -p $(MUTANTS_DIR)
 	$(CC) $(CONF_CFLAGS) -pedantic -O2 $< $(MUTANTS_TABLE_SRCS) $(NATIVE)/libisotrain.a -lcjson -o $@
