@@ -1,6 +1,6 @@
 /* cmd_report.c — `isotrain-conform report`: receipts as one self-contained
- * HTML page (issue 22; report/html/). Its options are its own (parsed here,
- * so the command adds no field to the shared option set):
+ * HTML page (issue 22; report/html/). Its options are a table
+ * (cli/option_table.h), which also writes its --help:
  *
  *   report [--hosts FILE] [--vectors DIR] [--allowed-signers FILE] [--allow-unsigned]
  *          [--divergence CSV]... [--date TEXT] [--readme-href HREF]
@@ -15,19 +15,25 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/option_table.h"
 #include "report/html/report.h"
 
 enum { MAX_RECEIPTS = 256 };
 
-static int usage(const char *why)
-{
-    fprintf(stderr,
-            "isotrain-conform report: %s\n"
-            "usage: isotrain-conform report [--hosts FILE] [--vectors DIR] [--allowed-signers FILE] [--allow-unsigned]\n"
-            "           [--divergence CSV]... [--date TEXT] [--readme-href HREF] -o PAGE.html RECEIPT...\n",
-            why);
-    return 2;
-}
+enum { O_OUTPUT, O_HOSTS, O_VECTORS, O_ALLOWED, O_ALLOW_UNSIGNED, O_DIVERGENCE, O_DATE, O_README, O_N };
+static const opt_row REPORT_OPTIONS[O_N] = {
+    [O_OUTPUT] = {"--output", "-o", OPT_VALUE, "PAGE.html", 0, "the page to write (required)"},
+    [O_HOSTS] = {"--hosts", NULL, OPT_VALUE, "FILE", 0, "the hosts file (e.g. qemu/hosts.json)"},
+    [O_VECTORS] = {"--vectors", NULL, OPT_VALUE, "DIR", 0, "the vector set the receipts are judged against"},
+    [O_ALLOWED] = {"--allowed-signers", NULL, OPT_VALUE, "FILE", 0, "who may sign receipts (ssh-keygen format)"},
+    [O_ALLOW_UNSIGNED] = {"--allow-unsigned", NULL, OPT_FLAG, NULL, 0, "accept unsigned receipts (this machine's own runs)"},
+    [O_DIVERGENCE] = {"--divergence", NULL, OPT_VALUE, "CSV", RP_MAX_DIVERGENCE,
+                      "a divergence CSV to plot (make pytorch-divergence)"},
+    [O_DATE] = {"--date", NULL, OPT_VALUE, "TEXT", 0, "a date to show on the page (it names none by itself)"},
+    [O_README] = {"--readme-href", NULL, OPT_VALUE, "HREF", 0, "where the page links README.md"},
+};
+static const opt_table REPORT_TABLE = {"report", "receipts as one self-contained HTML page", REPORT_OPTIONS, O_N,
+                                       "RECEIPT...", MAX_RECEIPTS};
 
 /* README.md of the current directory as seen from the page's directory
  * ("../../README.md" for build/report/x.html), so the link works when the
@@ -45,64 +51,39 @@ static char *readme_from(const char *out)
     return sbuf_take(&b);
 }
 
+/* The table's values into the page's settings; 2 after a message. */
+static int settings(rp_page *p, const opt_given *g, const char **out)
+{
+    *out = opt_value(g, O_OUTPUT);
+    if (!*out) {
+        fprintf(stderr, "isotrain-conform report: give the page to write: -o PAGE.html\n");
+        opt_usage(stderr, &REPORT_TABLE);
+        return 2;
+    }
+    p->hosts_file = opt_value(g, O_HOSTS);
+    p->vectors_dir = opt_value(g, O_VECTORS);
+    p->vectors_given = p->vectors_dir != NULL;
+    p->allowed_signers = opt_value(g, O_ALLOWED);
+    p->allow_unsigned = g[O_ALLOW_UNSIGNED].n > 0;
+    p->date = opt_value(g, O_DATE);
+    p->readme_href = opt_value(g, O_README);
+    return 0;
+}
+
 int report_command(int argc, char **argv)
 {
     rp_page p;
     memset(&p, 0, sizeof p);
-    const char *out = NULL, *receipts[MAX_RECEIPTS], *divs[RP_MAX_DIVERGENCE];
-    size_t nrec = 0, ndiv = 0;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        if (strncmp(a, "-", 1) != 0 || !strcmp(a, "-")) {
-            if (nrec == MAX_RECEIPTS)
-                return usage("too many receipts (at most 256)");
-            receipts[nrec++] = a;
-            continue;
-        }
-        char flag[64];
-        const char *val = NULL, *eq = strchr(a, '=');
-        if (eq && !strncmp(a, "--", 2)) {
-            snprintf(flag, sizeof flag, "%.*s", (int)(eq - a), a);
-            val = eq + 1;
-        } else
-            snprintf(flag, sizeof flag, "%s", a);
-        if (!strcmp(flag, "--help") || !strcmp(flag, "-h")) {
-            usage("receipts as one self-contained HTML page");
-            return 0;
-        }
-        if (!strcmp(flag, "--allow-unsigned") && !val) {
-            p.allow_unsigned = 1;
-            continue;
-        }
-        if (!val) {
-            if (i + 1 >= argc)
-                return usage("an option needs a value");
-            val = argv[++i];
-        }
-        if (!strcmp(flag, "-o") || !strcmp(flag, "--output"))
-            out = val;
-        else if (!strcmp(flag, "--hosts"))
-            p.hosts_file = val;
-        else if (!strcmp(flag, "--vectors"))
-            p.vectors_dir = val, p.vectors_given = 1;
-        else if (!strcmp(flag, "--allowed-signers"))
-            p.allowed_signers = val;
-        else if (!strcmp(flag, "--date"))
-            p.date = val;
-        else if (!strcmp(flag, "--readme-href"))
-            p.readme_href = val;
-        else if (!strcmp(flag, "--divergence")) {
-            if (ndiv == RP_MAX_DIVERGENCE)
-                return usage("at most 4 --divergence files");
-            divs[ndiv++] = val;
-        } else {
-            char why[128];
-            snprintf(why, sizeof why, "unknown option '%.64s'", flag);
-            return usage(why);
-        }
-    }
-    if (!out)
-        return usage("give the page to write: -o PAGE.html");
+    const char *out = NULL, *receipts[MAX_RECEIPTS];
+    size_t nrec = 0;
+    opt_given g[O_N];
+    int parsed = opt_parse(&REPORT_TABLE, argc, argv, 2, g, receipts, &nrec);
+    if (parsed)
+        return parsed == 1 ? 0 : 2;
+    if (settings(&p, g, &out) != 0)
+        return 2;
+    const char *const *divs = g[O_DIVERGENCE].val;
+    size_t ndiv = g[O_DIVERGENCE].n;
     for (size_t i = 0; i < ndiv; i++) {
         if (rp_divergence_load(divs[i], &p.div[p.n_div]) != 0) {
             rp_divergence_free(&p.div[p.n_div]);

@@ -141,7 +141,7 @@ int sshsig_verify(const char *allowed_signers, const void *msg, size_t n, const 
 
 /* ---- which key made a signature (OpenSSH PROTOCOL.sshsig) ------------------
  * The one reading of an SSHSIG that verify (trust/dsse.c) and the page
- * (report/html/load.c) both use, so that they cannot name different keys, or
+ * (report/html/receipt_gate.c) both use, so that they cannot name different keys, or
  * one a key and the other none, for the same signature text. */
 
 /* A cursor over the signature blob: the SSH wire encoding (RFC 4251 §5). */

@@ -5,11 +5,11 @@
  * training steps, timings and localization, and plots.
  *
  * Layers, each file one job:
- *   load.c          the gate: every receipt through the matrix's reading
- *                   (verification included), refusals kept with their reason
+ *   receipt_gate.c  the gate: every receipt through the matrix's reading
+ *                   (verification included), refusals kept with their
+ *                   reason, each signature's key by verify's reading
  *   facts.c         what the page shows of one accepted receipt, read
  *                   defensively (absent or mistyped -> shown as absent)
- *   fingerprint.c   the key behind an SSHSIG signature
  *   divergence_csv.c  `make pytorch-divergence`'s CSV (--divergence)
  *   svg.c           inline SVG plots with their text alternatives
  *   sec_*.c         the page's sections; page.c the shell and its CSS
@@ -108,7 +108,7 @@ typedef struct {
     char summary[640];
 } rp_page;
 
-/* load.c: reads every receipt through the matrix's gate; never exits on a
+/* receipt_gate.c: reads every receipt through the matrix's gate; never exits on a
  * refused receipt (it is listed). Returns 0, or -1 when the hosts file is
  * unusable. */
 int rp_load(rp_page *p, const char *const *receipts, size_t n);

@@ -22,7 +22,7 @@ void mx_free_strv(char **v, size_t n)
 }
 
 /* Where the matrix says what is wrong with its inputs: stderr, unless the
- * report (report/html/load.c) collects it to show a refused receipt's
+ * report (report/html/receipt_gate.c) collects it to show a refused receipt's
  * reason on the page. */
 static FILE *messages;
 

@@ -1,7 +1,7 @@
-/* load.c — the page's facts come through the matrix's own gate
- * (report/matrix/: mx_receipt_load verifies every receipt and refuses what
- * `matrix` refuses) and its judgement (mx_judge), so the page cannot show a
- * result `matrix` would not. Where `matrix` stops at a refused receipt
+/* receipt_gate.c — the page's trust gate: its facts come through the
+ * matrix's own gate (report/matrix/: mx_receipt_load verifies every
+ * receipt and refuses what `matrix` refuses) and its judgement (mx_judge),
+ * so the page cannot show a result `matrix` would not. Where `matrix` stops at a refused receipt
  * (exit 2), the report lists it with the reason the gate gave and shows
  * nothing of it as a result.
  *
