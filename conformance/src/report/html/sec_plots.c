@@ -100,21 +100,23 @@ static void loss_value(hw *w, const rp_step *st)
     HW(w, "</td>");
 }
 
-static void loss_plot(hw *w, const rp_page *p, const char *name)
+/* The hosts grouped by their loss sequence (one line per group, at most
+ * MAX_LINES; *more counts the hosts left out); *steps the longest run. */
+static size_t group_lines(const rp_page *p, const char *name, loss_line *lines, size_t *steps, size_t *more)
 {
-    loss_line lines[MAX_LINES];
-    size_t nl = 0, more = 0, steps = 0;
+    size_t nl = 0;
+    *more = *steps = 0;
     for (size_t i = 0; i < p->nh; i++) {
         const rp_profile *pf = rp_profile_of(p, &p->rows[i], name);
         if (!pf || !pf->n_steps)
             continue;
-        steps = pf->n_steps > steps ? pf->n_steps : steps;
+        *steps = pf->n_steps > *steps ? pf->n_steps : *steps;
         size_t k = 0;
         while (k < nl && !same_losses(lines[k].pf, pf))
             k++;
         if (k == nl) {
             if (nl == MAX_LINES) {
-                more++;
+                (*more)++;
                 continue;
             }
             lines[nl].pf = pf, lines[nl].hosts = 0, lines[nl].first_host = i;
@@ -126,63 +128,30 @@ static void loss_plot(hw *w, const rp_page *p, const char *name)
         else if (lines[k].hosts == 5)
             sbuf_adds(&lines[k].names, ", \xe2\x80\xa6");
     }
-    if (!nl)
-        return;
-    const train_vec *tv = golden(p, name);
-    if (tv && (size_t)tv->steps + 1 > steps)
-        steps = (size_t)tv->steps + 1;
-    double *x = xcalloc(steps, sizeof *x), *ys = xcalloc(steps * (nl + 1), sizeof *ys);
-    for (size_t s = 0; s < steps; s++)
-        x[s] = (double)s;
-    svg_series ser[MAX_LINES + 1];
-    char *labels[MAX_LINES + 1];
-    size_t ns = 0;
-    /* what the picture says, in words */
-    sbuf d;
-    sbuf_init(&d);
-    sbuf_printf(&d, "Training loss at every step of profile %.60s, steps 0 to %zu. ", name, steps - 1);
-    for (size_t k = 0; k < nl; k++) {
-        const rp_profile *pf = lines[k].pf;
-        double *y = ys + (k + 1) * steps;
-        long first = -1;
-        for (size_t s = 0; s < steps; s++) {
-            const rp_step *st = s < pf->n_steps ? &pf->step[s] : NULL;
-            y[s] = st && st->has_loss ? (double)rp_f32(st->loss) : NAN;
-            if (tv && first < 0 && s <= tv->steps && st && st->has_loss != tv->trace[s].has_loss)
-                first = (long)s;
-            if (tv && first < 0 && s <= tv->steps && st && st->has_loss && st->loss != tv->trace[s].loss)
-                first = (long)s;
-        }
-        labels[ns] = lines[k].hosts == 1 ? xasprintf("%s", lines[k].names.p)
-                                         : xasprintf("%zu hosts: %s", lines[k].hosts, lines[k].names.p);
-        ser[ns] = (svg_series){labels[ns], steps, x, y, 0, (int)k};
-        ns++;
-        sbuf_printf(&d, "%s%s: ", k ? " " : "", labels[ns - 1]);
-        if (!tv)
-            sbuf_adds(&d, "(the vectors' losses are not at hand to compare).");
-        else if (first < 0)
-            sbuf_adds(&d, "loss bits identical to the vectors' at every recorded step.");
-        else
-            sbuf_printf(&d, "loss first differs from the vectors' at step %ld.", first);
+    return nl;
+}
+
+/* One line's losses as plot values (NaN where none) and the first step
+ * whose loss differs from the vectors' (-1: none, or no vectors). */
+static long line_values(const rp_profile *pf, const train_vec *tv, size_t steps, double *y)
+{
+    long first = -1;
+    for (size_t s = 0; s < steps; s++) {
+        const rp_step *st = s < pf->n_steps ? &pf->step[s] : NULL;
+        y[s] = st && st->has_loss ? (double)rp_f32(st->loss) : NAN;
+        if (tv && first < 0 && s <= tv->steps && st && st->has_loss != tv->trace[s].has_loss)
+            first = (long)s;
+        if (tv && first < 0 && s <= tv->steps && st && st->has_loss && st->loss != tv->trace[s].loss)
+            first = (long)s;
     }
-    if (more)
-        sbuf_printf(&d, " %zu further hosts have loss sequences of their own, not drawn.", more);
-    if (tv) { /* drawn last, dashed, so it shows over the hosts that equal it */
-        double *y = ys;
-        for (size_t s = 0; s < steps; s++)
-            y[s] = s <= tv->steps && tv->trace[s].has_loss ? (double)rp_f32(tv->trace[s].loss) : NAN;
-        labels[ns] = xstrdup("the vectors' loss (golden)");
-        ser[ns] = (svg_series){labels[ns], steps, x, y, 1, 6};
-        ns++;
-    }
-    char *title = xasprintf("Loss per step, profile %.60s", name);
-    svg_plot pl = {title, d.p, "step", "loss", 0, 220};
-    HW(w, "<h3>Loss per step, profile ");
-    hw_text_cap(w, name, HW_CAP_NAME);
-    HW(w, "</h3>\n<p>Hosts whose loss bits are identical at every step share one line; the dashed line is the "
-          "vectors' loss. Identical losses do not mean identical parameters: the strip below compares digests.</p>\n");
-    svg_line_plot(w, &pl, ser, ns);
-    /* the text table behind it */
+    return first;
+}
+
+/* The text table behind the plot: loss bits and value at selected steps
+ * (around the first step any line differs from the vectors). */
+static void loss_table(hw *w, const loss_line *lines, size_t nl, const train_vec *tv, const svg_series *ser,
+                       size_t ns, size_t steps)
+{
     size_t rows[TABLE_ROWS + 1];
     long firstd = -1;
     for (size_t k = 0; k < nl && tv; k++)
@@ -215,6 +184,61 @@ static void loss_plot(hw *w, const rp_page *p, const char *name)
         HW(w, "</tr>");
     }
     HW(w, "</tbody></table></div></details>\n");
+}
+
+static void loss_plot(hw *w, const rp_page *p, const char *name)
+{
+    loss_line lines[MAX_LINES];
+    size_t more, steps;
+    size_t nl = group_lines(p, name, lines, &steps, &more);
+    if (!nl)
+        return;
+    const train_vec *tv = golden(p, name);
+    if (tv && (size_t)tv->steps + 1 > steps)
+        steps = (size_t)tv->steps + 1;
+    double *x = xcalloc(steps, sizeof *x), *ys = xcalloc(steps * (nl + 1), sizeof *ys);
+    for (size_t s = 0; s < steps; s++)
+        x[s] = (double)s;
+    svg_series ser[MAX_LINES + 1];
+    char *labels[MAX_LINES + 1];
+    size_t ns = 0;
+    /* what the picture says, in words */
+    sbuf d;
+    sbuf_init(&d);
+    sbuf_printf(&d, "Training loss at every step of profile %.60s, steps 0 to %zu. ", name, steps - 1);
+    for (size_t k = 0; k < nl; k++) {
+        double *y = ys + (k + 1) * steps;
+        long first = line_values(lines[k].pf, tv, steps, y);
+        labels[ns] = lines[k].hosts == 1 ? xasprintf("%s", lines[k].names.p)
+                                         : xasprintf("%zu hosts: %s", lines[k].hosts, lines[k].names.p);
+        ser[ns] = (svg_series){labels[ns], steps, x, y, 0, (int)k};
+        ns++;
+        sbuf_printf(&d, "%s%s: ", k ? " " : "", labels[ns - 1]);
+        if (!tv)
+            sbuf_adds(&d, "(the vectors' losses are not at hand to compare).");
+        else if (first < 0)
+            sbuf_adds(&d, "loss bits identical to the vectors' at every recorded step.");
+        else
+            sbuf_printf(&d, "loss first differs from the vectors' at step %ld.", first);
+    }
+    if (more)
+        sbuf_printf(&d, " %zu further hosts have loss sequences of their own, not drawn.", more);
+    if (tv) { /* drawn last, dashed, so it shows over the hosts that equal it */
+        double *y = ys;
+        for (size_t s = 0; s < steps; s++)
+            y[s] = s <= tv->steps && tv->trace[s].has_loss ? (double)rp_f32(tv->trace[s].loss) : NAN;
+        labels[ns] = xstrdup("the vectors' loss (golden)");
+        ser[ns] = (svg_series){labels[ns], steps, x, y, 1, 6};
+        ns++;
+    }
+    char *title = xasprintf("Loss per step, profile %.60s", name);
+    svg_plot pl = {title, d.p, "step", "loss", 0, 220};
+    HW(w, "<h3>Loss per step, profile ");
+    hw_text_cap(w, name, HW_CAP_NAME);
+    HW(w, "</h3>\n<p>Hosts whose loss bits are identical at every step share one line; the dashed line is the "
+          "vectors' loss. Identical losses do not mean identical parameters: the strip below compares digests.</p>\n");
+    svg_line_plot(w, &pl, ser, ns);
+    loss_table(w, lines, nl, tv, ser, ns, steps);
     for (size_t k = 0; k < ns; k++)
         free(labels[k]);
     for (size_t k = 0; k < nl; k++)
