@@ -97,31 +97,6 @@ static int load_receipts(const conform_args *a, matrix_in *m)
     return place_receipts(a, m);
 }
 
-typedef struct {
-    size_t ok, pass, xfail, prefix, windows;
-} tally;
-
-/* Each host judged against its receipt (report/matrix/judge.c). */
-static tally judge_rows(matrix_in *m)
-{
-    tally t = {0, 0, 0, 0, 0};
-    for (size_t i = 0; i < m->nh; i++) {
-        mrow *w = &m->rows[i];
-        w->h = &m->hs[i];
-        sbuf_init(&w->why);
-        sbuf_init(&w->host_bad);
-        w->r = mx_find_receipt(m->rs, m->nr, m->hs[i].name);
-        mx_judge(w);
-        int ok = mx_row_ok(w);
-        t.ok += ok;
-        t.pass += ok && w->st == ST_PASS;
-        t.xfail += ok && w->st == ST_XFAIL;
-        t.prefix += ok && w->st == ST_PREFIX;
-        t.windows += ok && w->st == ST_PASS && w->r->by_windows;
-    }
-    return t;
-}
-
 /* Every host that is not simply as expected, and why; who signed each
  * receipt, by fingerprint (trust/keys.h), and what its subject binds. */
 static void print_host_notes(const mrow *rows, size_t nh)
@@ -229,7 +204,7 @@ int matrix_command(const conform_args *a)
         matrix_in_free(&m);
         return 2;
     }
-    tally t = judge_rows(&m);
+    mx_tally t = mx_judge_rows(m.rows, m.hs, m.nh, m.rs, m.nr);
     profile_tables pt;
     int all_agree = print_tables(&m, &pt);
     int ok = t.ok == m.nh && all_agree;

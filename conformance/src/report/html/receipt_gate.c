@@ -150,16 +150,11 @@ static void load_vectors(rp_page *p)
     free(own);
 }
 
-int rp_load(rp_page *p, const char *const *files, size_t n)
+/* Every receipt through the gate, and the matrix's two refusals of a
+ * receipt among others (cli/cmd_matrix.c): a build-failure record of a host
+ * the hosts file does not list, a second receipt for one host. */
+static void admit_all(rp_page *p, const char *const *files, size_t n)
 {
-    if (p->hosts_file && mx_hosts_load(p->hosts_file, &p->hs, &p->nh) != 0)
-        return -1;
-    p->n_listed = p->nh;
-    /* signatures are checked by default, against the project's keys, as
-     * matrix and verify check them (core/version.h) */
-    if (!p->allowed_signers)
-        p->allowed_signers = conform_default_allowed_signers();
-    mx_trust_config(p->allowed_signers, p->vectors_given ? p->vectors_dir : NULL, p->allow_unsigned);
     p->rs = xcalloc(n + 1, sizeof *p->rs);
     p->rx = xcalloc(n + 1, sizeof *p->rx);
     for (size_t i = 0; i < n; i++) {
@@ -192,6 +187,19 @@ int rp_load(rp_page *p, const char *const *files, size_t n)
             p->nr++;
         sbuf_free(&why);
     }
+}
+
+int rp_load(rp_page *p, const char *const *files, size_t n)
+{
+    if (p->hosts_file && mx_hosts_load(p->hosts_file, &p->hs, &p->nh) != 0)
+        return -1;
+    p->n_listed = p->nh;
+    /* signatures are checked by default, against the project's keys, as
+     * matrix and verify check them (core/version.h) */
+    if (!p->allowed_signers)
+        p->allowed_signers = conform_default_allowed_signers();
+    mx_trust_config(p->allowed_signers, p->vectors_given ? p->vectors_dir : NULL, p->allow_unsigned);
+    admit_all(p, files, n);
     /* hosts the hosts file does not list: machines described by their receipt */
     for (size_t i = 0; i < p->nr; i++) {
         int known = 0;
@@ -203,19 +211,8 @@ int rp_load(rp_page *p, const char *const *files, size_t n)
         }
     }
     p->rows = xcalloc(p->nh + 1, sizeof *p->rows);
-    for (size_t i = 0; i < p->nh; i++) {
-        mrow *w = &p->rows[i];
-        w->h = &p->hs[i];
-        sbuf_init(&w->why);
-        sbuf_init(&w->host_bad);
-        w->r = mx_find_receipt(p->rs, p->nr, p->hs[i].name);
-        mx_judge(w);
-        p->n_ok += mx_row_ok(w);
-        p->n_pass += mx_row_ok(w) && w->st == ST_PASS;
-        p->n_xfail += mx_row_ok(w) && w->st == ST_XFAIL;
-        p->n_prefix += mx_row_ok(w) && w->st == ST_PREFIX;
-        p->n_windows += mx_row_ok(w) && w->st == ST_PASS && w->r->by_windows;
-    }
+    mx_tally t = mx_judge_rows(p->rows, p->hs, p->nh, p->rs, p->nr);
+    p->n_ok = t.ok, p->n_pass = t.pass, p->n_xfail = t.xfail, p->n_prefix = t.prefix, p->n_windows = t.windows;
     for (size_t i = 0; i < p->nr; i++)
         rp_facts(&p->rx[i], &p->rs[i]);
     load_vectors(p);

@@ -180,6 +180,13 @@ void mx_rows_view(const mrow *rows, size_t n, const char *name, mrow *out, mrece
 const mwindow *mx_window_of(const mreceipt *r, uint32_t from, uint32_t to);
 /* Every profile's table agrees (mx_table_agrees of each). */
 int mx_all_agree(const mrow *rows, size_t n);
+/* The counts of the summary line. */
+typedef struct {
+    size_t ok, pass, xfail, prefix, windows;
+} mx_tally;
+/* rows[i] for hs[i] with its receipt among rs, judged (mx_judge): the one
+ * judging loop of `matrix` and the page. */
+mx_tally mx_judge_rows(mrow *rows, mhost *hs, size_t nh, const mreceipt *rs, size_t nr);
 /* The summary line of `matrix` (and of the page); TAIL is appended. */
 void mx_summary_text(char *buf, size_t cap, int ok, size_t n_ok, size_t nh, size_t n_pass, size_t n_windows,
                      size_t n_prefix, size_t n_xfail, int all_agree, const char *tail);

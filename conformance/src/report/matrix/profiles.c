@@ -91,6 +91,26 @@ int mx_all_agree(const mrow *rows, size_t n)
     return ok;
 }
 
+mx_tally mx_judge_rows(mrow *rows, mhost *hs, size_t nh, const mreceipt *rs, size_t nr)
+{
+    mx_tally t = {0, 0, 0, 0, 0};
+    for (size_t i = 0; i < nh; i++) {
+        mrow *w = &rows[i];
+        w->h = &hs[i];
+        sbuf_init(&w->why);
+        sbuf_init(&w->host_bad);
+        w->r = mx_find_receipt(rs, nr, hs[i].name);
+        mx_judge(w);
+        int ok = mx_row_ok(w);
+        t.ok += ok;
+        t.pass += ok && w->st == ST_PASS;
+        t.xfail += ok && w->st == ST_XFAIL;
+        t.prefix += ok && w->st == ST_PREFIX;
+        t.windows += ok && w->st == ST_PASS && w->r->by_windows;
+    }
+    return t;
+}
+
 void mx_summary_text(char *buf, size_t cap, int ok, size_t n_ok, size_t nh, size_t n_pass, size_t n_windows,
                      size_t n_prefix, size_t n_xfail, int all_agree, const char *tail)
 {
