@@ -176,6 +176,47 @@ const char *mx_runs_as(const mhost *h, char *buf, size_t cap)
     return buf;
 }
 
+/* One host's line of the text table (widths wh, ww, ws for the host, the
+ * "runs as" and the "signed by" columns). */
+static void text_row(FILE *o, const mrow *w, const columns *c, int wh, int ww, int ws)
+{
+    char b[128], wb[96], res[64];
+    mx_result_text(w, res, sizeof res);
+    fprintf(o, "%-*s  %-*s  %-8s  %-13s  %-22s  %-*s  %-8s", wh, w->h->name, ww, mx_runs_as(w->h, wb, sizeof wb),
+            w->r && w->r->kernels ? w->r->kernels : "-", w->h->expected, res, ws,
+            w->r && !w->r->build_failed && w->r->signer_short ? w->r->signer_short : "-", subject_cell(w));
+    for (size_t j = 0; j < c->n; j++) {
+        cell(w, c->step[j], b, sizeof b);
+        fprintf(o, "  %-9s", b);
+    }
+    for (size_t j = 0; j < c->n_win; j++) {
+        win_cell(w, c->win[j].from, c->win[j].to, b, sizeof b);
+        fprintf(o, "  %-9s", b);
+    }
+    if (w->r && !w->r->build_failed && w->r->seconds >= 0)
+        fprintf(o, "  %7.1fs\n", w->r->seconds);
+    else
+        fprintf(o, "  %8s\n", "-");
+}
+
+/* The "all agree" line's cells: each checkpoint column and window. */
+static void text_agree_cells(FILE *o, const mrow *rows, size_t n, const columns *c)
+{
+    char b[128];
+    for (size_t j = 0; j < c->n; j++) {
+        size_t cnt;
+        int ag = mx_column_agrees(rows, n, c->step[j], &cnt);
+        snprintf(b, sizeof b, !ag ? "NO" : cnt ? "yes (%zu)" : "- (none)", cnt);
+        fprintf(o, "  %-9s", b);
+    }
+    for (size_t j = 0; j < c->n_win; j++) {
+        size_t cnt;
+        int ag = mx_window_agrees(rows, n, c->win[j].from, c->win[j].to, &cnt);
+        snprintf(b, sizeof b, ag ? "yes (%zu)" : "NO", cnt);
+        fprintf(o, "  %-9s", b);
+    }
+}
+
 void mx_print_text(FILE *o, const mrow *rows, size_t n, const columns *c)
 {
     char b[128], wb[96];
@@ -203,40 +244,11 @@ void mx_print_text(FILE *o, const mrow *rows, size_t n, const columns *c)
         fprintf(o, "  %-9s", b);
     }
     fprintf(o, "  %8s\n", "time");
-    for (size_t i = 0; i < n; i++) {
-        const mrow *w = &rows[i];
-        char res[64];
-        mx_result_text(w, res, sizeof res);
-        fprintf(o, "%-*s  %-*s  %-8s  %-13s  %-22s  %-*s  %-8s", wh, w->h->name, ww, mx_runs_as(w->h, wb, sizeof wb),
-                w->r && w->r->kernels ? w->r->kernels : "-", w->h->expected, res, ws,
-                w->r && !w->r->build_failed && w->r->signer_short ? w->r->signer_short : "-", subject_cell(w));
-        for (size_t j = 0; j < c->n; j++) {
-            cell(w, c->step[j], b, sizeof b);
-            fprintf(o, "  %-9s", b);
-        }
-        for (size_t j = 0; j < c->n_win; j++) {
-            win_cell(w, c->win[j].from, c->win[j].to, b, sizeof b);
-            fprintf(o, "  %-9s", b);
-        }
-        if (w->r && !w->r->build_failed && w->r->seconds >= 0)
-            fprintf(o, "  %7.1fs\n", w->r->seconds);
-        else
-            fprintf(o, "  %8s\n", "-");
-    }
+    for (size_t i = 0; i < n; i++)
+        text_row(o, &rows[i], c, wh, ww, ws);
     fprintf(o, "%-*s  %-*s  %-8s  %-13s  %-22s  %-*s  %-8s", wh, "all agree", ww, "(hosts expected to pass)", "", "", "",
             ws, "", "");
-    for (size_t j = 0; j < c->n; j++) {
-        size_t cnt;
-        int ag = mx_column_agrees(rows, n, c->step[j], &cnt);
-        snprintf(b, sizeof b, !ag ? "NO" : cnt ? "yes (%zu)" : "- (none)", cnt);
-        fprintf(o, "  %-9s", b);
-    }
-    for (size_t j = 0; j < c->n_win; j++) {
-        size_t cnt;
-        int ag = mx_window_agrees(rows, n, c->win[j].from, c->win[j].to, &cnt);
-        snprintf(b, sizeof b, ag ? "yes (%zu)" : "NO", cnt);
-        fprintf(o, "  %-9s", b);
-    }
+    text_agree_cells(o, rows, n, c);
     fprintf(o, "\n(cells: the first 8 hex digits of each checkpoint's SHA-256; * = differs from the vectors' digest; "
                "- = no checkpoint%s)\n",
             c->n_win ? "; w FROM-TO = a window resumed from the golden state at FROM: ok, FAIL, ..., full (the whole "
@@ -256,9 +268,42 @@ static void md_escape(sbuf *b, const char *s)
     }
 }
 
+/* One host's row of the Markdown table. */
+static void md_row(sbuf *m, const mrow *w, const columns *c)
+{
+    char b[128], wb[96], res[64];
+    mx_result_text(w, res, sizeof res);
+    sbuf_printf(m, "| %s | `%s` | %s | %s | ", w->h->name, mx_runs_as(w->h, wb, sizeof wb),
+                w->r && w->r->kernels ? w->r->kernels : "-", w->h->expected);
+    if (w->host_bad.len)
+        sbuf_adds(m, "❌ host mismatch");
+    else if (w->st == ST_PASS)
+        sbuf_printf(m, "✅ pass%s", w->r->by_windows ? " (windows)" : "");
+    else if (w->st == ST_XFAIL)
+        sbuf_printf(m, "➖ %s", res);
+    else if (w->st == ST_PREFIX)
+        sbuf_printf(m, "%s %s", mx_row_ok(w) ? "◐" : "❌", res);
+    else
+        sbuf_printf(m, "❌ %s", mx_status_text(w->st));
+    sbuf_adds(m, " | ");
+    md_escape(m, w->r && !w->r->build_failed && w->r->signer ? w->r->signer : "-");
+    sbuf_printf(m, " | %s |", subject_cell(w));
+    for (size_t j = 0; j < c->n; j++) {
+        cell(w, c->step[j], b, sizeof b);
+        sbuf_printf(m, " `%s` |", b);
+    }
+    for (size_t j = 0; j < c->n_win; j++) {
+        win_cell(w, c->win[j].from, c->win[j].to, b, sizeof b);
+        sbuf_printf(m, " %s |", b);
+    }
+    if (w->r && !w->r->build_failed && w->r->seconds >= 0)
+        sbuf_printf(m, " %.1f s |\n", w->r->seconds);
+    else
+        sbuf_adds(m, " - |\n");
+}
+
 void mx_render_markdown_table(sbuf *m, const mrow *rows, size_t n, const columns *c)
 {
-    char b[128];
     if (c->profile)
         sbuf_printf(m, "### Profile %s\n\n", c->profile);
     sbuf_adds(m, "| host | runs as | kernels | expected | result | signed by | subject |");
@@ -270,38 +315,8 @@ void mx_render_markdown_table(sbuf *m, const mrow *rows, size_t n, const columns
     for (size_t j = 0; j < c->n + c->n_win; j++)
         sbuf_adds(m, "---|");
     sbuf_adds(m, "---:|\n");
-    for (size_t i = 0; i < n; i++) {
-        const mrow *w = &rows[i];
-        char wb[96], res[64];
-        mx_result_text(w, res, sizeof res);
-        sbuf_printf(m, "| %s | `%s` | %s | %s | ", w->h->name, mx_runs_as(w->h, wb, sizeof wb),
-                    w->r && w->r->kernels ? w->r->kernels : "-", w->h->expected);
-        if (w->host_bad.len)
-            sbuf_adds(m, "❌ host mismatch");
-        else if (w->st == ST_PASS)
-            sbuf_printf(m, "✅ pass%s", w->r->by_windows ? " (windows)" : "");
-        else if (w->st == ST_XFAIL)
-            sbuf_printf(m, "➖ %s", res);
-        else if (w->st == ST_PREFIX)
-            sbuf_printf(m, "%s %s", mx_row_ok(w) ? "◐" : "❌", res);
-        else
-            sbuf_printf(m, "❌ %s", mx_status_text(w->st));
-        sbuf_adds(m, " | ");
-        md_escape(m, w->r && !w->r->build_failed && w->r->signer ? w->r->signer : "-");
-        sbuf_printf(m, " | %s |", subject_cell(w));
-        for (size_t j = 0; j < c->n; j++) {
-            cell(w, c->step[j], b, sizeof b);
-            sbuf_printf(m, " `%s` |", b);
-        }
-        for (size_t j = 0; j < c->n_win; j++) {
-            win_cell(w, c->win[j].from, c->win[j].to, b, sizeof b);
-            sbuf_printf(m, " %s |", b);
-        }
-        if (w->r && !w->r->build_failed && w->r->seconds >= 0)
-            sbuf_printf(m, " %.1f s |\n", w->r->seconds);
-        else
-            sbuf_adds(m, " - |\n");
-    }
+    for (size_t i = 0; i < n; i++)
+        md_row(m, &rows[i], c);
     sbuf_adds(m, "| **all agree** | hosts expected to pass | | | | | |");
     for (size_t j = 0; j < c->n; j++) {
         size_t cnt;
