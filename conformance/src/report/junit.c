@@ -49,6 +49,58 @@ void xml_escape(sbuf *out, const char *s)
 
 /* JUnit XML for CI: one testsuite per op group / profile, one testcase per
  * case; FAIL is <failure>, ERROR <error>, SKIP <skipped>. */
+/* One case: PASS is an empty testcase, FAIL <failure>, ERROR <error>, SKIP
+ * <skipped>, each with the reason. */
+static void junit_case(sbuf *x, const case_result *c)
+{
+    sbuf_adds(x, "    <testcase classname=\"");
+    xml_escape(x, c->suite);
+    sbuf_adds(x, "\" name=\"");
+    xml_escape(x, c->id);
+    sbuf_printf(x, "\" time=\"%.3f\"", c->seconds);
+    if (c->v == V_PASS) {
+        sbuf_adds(x, "/>\n");
+        return;
+    }
+    const char *tag = c->v == V_FAIL ? "failure" : c->v == V_ERROR ? "error" : "skipped";
+    sbuf_printf(x, ">\n      <%s message=\"", tag);
+    xml_escape(x, c->reason ? c->reason : "");
+    sbuf_adds(x, "\"");
+    if (c->v == V_SKIP) {
+        sbuf_adds(x, "/>\n");
+    } else {
+        sbuf_adds(x, ">");
+        xml_escape(x, c->reason ? c->reason : "");
+        sbuf_printf(x, "</%s>\n", tag);
+    }
+    sbuf_adds(x, "    </testcase>\n");
+}
+
+/* The testsuite of the cases of suite s, from the first one at index i. */
+static void junit_suite(sbuf *x, const results *res, size_t i, const char *s)
+{
+    size_t tests = 0, fail = 0, err = 0, skip = 0;
+    double t = 0;
+    for (size_t j = i; j < res->n; j++) {
+        const case_result *c = &res->c[j];
+        if (strcmp(c->suite, s) != 0)
+            continue;
+        tests++;
+        fail += c->v == V_FAIL;
+        err += c->v == V_ERROR;
+        skip += c->v == V_SKIP;
+        t += c->seconds;
+    }
+    sbuf_adds(x, "  <testsuite name=\"");
+    xml_escape(x, s);
+    sbuf_printf(x, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n", tests, fail, err,
+                skip, t);
+    for (size_t j = i; j < res->n; j++)
+        if (!strcmp(res->c[j].suite, s))
+            junit_case(x, &res->c[j]);
+    sbuf_adds(x, "  </testsuite>\n");
+}
+
 int junit_write(const run_ctx *rc, const char *path)
 {
     sbuf x;
@@ -60,62 +112,20 @@ int junit_write(const run_ctx *rc, const char *path)
                 rc->res.n, all.failed, all.errors, all.skipped, total);
     junit_verdict_suite(&x, rc);
     /* suites in order of first appearance */
-    char **seen = xcalloc(rc->res.n + 1, sizeof *seen);
+    const char **seen = xcalloc(rc->res.n + 1, sizeof *seen);
     size_t n_seen = 0;
     for (size_t i = 0; i < rc->res.n; i++) {
         const char *s = rc->res.c[i].suite;
         int dup = 0;
         for (size_t k = 0; k < n_seen && !dup; k++)
             dup = !strcmp(seen[k], s);
-        if (dup)
-            continue;
-        seen[n_seen++] = (char *)s;
-        size_t tests = 0, fail = 0, err = 0, skip = 0;
-        double t = 0;
-        for (size_t j = i; j < rc->res.n; j++) {
-            const case_result *c = &rc->res.c[j];
-            if (strcmp(c->suite, s) != 0)
-                continue;
-            tests++;
-            fail += c->v == V_FAIL;
-            err += c->v == V_ERROR;
-            skip += c->v == V_SKIP;
-            t += c->seconds;
+        if (!dup) {
+            seen[n_seen++] = s;
+            junit_suite(&x, &rc->res, i, s);
         }
-        sbuf_adds(&x, "  <testsuite name=\"");
-        xml_escape(&x, s);
-        sbuf_printf(&x, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n", tests, fail,
-                    err, skip, t);
-        for (size_t j = i; j < rc->res.n; j++) {
-            const case_result *c = &rc->res.c[j];
-            if (strcmp(c->suite, s) != 0)
-                continue;
-            sbuf_adds(&x, "    <testcase classname=\"");
-            xml_escape(&x, c->suite);
-            sbuf_adds(&x, "\" name=\"");
-            xml_escape(&x, c->id);
-            sbuf_printf(&x, "\" time=\"%.3f\"", c->seconds);
-            if (c->v == V_PASS) {
-                sbuf_adds(&x, "/>\n");
-                continue;
-            }
-            const char *tag = c->v == V_FAIL ? "failure" : c->v == V_ERROR ? "error" : "skipped";
-            sbuf_printf(&x, ">\n      <%s message=\"", tag);
-            xml_escape(&x, c->reason ? c->reason : "");
-            sbuf_adds(&x, "\"");
-            if (c->v == V_SKIP) {
-                sbuf_adds(&x, "/>\n");
-            } else {
-                sbuf_adds(&x, ">");
-                xml_escape(&x, c->reason ? c->reason : "");
-                sbuf_printf(&x, "</%s>\n", tag);
-            }
-            sbuf_adds(&x, "    </testcase>\n");
-        }
-        sbuf_adds(&x, "  </testsuite>\n");
     }
-    sbuf_adds(&x, "</testsuites>\n");
     free(seen);
+    sbuf_adds(&x, "</testsuites>\n");
     char err[512];
     int r = write_file(path, x.p, x.len, err, sizeof err);
     if (r != 0)
