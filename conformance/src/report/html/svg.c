@@ -33,58 +33,71 @@ static double tick_step(double range)
     return p * (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10);
 }
 
-void svg_line_plot(hw *w, const svg_plot *pl, const svg_series *s, size_t n)
+/* A line plot's data ranges and its scale: what the axes and the series
+ * are drawn by. */
+typedef struct {
+    int ph, pw, H, zeros;
+    double xmin, xmax, ymin, ymax, sx, sy;
+} plot_frame;
+
+/* The ranges of every finite point (on a log axis, the zeros apart: they
+ * are drawn on a "0" line a decade below the smallest value), padded. */
+static plot_frame plot_ranges(const svg_plot *pl, const svg_series *s, size_t n)
 {
-    int ph = pl->height ? pl->height : 220, pw = W - ML - MR, H = ph + MT + MB;
-    double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
-    int zeros = 0;
+    plot_frame f = {pl->height ? pl->height : 220, W - ML - MR, 0, 0, INFINITY, -INFINITY, INFINITY, -INFINITY, 0, 0};
+    f.H = f.ph + MT + MB;
     for (size_t k = 0; k < n; k++)
         for (size_t i = 0; i < s[k].n; i++) {
             double x = s[k].x[i], y = s[k].y[i];
             if (!isfinite(x) || !isfinite(y))
                 continue;
-            xmin = fmin(xmin, x), xmax = fmax(xmax, x);
+            f.xmin = fmin(f.xmin, x), f.xmax = fmax(f.xmax, x);
             if (pl->logy && y <= 0) {
-                zeros = 1;
+                f.zeros = 1;
                 continue;
             }
             double v = pl->logy ? log10(y) : y;
-            ymin = fmin(ymin, v), ymax = fmax(ymax, v);
+            f.ymin = fmin(f.ymin, v), f.ymax = fmax(f.ymax, v);
         }
-    if (!(xmax >= xmin))
-        xmin = 0, xmax = 1;
-    if (xmax == xmin)
-        xmax = xmin + 1;
-    if (!(ymax >= ymin))
-        ymin = 0, ymax = 1;
+    if (!(f.xmax >= f.xmin))
+        f.xmin = 0, f.xmax = 1;
+    if (f.xmax == f.xmin)
+        f.xmax = f.xmin + 1;
+    if (!(f.ymax >= f.ymin))
+        f.ymin = 0, f.ymax = 1;
     if (pl->logy) {
-        ymin = floor(ymin), ymax = ceil(ymax);
-        if (zeros)
-            ymin -= 1; /* the "0" line, a decade below the smallest gap */
+        f.ymin = floor(f.ymin), f.ymax = ceil(f.ymax);
+        if (f.zeros)
+            f.ymin -= 1; /* the "0" line, a decade below the smallest gap */
     } else {
-        double pad = (ymax - ymin) * 0.05;
+        double pad = (f.ymax - f.ymin) * 0.05;
         if (pad == 0)
-            pad = fabs(ymax) * 0.05 + 1e-6;
-        ymin -= pad, ymax += pad;
+            pad = fabs(f.ymax) * 0.05 + 1e-6;
+        f.ymin -= pad, f.ymax += pad;
     }
-    if (ymax == ymin)
-        ymax = ymin + 1;
-    double sx = pw / (xmax - xmin), sy = ph / (ymax - ymin);
-    open_figure(w, pl->title, pl->desc, w->fig++, W, H);
-    /* frame, grid and ticks */
+    if (f.ymax == f.ymin)
+        f.ymax = f.ymin + 1;
+    f.sx = f.pw / (f.xmax - f.xmin), f.sy = f.ph / (f.ymax - f.ymin);
+    return f;
+}
+
+/* Frame, grid, ticks and the axis labels. */
+static void plot_axes(hw *w, const svg_plot *pl, const plot_frame *f)
+{
+    int ph = f->ph, pw = f->pw;
     HW_N(w, "<g class=\"axis\"><rect class=\"frame\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>", ML, MT, pw, ph);
-    double xs = tick_step(xmax - xmin);
-    for (double t = ceil(xmin / xs) * xs; t <= xmax + 1e-9; t += xs) {
-        double px = ML + (t - xmin) * sx;
+    double xs = tick_step(f->xmax - f->xmin);
+    for (double t = ceil(f->xmin / xs) * xs; t <= f->xmax + 1e-9; t += xs) {
+        double px = ML + (t - f->xmin) * f->sx;
         HW_N(w, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", px, MT, px, MT + ph);
         HW_N(w, "<text class=\"tick\" text-anchor=\"middle\" x=\"%.1f\" y=\"%d\">%g</text>", px, MT + ph + 14, t);
     }
-    double ys = pl->logy ? (ymax - ymin > 8 ? 2 : 1) : tick_step(ymax - ymin);
-    for (double t = ceil(ymin / ys) * ys; t <= ymax + 1e-9; t += ys) {
-        double py = MT + ph - (t - ymin) * sy;
+    double ys = pl->logy ? (f->ymax - f->ymin > 8 ? 2 : 1) : tick_step(f->ymax - f->ymin);
+    for (double t = ceil(f->ymin / ys) * ys; t <= f->ymax + 1e-9; t += ys) {
+        double py = MT + ph - (t - f->ymin) * f->sy;
         HW_N(w, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", ML, py, ML + pw, py);
         HW_N(w, "<text class=\"tick\" text-anchor=\"end\" x=\"%d\" y=\"%.1f\">", ML - 4, py + 4);
-        if (pl->logy && zeros && t == ymin)
+        if (pl->logy && f->zeros && t == f->ymin)
             HW(w, "0");
         else if (pl->logy)
             HW_N(w, "1e%d", (int)t);
@@ -92,13 +105,17 @@ void svg_line_plot(hw *w, const svg_plot *pl, const svg_series *s, size_t n)
             HW_N(w, "%g", fabs(t) < ys * 1e-6 ? 0.0 : t);
         HW(w, "</text>");
     }
-    HW_N(w, "<text class=\"label\" text-anchor=\"middle\" x=\"%d\" y=\"%d\">", ML + pw / 2, H - 6);
+    HW_N(w, "<text class=\"label\" text-anchor=\"middle\" x=\"%d\" y=\"%d\">", ML + pw / 2, f->H - 6);
     hw_text(w, pl->xlabel);
     HW_N(w, "</text><text class=\"label\" text-anchor=\"middle\" transform=\"rotate(-90)\" x=\"%d\" y=\"%d\">",
          -(MT + ph / 2), 14);
     hw_text(w, pl->ylabel);
     HW(w, "</text></g>");
-    /* the series: one path each, broken where a point is missing */
+}
+
+/* The series: one path each, broken where a point is missing. */
+static void plot_series(hw *w, const svg_plot *pl, const plot_frame *f, const svg_series *s, size_t n)
+{
     for (size_t k = 0; k < n; k++) {
         HW_N(w, "<path class=\"series s%d", s[k].color & 7);
         if (s[k].dashed)
@@ -112,16 +129,24 @@ void svg_line_plot(hw *w, const svg_plot *pl, const svg_series *s, size_t n)
                 pen = 0;
                 continue;
             }
-            double v = pl->logy ? (y <= 0 ? ymin : log10(y)) : y;
+            double v = pl->logy ? (y <= 0 ? f->ymin : log10(y)) : y;
             if (pen)
                 HW(w, "L");
             else
                 HW(w, "M");
-            HW_N(w, "%.1f %.1f", ML + (x - xmin) * sx, MT + ph - (v - ymin) * sy);
+            HW_N(w, "%.1f %.1f", ML + (x - f->xmin) * f->sx, MT + f->ph - (v - f->ymin) * f->sy);
             pen = 1;
         }
         HW(w, "\"/>");
     }
+}
+
+void svg_line_plot(hw *w, const svg_plot *pl, const svg_series *s, size_t n)
+{
+    plot_frame f = plot_ranges(pl, s, n);
+    open_figure(w, pl->title, pl->desc, w->fig++, W, f.H);
+    plot_axes(w, pl, &f);
+    plot_series(w, pl, &f, s, n);
     HW(w, "</svg><figcaption><ul class=\"legend\">");
     for (size_t k = 0; k < n; k++) {
         HW_N(w, "<li><span class=\"swatch s%d", s[k].color & 7);
