@@ -249,6 +249,67 @@ static void loss_plot(hw *w, const rp_page *p, const char *name)
     free(ys);
 }
 
+/* Every step of a profile in the state digest_strip counts as equal. */
+static int equal_throughout(const rp_profile *pf, size_t steps)
+{
+    int whole = pf->n_steps == steps;
+    for (size_t s = 0; whole && s < steps; s++)
+        whole = pf->step[s].state == RS_PASS;
+    return whole;
+}
+
+/* What the strips say, in words: how many hosts are equal at every step,
+ * and where each other host is equal and where it differs. */
+static void strip_words(sbuf *d, const char *name, const svg_strip *rows, const rp_profile *const *pfs, size_t n,
+                        size_t steps)
+{
+    sbuf eq;
+    sbuf_init(&eq);
+    sbuf_printf(d, "For each host, each step of profile %.60s from 0 to %zu: whether its checkpoint's SHA-256 "
+                   "equals the vectors' digest (the case verdict verify checked). ", name, steps - 1);
+    size_t all_equal = 0;
+    for (size_t r = 0; r < n; r++)
+        all_equal += equal_throughout(pfs[r], steps);
+    sbuf_printf(d, "%zu of %zu hosts are equal at every step.", all_equal, n);
+    for (size_t r = 0; r < n; r++) {
+        if (equal_throughout(pfs[r], steps))
+            continue;
+        sbuf_reset(&eq);
+        rp_ranges(&eq, pfs[r]->step, pfs[r]->n_steps, RS_PASS);
+        sbuf_printf(d, " %.40s: equal at %s; ", rows[r].label, eq.p);
+        sbuf_reset(&eq);
+        rp_ranges(&eq, pfs[r]->step, pfs[r]->n_steps, RS_FAIL);
+        sbuf_printf(d, "differs at %s.", eq.p);
+    }
+    sbuf_free(&eq);
+}
+
+/* The table behind the strips: each host's steps per state, as ranges. */
+static void strip_table(hw *w, const svg_strip *rows, const rp_profile *const *pfs, size_t n)
+{
+    sbuf eq;
+    sbuf_init(&eq);
+    HW(w, "<details class=\"data\"><summary>The steps, as ranges</summary><div class=\"wrap\"><table><thead><tr>"
+          "<th scope=\"col\">host</th><th scope=\"col\">digest equal</th><th scope=\"col\">differs</th>"
+          "<th scope=\"col\">error</th><th scope=\"col\">skipped</th></tr></thead><tbody>");
+    for (size_t r = 0; r < n; r++) {
+        HW(w, "<tr><th scope=\"row\">");
+        hw_text_cap(w, rows[r].label, HW_CAP_NAME);
+        HW(w, "</th>");
+        static const unsigned char st[4] = {RS_PASS, RS_FAIL, RS_ERROR, RS_SKIP};
+        for (int k = 0; k < 4; k++) {
+            sbuf_reset(&eq);
+            rp_ranges(&eq, pfs[r]->step, pfs[r]->n_steps, st[k]);
+            HW(w, "<td>");
+            hw_text(w, eq.p);
+            HW(w, "</td>");
+        }
+        HW(w, "</tr>");
+    }
+    HW(w, "</tbody></table></div></details>\n");
+    sbuf_free(&eq);
+}
+
 static void digest_strip(hw *w, const rp_page *p, const char *name)
 {
     svg_strip *rows = xcalloc(p->nh + 1, sizeof *rows);
@@ -268,58 +329,17 @@ static void digest_strip(hw *w, const rp_page *p, const char *name)
         n++;
     }
     if (n && steps) {
-        sbuf d, eq;
+        sbuf d;
         sbuf_init(&d);
-        sbuf_init(&eq);
-        sbuf_printf(&d, "For each host, each step of profile %.60s from 0 to %zu: whether its checkpoint's SHA-256 "
-                        "equals the vectors' digest (the case verdict verify checked). ", name, steps - 1);
-        size_t all_equal = 0;
-        for (size_t r = 0; r < n; r++) {
-            int whole = pfs[r]->n_steps == steps;
-            for (size_t s = 0; whole && s < steps; s++)
-                whole = pfs[r]->step[s].state == RS_PASS;
-            all_equal += whole;
-        }
-        sbuf_printf(&d, "%zu of %zu hosts are equal at every step.", all_equal, n);
-        for (size_t r = 0; r < n; r++) {
-            int whole = pfs[r]->n_steps == steps;
-            for (size_t s = 0; whole && s < steps; s++)
-                whole = pfs[r]->step[s].state == RS_PASS;
-            if (whole)
-                continue;
-            sbuf_reset(&eq);
-            rp_ranges(&eq, pfs[r]->step, pfs[r]->n_steps, RS_PASS);
-            sbuf_printf(&d, " %.40s: equal at %s; ", rows[r].label, eq.p);
-            sbuf_reset(&eq);
-            rp_ranges(&eq, pfs[r]->step, pfs[r]->n_steps, RS_FAIL);
-            sbuf_printf(&d, "differs at %s.", eq.p);
-        }
+        strip_words(&d, name, rows, pfs, n, steps);
         char *title = xasprintf("Checkpoint digest equals the vectors', per step, profile %.60s", name);
         HW(w, "<h3>Digest equals the vectors', per step, profile ");
         hw_text_cap(w, name, HW_CAP_NAME);
         HW(w, "</h3>\n");
         svg_strips(w, title, d.p, rows, n, steps);
-        HW(w, "<details class=\"data\"><summary>The steps, as ranges</summary><div class=\"wrap\"><table><thead><tr>"
-              "<th scope=\"col\">host</th><th scope=\"col\">digest equal</th><th scope=\"col\">differs</th>"
-              "<th scope=\"col\">error</th><th scope=\"col\">skipped</th></tr></thead><tbody>");
-        for (size_t r = 0; r < n; r++) {
-            HW(w, "<tr><th scope=\"row\">");
-            hw_text_cap(w, rows[r].label, HW_CAP_NAME);
-            HW(w, "</th>");
-            static const unsigned char st[4] = {RS_PASS, RS_FAIL, RS_ERROR, RS_SKIP};
-            for (int k = 0; k < 4; k++) {
-                sbuf_reset(&eq);
-                rp_ranges(&eq, pfs[r]->step, pfs[r]->n_steps, st[k]);
-                HW(w, "<td>");
-                hw_text(w, eq.p);
-                HW(w, "</td>");
-            }
-            HW(w, "</tr>");
-        }
-        HW(w, "</tbody></table></div></details>\n");
+        strip_table(w, rows, pfs, n);
         free(title);
         sbuf_free(&d);
-        sbuf_free(&eq);
     }
     for (size_t r = 0; r < n; r++)
         free(bufs[r]);
