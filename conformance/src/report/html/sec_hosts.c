@@ -213,6 +213,63 @@ static void num_cell(hw *w, const cJSON *o, const char *path)
 }
 
 /* spec: where a run departs (conformance/README.md "Where a run differs"). */
+/* A row of name: count pairs (the localization's per-tensor counts and
+ * ULP histogram), at most OBJ_MAX of them; nothing when obj is not an
+ * object. */
+static void counts_row(hw *w, const char *label, const cJSON *obj)
+{
+    if (!cJSON_IsObject(obj))
+        return;
+    HW(w, "<tr><th scope=\"row\">");
+    hw_text(w, label);
+    HW(w, "</th><td>");
+    int i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, obj)
+    {
+        if (i++ == OBJ_MAX)
+            break;
+        if (i > 1)
+            HW(w, ", ");
+        hw_text_cap(w, e->string, HW_CAP_NAME);
+        HW(w, ": ");
+        value(w, e, K_NUM);
+    }
+    HW(w, "</td></tr>");
+}
+
+/* The first differing op the runner named: call, position, output element,
+ * the two values and their ULP distance. */
+static void first_op_cell(hw *w, const cJSON *op)
+{
+    if (cJSON_IsObject(op) && rj_str(op, "op")) {
+        HW(w, "<strong>");
+        hw_text_cap(w, rj_str(op, "op"), HW_CAP_NAME);
+        HW(w, "</strong>, call <code>");
+        hw_text_cap(w, rj_str(op, "call"), HW_CAP_NAME);
+        HW(w, "</code> (position ");
+        num_cell(w, op, "position");
+        HW(w, ", op ");
+        num_cell(w, op, "op_in_position");
+        HW(w, " of the position); output ");
+        hw_text_cap(w, rj_str(op, "output"), HW_CAP_NAME);
+        HW(w, "[");
+        num_cell(w, op, "element");
+        HW(w, "]: IUT ");
+        bits_cell(w, rj_str(op, "iut"));
+        HW(w, ", reference ");
+        bits_cell(w, rj_str(op, "reference"));
+        HW(w, ", ");
+        num_cell(w, op, "ulp");
+        HW(w, " ULP; ");
+        num_cell(w, op, "differing_elements");
+        HW(w, " elements of the output differ");
+    } else if (cJSON_IsObject(op) || cJSON_IsString(op))
+        value(w, op, K_TEXT);
+    else
+        HW(w, "<span class=\"muted\">none named (see the runner's words below)</span>");
+}
+
 static void localization(hw *w, const rp_profile *pf)
 {
     const cJSON *L = rj_at(pf->obj, "localization");
@@ -246,67 +303,10 @@ static void localization(hw *w, const rp_profile *pf)
     HW(w, "; max ");
     num_cell(w, L, "max_ulp");
     HW(w, " ULP</td></tr>");
-    const cJSON *per = rj_at(L, "differing_per_tensor"), *hist = rj_at(L, "ulp_histogram");
-    if (cJSON_IsObject(per)) {
-        HW(w, "<tr><th scope=\"row\">differing per tensor</th><td>");
-        int i = 0;
-        const cJSON *e;
-        cJSON_ArrayForEach(e, per)
-        {
-            if (i++ == OBJ_MAX)
-                break;
-            if (i > 1)
-                HW(w, ", ");
-            hw_text_cap(w, e->string, HW_CAP_NAME);
-            HW(w, ": ");
-            value(w, e, K_NUM);
-        }
-        HW(w, "</td></tr>");
-    }
-    if (cJSON_IsObject(hist)) {
-        HW(w, "<tr><th scope=\"row\">ULP histogram</th><td>");
-        int i = 0;
-        const cJSON *e;
-        cJSON_ArrayForEach(e, hist)
-        {
-            if (i++ == OBJ_MAX)
-                break;
-            if (i > 1)
-                HW(w, ", ");
-            hw_text_cap(w, e->string, HW_CAP_NAME);
-            HW(w, ": ");
-            value(w, e, K_NUM);
-        }
-        HW(w, "</td></tr>");
-    }
-    const cJSON *op = rj_at(L, "first_op");
+    counts_row(w, "differing per tensor", rj_at(L, "differing_per_tensor"));
+    counts_row(w, "ULP histogram", rj_at(L, "ulp_histogram"));
     HW(w, "<tr><th scope=\"row\">first differing op</th><td>");
-    if (cJSON_IsObject(op) && rj_str(op, "op")) {
-        HW(w, "<strong>");
-        hw_text_cap(w, rj_str(op, "op"), HW_CAP_NAME);
-        HW(w, "</strong>, call <code>");
-        hw_text_cap(w, rj_str(op, "call"), HW_CAP_NAME);
-        HW(w, "</code> (position ");
-        num_cell(w, op, "position");
-        HW(w, ", op ");
-        num_cell(w, op, "op_in_position");
-        HW(w, " of the position); output ");
-        hw_text_cap(w, rj_str(op, "output"), HW_CAP_NAME);
-        HW(w, "[");
-        num_cell(w, op, "element");
-        HW(w, "]: IUT ");
-        bits_cell(w, rj_str(op, "iut"));
-        HW(w, ", reference ");
-        bits_cell(w, rj_str(op, "reference"));
-        HW(w, ", ");
-        num_cell(w, op, "ulp");
-        HW(w, " ULP; ");
-        num_cell(w, op, "differing_elements");
-        HW(w, " elements of the output differ");
-    } else if (cJSON_IsObject(op) || cJSON_IsString(op))
-        value(w, op, K_TEXT);
-    else
-        HW(w, "<span class=\"muted\">none named (see the runner's words below)</span>");
+    first_op_cell(w, rj_at(L, "first_op"));
     HW(w, "</td></tr></tbody></table></div>");
     pre_block(w, "the runner's localization, as it printed it", rj_str(pf->obj, "localization_text"));
     HW(w, "<p class=\"muted\">The localization is the runner's record, covered by the receipt's signature; "
