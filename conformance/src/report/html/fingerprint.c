@@ -14,6 +14,7 @@
 #include "isotrain.h"
 #include "report/html/report.h"
 #include "trust/dsse.h"
+#include "trust/keys.h"
 
 static const char BEGIN[] = "-----BEGIN SSH SIGNATURE-----", END[] = "-----END SSH SIGNATURE-----";
 
@@ -48,4 +49,15 @@ int rp_sshsig_fingerprint(const char *armored, char out[64])
     free(blob);
     sbuf_free(&text);
     return rc;
+}
+
+void rp_signer_html(hw *w, const char *principal, const char *fp)
+{
+    static const char *const lead[] = {[KEY_OTHER] = "another key (not the project's), named ",
+                                       [KEY_PROJECT] = "the project key ",
+                                       [KEY_PROJECT_RETIRED] = "a retired project key "};
+    hw_text(w, lead[key_class_of(fp)]);
+    HW(w, "<strong>");
+    hw_text_cap(w, principal, HW_CAP_NAME);
+    HW(w, "</strong>");
 }

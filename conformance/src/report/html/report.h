@@ -132,6 +132,11 @@ float rp_f32(uint32_t bits);
 /* fingerprint.c: "SHA256:<base64>" of the public key inside an armored
  * SSHSIG, as ssh-keygen -l prints it. 0, or -1 when it is not one. */
 int rp_sshsig_fingerprint(const char *armored, char out[64]);
+/* fingerprint.c: who signed, in the words verify uses (trust/keys.h): the
+ * project key, a retired project key, or another key (not the project's)
+ * that the allowed signers call PRINCIPAL. A principal is a label anyone can
+ * write; only the pinned fingerprint makes a key the project's. */
+void rp_signer_html(hw *w, const char *principal, const char *fp);
 
 /* divergence_csv.c: 0, or -1 after naming FILE:LINE on stderr. */
 int rp_divergence_load(const char *file, rp_divergence *d);
