@@ -26,8 +26,8 @@ int main(int argc, char **argv)
     conform_args a;
     char err[512];
     if (cli_parse(argc, argv, &a, err, sizeof err) != 0) {
-        fprintf(stderr, "isotrain-conform: %s\n", err);
         cli_usage(stderr);
+        fprintf(stderr, "isotrain-conform: %s\n", err); /* last: the line a reader (or a log's tail) sees */
         return 2;
     }
     switch (a.cmd) {
