@@ -31,6 +31,19 @@ size_t proc_seen_count(void) { return n_seen; }
 const seen_exe *proc_seen_get(size_t i) { return i < n_seen ? &seen[i] : NULL; }
 size_t proc_seen_dropped(void) { return n_dropped; }
 
+void proc_seen_add_verb(char *verbs, size_t cap, const char *verb)
+{
+    size_t vl = strlen(verb);
+    if (!vl)
+        return;
+    for (const char *p = verbs; (p = strstr(p, verb)) != NULL; p += vl)
+        if ((p == verbs || p[-1] == ' ') && (p[vl] == ' ' || p[vl] == '\0'))
+            return;
+    size_t l = strlen(verbs);
+    if (l + vl + 2 < cap)
+        snprintf(verbs + l, cap - l, "%s%s", l ? " " : "", verb);
+}
+
 #ifdef __linux__
 typedef struct {
     long pid, ppid;
@@ -86,15 +99,7 @@ static int counted(long pid, unsigned long long start)
 
 static void add_verb(seen_exe *e, const char *verb)
 {
-    size_t vl = strlen(verb);
-    if (!vl)
-        return;
-    for (const char *p = e->verbs; (p = strstr(p, verb)) != NULL; p += vl)
-        if ((p == e->verbs || p[-1] == ' ') && (p[vl] == ' ' || p[vl] == '\0'))
-            return;
-    size_t l = strlen(e->verbs);
-    if (l + vl + 2 < sizeof e->verbs)
-        snprintf(e->verbs + l, sizeof e->verbs - l, "%s%s", l ? " " : "", verb);
+    proc_seen_add_verb(e->verbs, sizeof e->verbs, verb);
 }
 
 static void record(long pid, unsigned long long start, const char *verb, const struct stat *self)
@@ -129,13 +134,18 @@ static void record(long pid, unsigned long long start, const char *verb, const s
         }
         exe_format_of_fd(fd, &e->fmt);
         ssize_t n = readlink(link, e->path, sizeof e->path - 1);
-        e->path[n > 0 ? n : 0] = '\0';
+        if (n > 0)
+            e->path[n] = '\0';
+        else /* gone between open and readlink: named, never an empty path */
+            snprintf(e->path, sizeof e->path, "(unnamed: /proc/%ld/exe unreadable, device %lu inode %lu)", pid,
+                     (unsigned long)st.st_dev, (unsigned long)st.st_ino);
         keys[n_seen++] = k;
     }
     close(fd);
     if (!counted(pid, start))
         seen[i].processes++;
     add_verb(&seen[i], verb);
+    proc_code_scan(pid, verb);
 }
 
 #endif
