@@ -3,6 +3,7 @@
 #include "protocol/proc_seen.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,6 +110,13 @@ static void record(long pid, unsigned long long start, const char *verb, const s
     int fd = open(link, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return;
+    /* the name now, before hashing takes its time: a short-lived process
+     * may be gone by then (and /proc/PID/exe with it) */
+    char name[512];
+    ssize_t nl = readlink(link, name, sizeof name - 1);
+    int named = nl > 0;
+    name[named ? nl : 0] = '\0';
+    int name_err = errno;
     struct stat st;
     if (fstat(fd, &st) != 0 || (st.st_dev == self->st_dev && st.st_ino == self->st_ino)) {
         close(fd); /* the runner's own keeper and namespace init */
@@ -133,14 +141,14 @@ static void record(long pid, unsigned long long start, const char *verb, const s
             return;
         }
         exe_format_of_fd(fd, &e->fmt);
-        ssize_t n = readlink(link, e->path, sizeof e->path - 1);
-        if (n > 0)
-            e->path[n] = '\0';
-        else /* gone between open and readlink: named, never an empty path */
-            snprintf(e->path, sizeof e->path, "(unnamed: /proc/%ld/exe unreadable, device %lu inode %lu)", pid,
-                     (unsigned long)st.st_dev, (unsigned long)st.st_ino);
+        if (named)
+            snprintf(e->path, sizeof e->path, "%s", name);
+        else /* gone between open and readlink: never an empty path; a later sample may name it */
+            snprintf(e->path, sizeof e->path, "(unnamed: readlink /proc/%ld/exe: %s; device %lu inode %lu)", pid,
+                     strerror(name_err), (unsigned long)st.st_dev, (unsigned long)st.st_ino);
         keys[n_seen++] = k;
-    }
+    } else if (named && seen[i].path[0] == '(')
+        snprintf(seen[i].path, sizeof seen[i].path, "%s", name);
     close(fd);
     if (!counted(pid, start))
         seen[i].processes++;
