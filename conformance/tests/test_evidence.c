@@ -286,6 +286,17 @@ Test(evidence, a_key_labelled_isotrain_project_is_another_key)
     char *row = xasprintf("nat: signed by another key (not the project's): isotrain-project %s; subject bound", fp);
     tu_assert_has(r.out, row);
     tu_result_free(&r);
+    /* the page too: a principal is a label, never "the project key" (issue 27 item 5) */
+    char *page = at("p.html");
+    r = tu_conform("report", "--allowed-signers", allowed, "--hosts", hosts, "-o", page, rp, NULL);
+    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
+    tu_result_free(&r);
+    char *html = tu_read(page);
+    tu_assert_has(html, "another key (not the project&#39;s), named <strong>isotrain-project</strong>, key <code>");
+    tu_assert_has(html, "signed by another key (not the project&#39;s), named <strong>isotrain-project</strong> (key");
+    tu_assert_lacks(html, "<dd><strong>isotrain-project</strong>");
+    tu_assert_lacks(html, "signed by <strong>isotrain-project</strong>");
+    free(html), free(page);
     /* with the project's signers (the default) the key is not allowed at all */
     r = tu_conform("verify", rp, NULL);
     cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);

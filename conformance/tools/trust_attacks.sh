@@ -75,3 +75,39 @@ line "10 fresh adamw cases in one run" - "$n"
 spec10() { if [ $argv = 1 ]; then $C run "$@" --iut-exec "$I/spec_1_0_0.sh"; else $C run "$@" --iut "$I/spec_1_0_0.sh"; fi; }
 spec10 --vectors $V/v1.0.0 > o17a 2>&1; line "17 spec-1.0.0 IUT on v1.0.0" $? "$(last o17a)"
 spec10 --vectors $V/v1.1.0 --timeout-run 1200 > o17b 2>&1; line "17 spec-1.0.0 IUT on v1.1.0" $? "$(last o17b)"
+# ---- issue 27 (trust, round 3), items 3, 4, 5 (branch trust-keys) ----------------
+# 27.3 a trainer run with --sign-key copies the key (path from /proc/PID/cmdline, the file,
+# a lifted cover, /proc/PID/fd: conformance/tests/iuts/key_thief.sh)
+chmod 755 "$W"; mkdir -p kdrop; chmod 777 kdrop; ssh-keygen -q -t ed25519 -N '' -C k3 -f k3
+IT_KEY_DROP=$W/kdrop IT_KEY_GUESS=$W/k3 $C run --vectors $V/v1.0.0 --level ops --filter dot --sign-key "$W/k3" \
+    --receipt k3.json --iut-exec "$I/key_thief.sh" > o27k 2>&1; rc=$?
+got=$(ls kdrop | tr '\n' ' '); line "27.3 trainer copies --sign-key" $rc "copied: ${got:-nothing}; $(grep -m1 '^signing key' o27k)"
+# 27.4 code the subject does not name: LD_PRELOAD, a library dlopen()ed by config, PYTHONPATH, sh -c
+trainrun() { out=$1; shift; $C run --vectors $V/v1.0.0 --level train --steps 40 --receipt "$out" -- "$@" > /dev/null 2>&1; }
+subj() { au verify --vectors $V/v1.0.0 "$1" 2>&1 | grep -m1 'subject:' | sed 's/^verify: [^ ]*: //'; }
+if command -v cc > /dev/null; then
+    printf 'int iut_tag(void) { return 1; }\n' > pre.c && cc -shared -fPIC -o pre.so pre.c && cp pre.so alt.so
+    printf 'int iut_tag(void) { return 2; }\n' > alt.c && cc -shared -fPIC -o alt.so alt.c
+    LD_PRELOAD=$W/pre.so trainrun p.json "$REF"; line "27.4 LD_PRELOAD=lib.so -- REF" - "$(subj p.json)"
+    cat > loader.c <<C
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+int main(int c, char **v) { char p[512] = ""; FILE *f = fopen("$W/loader.conf", "r"); (void)c;
+  if (!f || !fgets(p, sizeof p, f)) return 70; p[strcspn(p, "\n")] = 0;
+  if (!dlopen(p, RTLD_NOW)) return 71; usleep(300000); v[0] = "$REF"; execv(v[0], v); return 72; }
+C
+    cc -o loader loader.c -ldl && echo "$W/pre.so" > loader.conf && trainrun d1.json "$W/loader"
+    echo "$W/alt.so" > loader.conf && trainrun d2.json "$W/loader"
+    libs() { python3 $REPO/ci/receipt_json.py "$1" | python3 -c 'import json,sys; r=json.load(sys.stdin)["iut"]; print(" ".join(c["path"].rsplit("/",1)[-1]+":"+(c["sha256"] or "-")[:8] for c in r.get("code_mapped",[]) if c["path"].endswith(("pre.so","alt.so"))) or "no library named")'; }
+    line "27.4 dlopen(config) loader, 2 configs" - "$(libs d1.json) vs $(libs d2.json); $(subj d1.json)"
+fi
+mkdir -p mods; printf 'import os, sys\nos.execv(os.environ["IT_REF_CLI"], [os.environ["IT_REF_CLI"]] + sys.argv[1:])\n' > iut.py
+PYTHONPATH=$W/mods trainrun py.json /usr/bin/python3 "$W/iut.py"; line "27.4 PYTHONPATH=dir -- python3 iut.py" - "$(subj py.json)"
+trainrun shc.json /bin/sh -c "$W/bad > /dev/null; exec $REF \"\$@\"" sh; line "27.4 -- /bin/sh -c 'BAD; exec REF'" - "$(subj shc.json)"
+# 27.5 the page's words for row 4's key (any key its allowed signers call isotrain-project), on a full run
+$C run --vectors $V/v1.0.0 --sign-key "$W/k" --receipt kf.json --iut-exec "$REF" > /dev/null 2>&1
+$C report --allowed-signers allowed --vectors $V/v1.0.0 -o pg.html kf.json > o27r 2>&1; rc=$?
+line "27.5 page: a key labelled isotrain-project" $rc "'<strong>isotrain-project</strong>' as the signer: \
+$(grep -o '\(<dd>\|signed by \)<strong>isotrain-project</strong>' pg.html | wc -l)x; as another key: $(grep -o 'named <strong>isotrain-project</strong>' pg.html | wc -l)x"

@@ -26,6 +26,7 @@ void cli_usage(FILE *out)
           "        [--timeout-run S] [--slowdown F] [--keep-work]\n"
           "  isotrain-conform lint DIR\n"
           "  isotrain-conform verify [--allowed-signers FILE] [--allow-unsigned] [--vectors DIR] RECEIPT...\n"
+          "  isotrain-conform sign --sign-key KEY RECEIPT [OUT]\n"
           "  isotrain-conform matrix [--hosts FILE] [--markdown FILE] [--against DIR]\n"
           "        [--allowed-signers FILE] [--allow-unsigned] [--vectors DIR] RECEIPT...\n"
           "  isotrain-conform matrix --hosts FILE --list\n"
@@ -42,8 +43,9 @@ void cli_usage(FILE *out)
           "         a reproduction of seed S, not a certification), 2 on bad usage,\n"
           "         refused vectors or an unwritable receipt. --iut-exec runs PROGRAM\n"
           "         without a shell and binds it (its digest, through the file executed);\n"
-          "         --iut 'CMD' runs /bin/sh -c 'CMD \"$@\"' and binds nothing.\n"
-          "compare  the first differing step of two traces and the loss gap from there; with\n"
+          "         --iut 'CMD' runs /bin/sh -c 'CMD \"$@\"' and binds nothing.\n",
+          out);
+    fputs("compare  the first differing step of two traces and the loss gap from there; with\n"
           "         both runs' checkpoint directories, the first differing tensor and element\n"
           "         (exit 0 identical, 1 different, 2 bad input).\n"
           "repeat   trains N times and checks the runs are bit-identical step by step.\n"
@@ -63,6 +65,11 @@ void cli_usage(FILE *out)
           "         by fingerprint; an unsigned receipt is UNSIGNED (exit 1) unless\n"
           "         --allow-unsigned; a REPRODUCTION is not certification evidence (exit 1)\n"
           "         (exit 0 all verify, 1 a receipt does not, 2 bad input).\n"
+          "sign     signs an unsigned receipt (the envelope's payload as it is) with KEY,\n"
+          "         into OUT or in place: the key is never on the machine while an IUT\n"
+          "         runs. run --sign-key signs only after every IUT process is gone, and\n"
+          "         only where the IUT runs in PID and mount namespaces that hide the key\n"
+          "         (as root: under uid 65534); elsewhere it is refused: use sign.\n"
           "\n"
           "Defaults: --vectors vectors/v1.2.0 (the newest set) when the current directory has\n"
           "it, else the installed set (--version names it; verify: the set each receipt names,\n"
@@ -125,6 +132,8 @@ int cli_parse(int argc, char **argv, conform_args *a, char *err, size_t cap)
         a->cmd = CMD_MATRIX;
     else if (!strcmp(c, "verify"))
         a->cmd = CMD_VERIFY;
+    else if (!strcmp(c, "sign"))
+        a->cmd = CMD_SIGN;
     else if (!strcmp(c, "--help") || !strcmp(c, "-h") || !strcmp(c, "help")) {
         a->cmd = CMD_HELP;
         return 0;
@@ -395,6 +404,12 @@ int cli_parse(int argc, char **argv, conform_args *a, char *err, size_t cap)
     case CMD_VERIFY:
         if (!a->n_receipts) {
             snprintf(err, cap, "verify needs at least one receipt");
+            return -1;
+        }
+        break;
+    case CMD_SIGN:
+        if (!a->sign_key || a->n_pos < 1) {
+            snprintf(err, cap, "sign needs --sign-key KEY and the RECEIPT (and OUT, else RECEIPT is signed in place)");
             return -1;
         }
         break;

@@ -25,6 +25,9 @@ int verify_command(const conform_args *a);
  * -o PAGE.html RECEIPT...: the receipts as one HTML page; 0 written, every
  * receipt accepted, 1 written with refusals listed, 2 not written. */
 int report_command(int argc, char **argv);
+/* sign --sign-key KEY RECEIPT [OUT]: signs an unsigned receipt in a step
+ * of its own (sign.c); 0 signed, 2 refused or bad input. */
+int sign_command(const conform_args *a);
 /* lint DIR: 0 clean, 2 problems found. */
 int lint_command(const char *dir);
 

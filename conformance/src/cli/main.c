@@ -1,6 +1,6 @@
 /* main.c — isotrain-conform: the conformance runner of isotrain. Commands,
  * one file each: run (run.c), compare (compare.c), repeat (repeat.c),
- * matrix (cmd_matrix.c), lint (lint.c), verify (verify.c), report (cmd_report.c). */
+ * matrix (cmd_matrix.c), lint (lint.c), verify (verify.c), sign (sign.c), report (cmd_report.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +26,8 @@ int main(int argc, char **argv)
     conform_args a;
     char err[512];
     if (cli_parse(argc, argv, &a, err, sizeof err) != 0) {
-        fprintf(stderr, "isotrain-conform: %s\n", err);
         cli_usage(stderr);
+        fprintf(stderr, "isotrain-conform: %s\n", err); /* last: the line a reader (or a log's tail) sees */
         return 2;
     }
     switch (a.cmd) {
@@ -50,6 +50,8 @@ int main(int argc, char **argv)
         return matrix_command(&a);
     case CMD_VERIFY:
         return verify_command(&a);
+    case CMD_SIGN:
+        return sign_command(&a);
     default:
         cli_usage(stderr);
         return 2;

@@ -11,6 +11,7 @@
 
 #include "protocol/contain.h"
 #include "protocol/iut_process.h"
+#include "protocol/iut_room.h"
 #include "report/junit.h"
 #include "report/receipt.h"
 #include "core/version.h"
@@ -121,6 +122,27 @@ static char *subject_changed(iut_target *t)
     return NULL;
 }
 
+/* DESIGN.md Wave 4, "the key not in the room": --sign-key only where the
+ * IUT's tree can be kept from the key (protocol/iut_room.h); elsewhere the
+ * run is refused before any IUT starts, and `sign` is the way. */
+static int key_out_of_reach(run_ctx *rc, const char *key)
+{
+    char err[600];
+    if (!contain_namespaced())
+        snprintf(err, sizeof err, "--sign-key %s: this system gives the IUT no PID namespace (contain: %s), so the "
+                                  "runner cannot keep the key out of its reach; run without --sign-key and sign the "
+                                  "receipt afterwards with `isotrain-conform sign --sign-key KEY RECEIPT`",
+                 key, getenv("ISOTRAIN_CONFORM_CONTAIN") ? "ISOTRAIN_CONFORM_CONTAIN=keeper" : "not permitted");
+    else if (iut_room_hide(key, err, sizeof err) == 0) {
+        fprintf(rc->out, "signing key: %s\n", iut_room_describe());
+        return 0;
+    }
+    fprintf(stderr, "isotrain-conform: %s\n", err);
+    fprintf(rc->out, "signing key: REFUSED: %s\n", err);
+    run_ctx_free(rc);
+    return -1;
+}
+
 int run_command(const conform_args *a)
 {
     run_ctx rc;
@@ -166,6 +188,8 @@ int run_command(const conform_args *a)
     rc.run_seed = a->seed_given ? (uint64_t)a->seed : fresh_draw_seed();
     fprintf(rc.out, "run seed: %llu (fresh cases; --seed %llu reproduces them)\n", (unsigned long long)rc.run_seed,
             (unsigned long long)rc.run_seed);
+    if (a->sign_key && key_out_of_reach(&rc, a->sign_key) != 0)
+        return 2;
     fprintf(rc.out, "iut: %s\n", a->iut);
     /* the subject (protocol/iut_target.h): the argv form is opened and
      * hashed now, and every verb executes what was hashed; the shell form
@@ -263,6 +287,8 @@ int run_command(const conform_args *a)
             fprintf(rc.out, "scope: not a full certification: %s\n", rc.verdict.reasons[i]);
     int io_bad = 0;
     if (a->receipt) {
+        if (a->sign_key) /* the key is read in a separate step: no IUT process is left to see it */
+            contain_kill_descendants();
         io_bad |= receipt_write(&rc, a->receipt, overall, reached) != 0;
         if (!io_bad)
             fprintf(rc.out, "receipt: %s\n", a->receipt);

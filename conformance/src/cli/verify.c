@@ -48,8 +48,11 @@ int verify_command(const conform_args *a)
         if (r && info.legacy)
             printf("verify: %s: read under the first trust rules (a receipt published before subject binding): its "
                    "subject and host fields are the signer's claim, not measurements\n", f);
-        else if (r)
-            printf("verify: %s: subject: %s\n", f, receipt_facts_subject_word(&info.facts));
+        else if (r) {
+            char *subject = receipt_facts_subject_text(&info.facts);
+            printf("verify: %s: subject: %s\n", f, subject);
+            free(subject);
+        }
         cJSON_Delete(r);
         verify_info_free(&info);
         problems_free(&pr);

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-typedef enum { CMD_NONE, CMD_RUN, CMD_COMPARE, CMD_REPEAT, CMD_LINT, CMD_MATRIX, CMD_VERIFY, CMD_HELP, CMD_VERSION } conform_cmd;
+typedef enum { CMD_NONE, CMD_RUN, CMD_COMPARE, CMD_REPEAT, CMD_LINT, CMD_MATRIX, CMD_VERIFY, CMD_SIGN, CMD_HELP, CMD_VERSION } conform_cmd;
 
 typedef struct {
     conform_cmd cmd;

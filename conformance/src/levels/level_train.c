@@ -84,7 +84,9 @@ static void train_profile(run_ctx *rc, const train_vec *tv, train_report *rep)
     }
     if (x.started && !r->exited_ok && unsupported != 2) {
         if (r->timed_out)
-            add(&run_problem, "the training run hung: no exit within %g s (time-out, P8); the IUT was killed",
+            add(&run_problem, "the training run hung: no exit within %g s (time-out, P8); the IUT was killed "
+                              "(a correct but slow IUT, on a loaded machine or an emulator, needs a longer one: "
+                              "--timeout-run S or --slowdown F; conformance/README.md \"Time-outs\")",
                 rc_timeout_run(rc));
         else if (r->killed_reason)
             add(&run_problem, "%s; the IUT was killed", r->killed_reason);

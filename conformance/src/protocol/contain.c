@@ -23,6 +23,7 @@
 #include <sys/resource.h>
 
 #include "core/util.h"
+#include "protocol/iut_room.h"
 
 static volatile sig_atomic_t interrupted;
 /* The keepers' lifeline (contain_spawn): the runner holds the write end and
@@ -369,6 +370,11 @@ static void ns_init(void (*exec_child)(void *), void *ctx, const int *keep, size
     pid_t p = fork();
     if (p == 0) {
         close(status_w);
+        char err[256];
+        if (iut_room_enter(err, sizeof err) != 0) { /* never an IUT that can reach the key */
+            dprintf(2, "isotrain-conform: %s\n", err);
+            _exit(127);
+        }
         run_iut(exec_child, ctx);
     }
     int only[1] = {status_w};
@@ -465,6 +471,17 @@ static void keeper(int mode, void (*exec_child)(void *), void *ctx, const int *k
     }
     contain_kill_descendants(); /* the keeper's leftovers: nothing outlives the verb */
     mirror_exit(st);
+}
+
+int contain_namespaced(void)
+{
+#ifdef __linux__
+    if (spawn_mode == MODE_UNKNOWN)
+        spawn_mode = probe_mode();
+    return spawn_mode == MODE_PIDNS || spawn_mode == MODE_USERNS;
+#else
+    return 0;
+#endif
 }
 
 long contain_proc_pid(void)

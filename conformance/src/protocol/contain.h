@@ -54,6 +54,9 @@ int contain_spawn(void (*exec_child)(void *ctx), void *ctx, const int *keep_fds,
  * PID namespace below /proc's; its tests run it so). *proc_pid of
  * contain_spawn is K's, for walking K's tree in /proc. */
 long contain_proc_pid(void);
+/* Whether IUT trees get a PID namespace of their own (probed once): only
+ * then can protocol/iut_room.h keep a signing key out of their reach. */
+int contain_namespaced(void);
 /* How the last contain_spawn contained its tree: "pid-namespace",
  * "user+pid-namespace" or "keeper (subreaper, lifeline pipe)"; "" before. */
 const char *contain_mode(void);

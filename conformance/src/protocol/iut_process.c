@@ -612,7 +612,8 @@ int iut_run(const char *cmd, const char *verb, const char *const *args, size_t n
     r->exit_code = p.killed ? -1 : iut_exit_code(&p);
     r->signal = p.killed ? 0 : iut_term_signal(&p);
     if (r->timed_out)
-        snprintf(r->status_text, sizeof r->status_text, "timed out after %.1f s (killed)", timeout);
+        snprintf(r->status_text, sizeof r->status_text,
+                 "timed out after %.1f s (killed); --timeout-case, --timeout-run or --slowdown sets the limit", timeout);
     else if (r->killed_reason)
         snprintf(r->status_text, sizeof r->status_text, "killed by the runner: %s", r->killed_reason);
     else

@@ -3,6 +3,7 @@
 #include "protocol/proc_seen.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,19 @@ static size_t n_procs, cap_procs;
 size_t proc_seen_count(void) { return n_seen; }
 const seen_exe *proc_seen_get(size_t i) { return i < n_seen ? &seen[i] : NULL; }
 size_t proc_seen_dropped(void) { return n_dropped; }
+
+void proc_seen_add_verb(char *verbs, size_t cap, const char *verb)
+{
+    size_t vl = strlen(verb);
+    if (!vl)
+        return;
+    for (const char *p = verbs; (p = strstr(p, verb)) != NULL; p += vl)
+        if ((p == verbs || p[-1] == ' ') && (p[vl] == ' ' || p[vl] == '\0'))
+            return;
+    size_t l = strlen(verbs);
+    if (l + vl + 2 < cap)
+        snprintf(verbs + l, cap - l, "%s%s", l ? " " : "", verb);
+}
 
 #ifdef __linux__
 typedef struct {
@@ -86,15 +100,7 @@ static int counted(long pid, unsigned long long start)
 
 static void add_verb(seen_exe *e, const char *verb)
 {
-    size_t vl = strlen(verb);
-    if (!vl)
-        return;
-    for (const char *p = e->verbs; (p = strstr(p, verb)) != NULL; p += vl)
-        if ((p == e->verbs || p[-1] == ' ') && (p[vl] == ' ' || p[vl] == '\0'))
-            return;
-    size_t l = strlen(e->verbs);
-    if (l + vl + 2 < sizeof e->verbs)
-        snprintf(e->verbs + l, sizeof e->verbs - l, "%s%s", l ? " " : "", verb);
+    proc_seen_add_verb(e->verbs, sizeof e->verbs, verb);
 }
 
 static void record(long pid, unsigned long long start, const char *verb, const struct stat *self)
@@ -104,6 +110,13 @@ static void record(long pid, unsigned long long start, const char *verb, const s
     int fd = open(link, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return;
+    /* the name now, before hashing takes its time: a short-lived process
+     * may be gone by then (and /proc/PID/exe with it) */
+    char name[512];
+    ssize_t nl = readlink(link, name, sizeof name - 1);
+    int named = nl > 0;
+    name[named ? nl : 0] = '\0';
+    int name_err = errno;
     struct stat st;
     if (fstat(fd, &st) != 0 || (st.st_dev == self->st_dev && st.st_ino == self->st_ino)) {
         close(fd); /* the runner's own keeper and namespace init */
@@ -128,14 +141,19 @@ static void record(long pid, unsigned long long start, const char *verb, const s
             return;
         }
         exe_format_of_fd(fd, &e->fmt);
-        ssize_t n = readlink(link, e->path, sizeof e->path - 1);
-        e->path[n > 0 ? n : 0] = '\0';
+        if (named)
+            snprintf(e->path, sizeof e->path, "%s", name);
+        else /* gone between open and readlink: never an empty path; a later sample may name it */
+            snprintf(e->path, sizeof e->path, "(unnamed: readlink /proc/%ld/exe: %s; device %lu inode %lu)", pid,
+                     strerror(name_err), (unsigned long)st.st_dev, (unsigned long)st.st_ino);
         keys[n_seen++] = k;
-    }
+    } else if (named && seen[i].path[0] == '(')
+        snprintf(seen[i].path, sizeof seen[i].path, "%s", name);
     close(fd);
     if (!counted(pid, start))
         seen[i].processes++;
     add_verb(&seen[i], verb);
+    proc_code_scan(pid, verb);
 }
 
 #endif

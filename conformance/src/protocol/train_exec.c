@@ -12,6 +12,7 @@
 
 #include "core/util.h"
 #include "protocol/contain.h"
+#include "protocol/iut_room.h"
 
 typedef struct {
     const char *trace_path, *ckdir;
@@ -136,6 +137,8 @@ int train_exec_run_resume(const char *cmd, const char *profile, uint32_t steps, 
     x->trace_path = xasprintf("%s/trace.txt", x->dir);
     x->ckdir = xasprintf("%s/checkpoints", x->dir);
     mkdir(x->ckdir, 0777); /* the runner makes DIR; the IUT fills it */
+    iut_room_give(x->dir); /* an IUT under its own uid (iut_room.h) writes here */
+    iut_room_give(x->ckdir);
     char steps_s[16], from_s[16];
     snprintf(steps_s, sizeof steps_s, "%u", (unsigned)steps);
     snprintf(from_s, sizeof from_s, "%u", (unsigned)from);
@@ -145,6 +148,7 @@ int train_exec_run_resume(const char *cmd, const char *profile, uint32_t steps, 
     if (n_state) {
         sdir = xasprintf("%s/state", x->dir);
         mkdir(sdir, 0777);
+        iut_room_give(sdir);
         for (size_t i = 0; i < n_state; i++) {
             char *data;
             size_t len;

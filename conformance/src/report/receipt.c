@@ -121,6 +121,22 @@ static void processes_json(cJSON *iut, const run_ctx *rc)
         cJSON_AddItemToArray(ps, o);
     }
     cJSON_AddNumberToObject(iut, "processes_seen_not_listed", (double)proc_seen_dropped());
+    /* every file mapped executable and the environment that chose code
+     * (proc_seen.h); a receipt without them is read as "not recorded" */
+    cJSON *cm = cJSON_AddArrayToObject(iut, "code_mapped");
+    for (size_t i = 0; i < proc_seen_code_count(); i++) {
+        const seen_code *c = proc_seen_code_get(i);
+        cJSON *o = cJSON_CreateObject();
+        add_str(o, "path", c->path);
+        add_str(o, "sha256", c->sha256[0] ? c->sha256 : NULL);
+        add_str(o, "verbs", c->verbs);
+        cJSON_AddBoolToObject(o, "is_subject", c->sha256[0] && iut_target_has_digest(rc->target, c->sha256));
+        cJSON_AddItemToArray(cm, o);
+    }
+    cJSON_AddNumberToObject(iut, "code_mapped_not_listed", (double)proc_seen_code_dropped());
+    cJSON *le = cJSON_AddArrayToObject(iut, "loader_environment");
+    for (size_t i = 0; i < proc_seen_env_count(); i++)
+        add_str_item(le, proc_seen_env_get(i));
     add_str(iut, "containment", contain_mode());
 }
 

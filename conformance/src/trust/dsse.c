@@ -103,7 +103,13 @@ char *dsse_envelope(const cJSON *statement, const char *key, char *err, size_t c
         snprintf(err, cap, "cannot render the statement");
         return NULL;
     }
-    size_t plen = strlen(payload);
+    char *text = dsse_envelope_bytes(payload, strlen(payload), key, err, cap);
+    free(payload);
+    return text;
+}
+
+char *dsse_envelope_bytes(const void *payload, size_t plen, const char *key, char *err, size_t cap)
+{
     cJSON *env = cJSON_CreateObject();
     cJSON_AddStringToObject(env, "payloadType", DSSE_PAYLOAD_TYPE);
     sbuf b;
@@ -134,7 +140,6 @@ char *dsse_envelope(const cJSON *statement, const char *key, char *err, size_t c
         }
         sbuf_free(&pae);
     }
-    free(payload);
     char *text = bad ? NULL : cJSON_Print(env);
     cJSON_Delete(env);
     return text;

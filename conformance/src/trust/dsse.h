@@ -26,6 +26,9 @@ cJSON *intoto_statement(const cJSON *receipt);
 
 /* The envelope's text; signed when key is not NULL. NULL with err. */
 char *dsse_envelope(const cJSON *statement, const char *key, char *err, size_t cap);
+/* The same around payload bytes as they are (`sign`: the exact payload of
+ * an unsigned envelope, never re-rendered). */
+char *dsse_envelope_bytes(const void *payload, size_t plen, const char *key, char *err, size_t cap);
 
 /* An opened envelope: the payload bytes, the parsed Statement and receipt
  * (pointing into statement), and the signatures. */

@@ -27,6 +27,45 @@ static int is_digest(const char *s)
     return s && strlen(s) == 64 && is_lower_hex(s, 64);
 }
 
+/* iut.code_mapped and iut.loader_environment, when the receipt has them
+ * (issue 27 item 4); a receipt that has them names every process's path. */
+static void read_code(const char *file, const cJSON *iut, receipt_facts *f, problems *pr)
+{
+    const cJSON *cm = get(iut, "code_mapped"), *le = get(iut, "loader_environment"), *x;
+    if (cm && (!cJSON_IsArray(cm) || cJSON_GetArraySize(cm) > FACTS_MAX_CODE)) {
+        problems_add(pr, "%s: iut.code_mapped: expected an array of at most %d files", file, FACTS_MAX_CODE);
+        cm = NULL;
+    }
+    f->code_recorded = cm != NULL;
+    cJSON_ArrayForEach(x, cm)
+    {
+        facts_code *c = &f->code[f->n_code];
+        c->path = str_copy(x, "path");
+        c->sha256 = str_copy(x, "sha256");
+        c->is_subject = cJSON_IsTrue(get(x, "is_subject"));
+        if (!c->path || !c->path[0] || (c->sha256 && !is_digest(c->sha256)) ||
+            (!c->sha256 && !cJSON_IsNull(get(x, "sha256"))))
+            problems_add(pr, "%s: iut.code_mapped[%zu]: expected a non-empty path and sha256 (64 lowercase hex "
+                             "digits, or null)", file, f->n_code);
+        f->n_code++;
+    }
+    if (le && (!cJSON_IsArray(le) || cJSON_GetArraySize(le) > FACTS_MAX_ENV)) {
+        problems_add(pr, "%s: iut.loader_environment: expected an array of at most %d strings", file, FACTS_MAX_ENV);
+        le = NULL;
+    }
+    f->env_recorded = le != NULL;
+    cJSON_ArrayForEach(x, le)
+    {
+        if (!cJSON_IsString(x) || !strchr(x->valuestring, '='))
+            problems_add(pr, "%s: iut.loader_environment[%zu]: expected \"NAME=VALUE\"", file, f->n_env);
+        else
+            f->env[f->n_env++] = sanitized(x->valuestring, strlen(x->valuestring), 512);
+    }
+    for (size_t i = 0; f->code_recorded && i < f->n_procs; i++)
+        if (!f->procs[i].path || !f->procs[i].path[0])
+            problems_add(pr, "%s: iut.processes_seen[%zu].path: expected a non-empty path", file, i);
+}
+
 int receipt_facts_read(const char *file, const cJSON *r, receipt_facts *f, problems *pr)
 {
     memset(f, 0, sizeof *f);
@@ -112,6 +151,7 @@ int receipt_facts_read(const char *file, const cJSON *r, receipt_facts *f, probl
         }
     }
     f->containment = str_copy(iut, "containment");
+    read_code(file, iut, f, pr);
     return pr->n == before ? 0 : -1;
 }
 
@@ -125,6 +165,10 @@ void receipt_facts_free(receipt_facts *f)
         free(f->procs[i].path), free(f->procs[i].sha256), free(f->procs[i].format), free(f->procs[i].isa);
     free(f->unbound_reason), free(f->emu_name), free(f->emu_cpu), free(f->emu_source), free(f->emu_path);
     free(f->emu_sha256), free(f->emu_version), free(f->containment), free(f->host_isa);
+    for (size_t i = 0; i < f->n_code; i++)
+        free(f->code[i].path), free(f->code[i].sha256);
+    for (size_t i = 0; i < f->n_env; i++)
+        free(f->env[i]);
     memset(f, 0, sizeof *f);
 }
 
@@ -143,4 +187,75 @@ const char *receipt_facts_subject_word(const receipt_facts *f)
     if (f->rules < 2)
         return "not recorded (first trust rules)";
     return f->bound ? "bound" : "UNBOUND (shell form)";
+}
+
+/* An executable that runs code it reads itself (a script's modules, a
+ * shell's commands), which no digest of the executable binds. */
+static int is_interpreter(const char *path)
+{
+    static const char *const exact[] = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox", "tclsh",
+                                        "Rscript", "julia", "env"};
+    static const char *const prefix[] = {"python", "pypy", "perl", "ruby", "node", "java", "lua", "php"};
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+        if (!strcmp(b, exact[i]))
+            return 1;
+    for (size_t i = 0; i < sizeof prefix / sizeof prefix[0]; i++)
+        if (!strncmp(b, prefix[i], strlen(prefix[i])))
+            return 1;
+    return 0;
+}
+
+static const char *base_name(const char *p)
+{
+    const char *b = p ? strrchr(p, '/') : NULL;
+    return b ? b + 1 : p ? p : "?";
+}
+
+/* The UNBOUND parts, "; "-separated, into u; the recorded-only part into r. */
+static void unbound_parts(const receipt_facts *f, sbuf *u, sbuf *r)
+{
+    for (size_t i = 0; i < f->n_procs; i++) {
+        const facts_proc *p = &f->procs[i];
+        const char *path = p->path && p->path[0] ? p->path : "(unnamed)";
+        if (!p->is_subject)
+            sbuf_printf(u, "%s%s ran but the subject does not name it", u->len ? "; " : "", path);
+        if (is_interpreter(path))
+            sbuf_printf(u, "%sinterpreted code: %s runs code it loads itself (scripts, modules), which no digest binds",
+                        u->len ? "; " : "", path);
+    }
+    for (size_t i = 0; i < f->n_env; i++)
+        sbuf_printf(u, "%sloader environment %s", u->len ? "; " : "", f->env[i]);
+    size_t others = 0;
+    for (size_t i = 0; i < f->n_code; i++) {
+        if (!f->code[i].sha256)
+            sbuf_printf(u, "%s%s was replaced after it was mapped (no digest)", u->len ? "; " : "", f->code[i].path);
+        else if (!f->code[i].is_subject)
+            sbuf_printf(r, "%s%s", others++ ? ", " : "", base_name(f->code[i].path));
+    }
+}
+
+char *receipt_facts_subject_text(const receipt_facts *f)
+{
+    if (f->rules < 2 || !f->bound)
+        return xstrdup(receipt_facts_subject_word(f));
+    sbuf u, r, out;
+    sbuf_init(&u), sbuf_init(&r), sbuf_init(&out);
+    unbound_parts(f, &u, &r);
+    int all_recorded = f->code_recorded && f->env_recorded;
+    sbuf_printf(&out, "%s: the program (argv form, %zu file%s named by the subject)",
+                u.len ? "NOT FULLY BOUND" : all_recorded ? "bound" : "PARTLY RECORDED, the program bound", f->n_files,
+                f->n_files == 1 ? "" : "s");
+    if (u.len)
+        sbuf_printf(&out, "; UNBOUND: %s", u.p);
+    if (!all_recorded)
+        sbuf_printf(&out, "; not recorded (a receipt written before they were): %s%s%s",
+                    f->code_recorded ? "" : "the files mapped executable", !f->code_recorded && !f->env_recorded ? ", " : "",
+                    f->env_recorded ? "" : "the loader environment");
+    if (r.len)
+        sbuf_printf(&out, "; recorded with digests, not bound: %s", r.p);
+    char *s = xstrdup(out.p);
+    sbuf_free(&u), sbuf_free(&r), sbuf_free(&out);
+    return s;
 }

@@ -12,7 +12,12 @@
 
 #include "core/problems.h"
 
-enum { FACTS_MAX_FILES = 12, FACTS_MAX_PROCS = 64 };
+enum { FACTS_MAX_FILES = 12, FACTS_MAX_PROCS = 64, FACTS_MAX_CODE = 128, FACTS_MAX_ENV = 32 };
+
+typedef struct {
+    char *path, *sha256; /* sha256 NULL: replaced after it was mapped */
+    int is_subject;
+} facts_code;
 
 typedef struct {
     char *role, *path, *sha256, *sha256_after, *format, *isa;
@@ -40,6 +45,13 @@ typedef struct {
     facts_proc procs[FACTS_MAX_PROCS];
     size_t n_procs;
     char *containment;
+    /* every file mapped executable and the loader environment (proc_seen.h);
+     * *_recorded 0: a receipt written before they were: "not recorded" */
+    int code_recorded, env_recorded;
+    facts_code code[FACTS_MAX_CODE];
+    size_t n_code;
+    char *env[FACTS_MAX_ENV];
+    size_t n_env;
     /* where the runner ran */
     char *host_isa;
 } receipt_facts;
@@ -52,6 +64,12 @@ void receipt_facts_free(receipt_facts *f);
 /* The ISA of the program the receipt says ran: the guest's under an
  * emulator, else the executed file's ("" if the receipt does not say). */
 const char *receipt_facts_program_isa(const receipt_facts *f);
+/* What the receipt binds and what it does not, for verify: "bound: ..."
+ * only when nothing that ran escapes the subject; code that ran outside it
+ * (an executable it does not name, an interpreter's own loading, a loader
+ * variable, a library replaced after it was mapped) is named UNBOUND; a
+ * field the receipt predates is "not recorded". Fresh string. */
+char *receipt_facts_subject_text(const receipt_facts *f);
 /* One line for a table: "bound", "UNBOUND (shell form)", "not recorded
  * (first trust rules)". */
 const char *receipt_facts_subject_word(const receipt_facts *f);

@@ -127,6 +127,12 @@ const char *rp_state_word(rp_state s);
 void rp_result_text(const mrow *w, char *buf, size_t cap);
 float rp_f32(uint32_t bits);
 
+/* signer.c: who signed, in the words verify uses (trust/keys.h): the
+ * project key, a retired project key, or another key (not the project's)
+ * that the allowed signers call PRINCIPAL. A principal is a label anyone can
+ * write; only the pinned fingerprint makes a key the project's. */
+void rp_signer_html(hw *w, const char *principal, const char *fp);
+
 /* divergence_csv.c: 0, or -1 after naming FILE:LINE on stderr. */
 int rp_divergence_load(const char *file, rp_divergence *d);
 void rp_divergence_free(rp_divergence *d);

@@ -208,9 +208,8 @@ static void signer_facts(hw *w, const rp_page *p)
         if (shown++)
             HW(w, "<br>");
         if (x->signer) {
-            HW(w, "<strong>");
-            hw_text_cap(w, x->signer, HW_CAP_NAME);
-            HW(w, "</strong>, key ");
+            rp_signer_html(w, x->signer, fp);
+            HW(w, ", key ");
         } else
             HW(w, "a key not checked against allowed signers, ");
         HW(w, "<code>");

@@ -451,7 +451,7 @@ static void host_block(hw *w, const rp_page *p, size_t i)
     HW(w, "</code>; ");
     if (x->signer) {
         HW(w, "signed by ");
-        hw_text_cap(w, x->signer, HW_CAP_NAME);
+        rp_signer_html(w, x->signer, x->n_fp ? x->key_fp[0] : NULL);
         HW(w, " (key <code>");
         hw_text(w, x->n_fp ? x->key_fp[0] : "?");
         HW(w, "</code>), signature checked.");
