@@ -312,6 +312,23 @@ Test(iuts, windows_resume_the_golden_states, .timeout = 900)
     tu_result_free(&r);
 }
 
+/* Issue 27 item 1: a trainer right through step 1 and wrong after it. On
+ * vectors/v1.2.0, which ships no mlp13k windows, `--windows --steps 1` used
+ * to look at mlp13k's steps 0-1 alone (and the matrix called the receipt
+ * PASS (windows)); the fresh windows drawn over its whole run catch it. */
+Test(iuts, fresh_windows_catch_a_trainer_wrong_after_the_prefix, .timeout = 600)
+{
+    char *iut = tu_iut("late_wrong.sh");
+    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", "vectors/v1.2.0", "--profile", "mlp13k", "--steps",
+                             "1", "--windows", NULL);
+    free(iut);
+    cr_assert_eq(r.code, 1, "expected FAIL:\n%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "3 fresh windows under seed");
+    tu_assert_has(r.out, "FAIL mlp13k/fresh-window/");
+    tu_assert_has(r.out, "; FAIL: first failure: mlp13k/fresh-window/");
+    tu_result_free(&r);
+}
+
 Test(iuts, windows_catch_lost_moments, .timeout = 900)
 {
     char *iut = tu_iut("resume_zero_moments.sh");
