@@ -329,6 +329,27 @@ Test(iuts, fresh_windows_catch_a_trainer_wrong_after_the_prefix, .timeout = 600)
     tu_result_free(&r);
 }
 
+/* Issue 27 item 6: an IUT that advertises train_resume=1 is resumed from the
+ * state it wrote itself (--state-steps) in every certification; a state
+ * writer that loses the first moments FAILs, although every run from step 0
+ * and every resume from a state the runner made is the reference's. */
+Test(iuts, a_broken_state_writer_fails, .timeout = 600)
+{
+    char *iut = tu_iut("bad_state_writer.sh");
+    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", "vectors/v1.1.0", "--profile", "addmod113",
+                             "--steps", "2", NULL);
+    free(iut);
+    cr_assert_eq(r.code, 1, "expected FAIL:\n%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "FAIL fresh/addmod113/resume/1-2: step 2 of the run resumed from the IUT's own state");
+    tu_result_free(&r);
+    /* the positive control: the reference resumes from its own state */
+    r = tu_conform("run", "--iut-exec", tu_env("IT_REF_CLI"), "--vectors", "vectors/v1.1.0", "--profile",
+                   "addmod113", "--steps", "2", NULL);
+    cr_assert_eq(r.code, 3, "expected PARTIAL (--profile, --steps):\n%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "fresh addmod113 resumed from its own state of step 1 to 2: passed");
+    tu_result_free(&r);
+}
+
 Test(iuts, windows_catch_lost_moments, .timeout = 900)
 {
     char *iut = tu_iut("resume_zero_moments.sh");

@@ -99,3 +99,8 @@ if [ -x "$M" ]; then
 else
     line "27.7 schedule length from --steps" - "not built: sh ci/mutants.sh one schedule-run-steps"
 fi
+# 27.6 a state writer that loses the first moments (resume as a producer): before,
+# no certification resumed the IUT from its own state (PARTIAL by --profile/--steps
+# only); after, fresh/addmod113/resume FAILs.
+$C run --vectors $V/v1.1.0 --profile addmod113 --steps 2 --iut-exec "$I/bad_state_writer.sh" > o27f 2>&1; rc=$?
+line "27.6 broken state writer" $rc "$(last o27f)"

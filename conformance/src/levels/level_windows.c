@@ -25,10 +25,7 @@
 /* P2 (1.2.0): "train_resume=1" among hello's keys */
 static int hello_train_resume(const char *hello)
 {
-    for (const char *p = hello; p && (p = strstr(p, "train_resume=1")) != NULL; p++)
-        if ((p == hello || p[-1] == ' ') && (p[14] == 0 || p[14] == ' ' || p[14] == '\n'))
-            return 1;
-    return 0;
+    return hello_advertises(hello, "train_resume=1");
 }
 
 /* What a window's steps must be: want[i] is step from + i (its loss from
