@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/util.h"
@@ -75,6 +76,32 @@ size_t fresh_windows_state_files(const char *profile, const char *dir, uint32_t 
     return 3;
 }
 
+char *fresh_windows_ref_checkpoint(const char *dir, uint32_t from, uint32_t step)
+{
+    return xasprintf("%s/ref-%06u/step-%06u.bin", dir, (unsigned)from, (unsigned)step);
+}
+
+void fresh_windows_cleanup(const char *profile, const fresh_window_plan *p, const char *dir)
+{
+    for (int w = 0; w < FRESH_WINDOWS; w++) {
+        char *files[3] = {NULL, NULL, NULL};
+        size_t nf = fresh_windows_state_files(profile, dir, p->from[w], files);
+        for (size_t k = 0; k < nf; k++) {
+            unlink(files[k]);
+            free(files[k]);
+        }
+        for (uint32_t s = p->from[w]; s <= p->to[w]; s++) {
+            char *f = fresh_windows_ref_checkpoint(dir, p->from[w], s);
+            unlink(f);
+            free(f);
+        }
+        char *d = xasprintf("%s/ref-%06u", dir, (unsigned)p->from[w]);
+        rmdir(d);
+        free(d);
+    }
+    rmdir(dir);
+}
+
 /* The profile's run (spec §11.8, §13.8, §14.8) under seed with options o. */
 static it_status ref_run(const char *profile, uint64_t seed, const it_run_options *o, char *err, size_t cap)
 {
@@ -115,13 +142,26 @@ static int continuation(const char *profile, const fresh_window_plan *p, int w, 
         snprintf(err, cap, "open_memstream: out of memory");
         return -1;
     }
+    /* its checkpoints too, to say where a failed window departs */
+    char *ckdir = xasprintf("%s/ref-%06u", dir, (unsigned)p->from[w]);
+    uint32_t steps[64];
+    size_t n_steps = 0;
+    for (uint32_t s = p->from[w]; s <= p->to[w] && n_steps < 64; s++)
+        steps[n_steps++] = s;
     it_run_options o;
     memset(&o, 0, sizeof o);
     o.steps = p->to[w];
     o.trace = f;
+    o.checkpoint_dir = ckdir;
+    o.checkpoint_steps = steps;
+    o.n_checkpoint_steps = n_steps;
     o.resume_dir = dir;
     o.from_step = p->from[w];
-    it_status st = ref_run(profile, p->seed, &o, err, cap);
+    err[0] = '\0';
+    it_status st = mkdir(ckdir, 0700) == 0 ? ref_run(profile, p->seed, &o, err, cap) : IT_ERR_IO;
+    if (st == IT_ERR_IO && !err[0])
+        snprintf(err, cap, "cannot make %s", ckdir);
+    free(ckdir);
     fclose(f);
     trace_doc t;
     memset(&t, 0, sizeof t);

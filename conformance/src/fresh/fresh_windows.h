@@ -43,6 +43,14 @@ typedef struct {
 int fresh_windows_reference(const char *profile, const fresh_window_plan *p, const char *dir,
                             fresh_wstep *want[FRESH_WINDOWS], char *err, size_t cap);
 
+/* The linked reference's checkpoint of `step` in window w (written by
+ * fresh_windows_reference into dir, for localizing a failed window); the
+ * caller frees it. */
+char *fresh_windows_ref_checkpoint(const char *dir, uint32_t from, uint32_t step);
+
+/* Removes what fresh_windows_reference wrote, and dir. */
+void fresh_windows_cleanup(const char *profile, const fresh_window_plan *p, const char *dir);
+
 /* The state file names of step k in dir (1 for SGD, 3 for AdamW profiles);
  * returns how many were written into names (each freed by the caller). */
 size_t fresh_windows_state_files(const char *profile, const char *dir, uint32_t k, char *names[3]);

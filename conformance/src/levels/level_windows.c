@@ -20,6 +20,7 @@
 #include "fresh/fresh_windows.h"
 #include "isotrain.h"
 #include "levels/levels.h"
+#include "levels/localize_replay.h"
 #include "protocol/train_exec.h"
 
 /* P2 (1.2.0): "train_resume=1" among hello's keys */
@@ -34,7 +35,58 @@ typedef struct {
     const char *suite, *id, *seed; /* seed: NULL for the profile's own */
     uint32_t from, to;
     const fresh_wstep *want;
+    const char *ref_dir; /* the linked reference's checkpoints (fresh windows), or NULL */
 } window_job;
+
+/* 4·P little-endian bytes (spec §8.1) as floats; -1 unless exactly that. */
+static int load_params(int dir_fd, const char *path, uint64_t n, float *out)
+{
+    char *data, err[256];
+    size_t len;
+    int r = dir_fd >= 0 ? read_file_at(dir_fd, path, 4 * n, RF_NOFOLLOW, &data, &len, err, sizeof err)
+                        : read_file(path, 4 * n, &data, &len, err, sizeof err);
+    if (r != 0)
+        return -1;
+    if (len == 4 * n)
+        it_load_f32le((const unsigned char *)data, n, out);
+    free(data);
+    return len == 4 * n ? 0 : -1;
+}
+
+/* Where a failed fresh window departs, as a golden run's failure is told
+ * (conformance/README.md "Where a run differs"): the first step whose
+ * checkpoint differs, the first differing tensor and element with the ULP
+ * distance, the count per tensor and the histogram; the op replay of the
+ * golden run is not repeated for a window. Appends to why; NULL if the
+ * checkpoints cannot be read. */
+static void window_localize(const window_job *j, const train_vec *tv, const train_exec *x, sbuf *where)
+{
+    uint32_t s = j->from + 1;
+    while (s <= j->to && x->ck[s].present && !strcmp(x->ck[s].sha256, j->want[s - j->from].digest))
+        s++;
+    if (s > j->to || !j->ref_dir)
+        return;
+    uint64_t n = tv->parameters;
+    float *iut = xmalloc(4 * n), *ref = xmalloc(4 * n);
+    char name[32];
+    snprintf(name, sizeof name, "step-%06u.bin", (unsigned)s);
+    char *rpath = fresh_windows_ref_checkpoint(j->ref_dir, j->from, s);
+    it_tensor_info *ti = xcalloc(tv->n_tensors ? tv->n_tensors : 1, sizeof *ti);
+    for (size_t k = 0; k < tv->n_tensors; k++)
+        ti[k] = (it_tensor_info){tv->tensors[k].name, (size_t)tv->tensors[k].offset, (size_t)tv->tensors[k].rows,
+                                 (size_t)tv->tensors[k].cols};
+    if (load_params(x->ck_fd, name, n, iut) == 0 && load_params(-1, rpath, n, ref) == 0) {
+        cJSON *j_unused = cJSON_CreateObject();
+        line(where, "first step whose parameters differ: %u", (unsigned)s);
+        first_difference(where, j_unused, s, iut, ref, (size_t)n, ti, tv->n_tensors);
+        line(where, "first differing op: not replayed for a window (the golden run's localization replays ops)");
+        cJSON_Delete(j_unused);
+    }
+    free(ti);
+    free(rpath);
+    free(iut);
+    free(ref);
+}
 
 /* Why the resumed run x departs from the job, or NULL (the caller frees). */
 static char *window_problems(const window_job *j, const train_exec *x)
@@ -86,14 +138,28 @@ static void run_window(run_ctx *rc, const train_vec *tv, const window_job *j, co
         free(why);
         return;
     }
-    char *why = window_problems(j, &x);
-    results_add(&rc->res, "train", j->suite, j->id, why ? V_FAIL : V_PASS, why, 1, x.r.seconds);
+    char *why = window_problems(j, &x), *reason = why;
+    sbuf where;
+    sbuf_init(&where);
     if (why)
-        fprintf(rc->out, "    FAIL %s: %s\n", j->id, why);
+        window_localize(j, tv, &x, &where);
+    if (where.len) { /* the case's reason carries it too: the receipt's record */
+        reason = xasprintf("%s; where it differs: %s", why, where.p);
+        for (char *c = reason; *c; c++)
+            if (*c == '\n')
+                *c = ' ';
+    }
+    results_add(&rc->res, "train", j->suite, j->id, why ? V_FAIL : V_PASS, reason, 1, x.r.seconds);
+    if (why)
+        fprintf(rc->out, "    FAIL %s: %s\n%s%s", j->id, why, where.len ? "      where it differs:\n" : "",
+                where.len ? where.p : "");
     else
         fprintf(rc->out, "  %-24s window %u -> %u%s%s: %u steps passed (%.2f s)\n", tv->profile, (unsigned)j->from,
                 (unsigned)j->to, j->seed ? " under seed " : "", j->seed ? j->seed : "",
                 (unsigned)(j->to - j->from + 1), x.r.seconds);
+    if (reason != why)
+        free(reason);
+    sbuf_free(&where);
     free(why);
     train_exec_free(&x, rc->a->keep_work);
 }
@@ -133,7 +199,7 @@ static void golden_windows(run_ctx *rc, const train_vec *tv, const window_set *w
             want[s - w->from].loss = tv->trace[s].loss;
             memcpy(want[s - w->from].digest, tv->trace[s].digest, 65);
         }
-        window_job j = {suite, ids[i], NULL, w->from, w->to, want};
+        window_job j = {suite, ids[i], NULL, w->from, w->to, want, NULL};
         run_window(rc, tv, &j, (const char *const *)files, w->n_files < 3 ? w->n_files : 3);
         free(want);
         for (size_t k = 0; k < 3; k++)
@@ -176,7 +242,7 @@ static void fresh_windows(run_ctx *rc, const train_vec *tv)
     for (int w = 0; w < FRESH_WINDOWS; w++) {
         char *files[3] = {NULL, NULL, NULL};
         size_t nf = fresh_windows_state_files(tv->profile, dir, p.from[w], files);
-        window_job j = {suite, ids[w], seed, p.from[w], p.to[w], want[w]};
+        window_job j = {suite, ids[w], seed, p.from[w], p.to[w], want[w], dir};
         if (ok)
             run_window(rc, tv, &j, (const char *const *)files, nf);
         else {
@@ -185,13 +251,11 @@ static void fresh_windows(run_ctx *rc, const train_vec *tv)
             fprintf(rc->out, "    ERROR %s: %s\n", ids[w], why);
             free(why);
         }
-        for (size_t k = 0; k < nf; k++) {
-            unlink(files[k]);
+        for (size_t k = 0; k < nf; k++)
             free(files[k]);
-        }
         free(want[w]);
     }
-    rmdir(dir);
+    fresh_windows_cleanup(tv->profile, &p, dir);
     free(dir);
 }
 
