@@ -789,3 +789,34 @@ Test(matrix, a_windows_receipt_is_a_certification_by_windows)
     free(text);
     free(page);
 }
+
+/* Issue 27 item 1: a machine not in the hosts file is expected to pass, so a
+ * receipt certified to a prefix only is not as expected there (its host
+ * record read prefix_steps 0, "the hosts file expects a prefix", and such a
+ * receipt counted as as expected). */
+Test(matrix, a_machine_certified_to_a_prefix_only_is_not_as_expected)
+{
+    mreceipt r;
+    memset(&r, 0, sizeof r);
+    r.host = "m";
+    r.path = "m.json";
+    r.verdict = "PARTIAL";
+    r.lv_ops = "PASS";
+    r.lv_train = "NOT REACHED";
+    r.prefix_only = 1;
+    r.first_diff = -1;
+    mhost h;
+    mx_machine_host(&r, &h);
+    mrow w;
+    memset(&w, 0, sizeof w);
+    w.h = &h;
+    w.r = &r;
+    sbuf_init(&w.why);
+    sbuf_init(&w.host_bad);
+    mx_judge(&w);
+    cr_assert_eq(w.st, ST_PREFIX);
+    cr_assert(!mx_row_ok(&w), "a prefix-only receipt of a machine counted as as expected");
+    sbuf_free(&w.why);
+    sbuf_free(&w.host_bad);
+    free(h.name), free(h.isa), free(h.endianness), free(h.build), free(h.expected), free(h.stands_for);
+}
