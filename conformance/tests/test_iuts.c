@@ -69,9 +69,10 @@ Test(iuts, reference_passes_the_fixture)
     tu_assert_has(r.out, "run seed: 1 (fresh cases; --seed 1 reproduces them)");
     /* 1 hello + 5 op cases run (the Chunk sweep is skipped) + the ops session
      * + run + 7 steps, then the fresh cases: exp 20, dot 16, linear 16, their
-     * session, the fresh-seed run + 21 steps; --seed 1 makes it a
+     * session, the fresh-seed run + 21 steps and the run resumed from its
+     * own state (train_resume=1, issue 27 item 6); --seed 1 makes it a
      * reproduction too (the verdict says the weightier UNOFFICIAL) */
-    tu_assert_has(r.out, "\n90 passed, 0 failed, 1 skipped (exhaustive sweeps: --exhaustive); UNOFFICIAL: a reproduction "
+    tu_assert_has(r.out, "\n91 passed, 0 failed, 1 skipped (exhaustive sweeps: --exhaustive); UNOFFICIAL: a reproduction "
                          "of run seed 1, not a certification: the fresh-case seed was chosen by the caller (--seed); "
                          "UNOFFICIAL vector set: manifest digest ");
     tu_result_free(&r);
