@@ -113,7 +113,8 @@ conformance-mutants: deps-build
 # the reference CLI and the mutants; they find them through the environment.
 # IT_WINDOWS_RECEIPT: one real certification by windows (vectors/v1.2.0,
 # --windows --steps 2: PARTIAL, exit 3), made once for both test builds
-# (about 15 s) rather than per test.
+# (about 2 min on a loaded 2-core machine: the fresh windows' start states
+# are most of it) rather than per test.
 CONF_WINDOWS_RECEIPT := $(CONF)/fixture-windows.json
 CONF_TEST_ENV = IT_REF_CLI=$(NATIVE)/isotrain IT_MUTANT_FLIP=$(MUT_FLIP)/isotrain \
                 IT_MUTANT_FMA=$(MUT_FMA)/isotrain IT_VECTORS=vectors/v1.0.0 IT_VECTORS_1_1=vectors/v1.1.0 \

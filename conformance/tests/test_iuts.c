@@ -69,9 +69,10 @@ Test(iuts, reference_passes_the_fixture)
     tu_assert_has(r.out, "run seed: 1 (fresh cases; --seed 1 reproduces them)");
     /* 1 hello + 5 op cases run (the Chunk sweep is skipped) + the ops session
      * + run + 7 steps, then the fresh cases: exp 20, dot 16, linear 16, their
-     * session, the fresh-seed run + 21 steps; --seed 1 makes it a
+     * session, the fresh-seed run + 21 steps and the run resumed from its
+     * own state (train_resume=1, issue 27 item 6); --seed 1 makes it a
      * reproduction too (the verdict says the weightier UNOFFICIAL) */
-    tu_assert_has(r.out, "\n90 passed, 0 failed, 1 skipped (exhaustive sweeps: --exhaustive); UNOFFICIAL: a reproduction "
+    tu_assert_has(r.out, "\n91 passed, 0 failed, 1 skipped (exhaustive sweeps: --exhaustive); UNOFFICIAL: a reproduction "
                          "of run seed 1, not a certification: the fresh-case seed was chosen by the caller (--seed); "
                          "UNOFFICIAL vector set: manifest digest ");
     tu_result_free(&r);
@@ -310,6 +311,49 @@ Test(iuts, windows_resume_the_golden_states, .timeout = 900)
     tu_assert_has(r.out, "window 0 -> 3: 4 steps passed");
     tu_assert_has(r.out, "window 250 -> 253: 4 steps passed");
     tu_assert_has(r.out, "window 497 -> 500: 4 steps passed");
+    tu_result_free(&r);
+}
+
+/* Issue 27 item 1: a trainer right through step 1 and wrong after it. On
+ * vectors/v1.2.0, which ships no mlp13k windows, `--windows --steps 1` used
+ * to look at mlp13k's steps 0-1 alone (and the matrix called the receipt
+ * PASS (windows)); the fresh windows drawn over its whole run catch it. */
+Test(iuts, fresh_windows_catch_a_trainer_wrong_after_the_prefix, .timeout = 600)
+{
+    char *iut = tu_iut("late_wrong.sh");
+    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", "vectors/v1.2.0", "--profile", "mlp13k", "--steps",
+                             "1", "--windows", NULL);
+    free(iut);
+    cr_assert_eq(r.code, 1, "expected FAIL:\n%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "3 fresh windows under seed");
+    tu_assert_has(r.out, "FAIL mlp13k/fresh-window/");
+    tu_assert_has(r.out, "; FAIL: first failure: mlp13k/fresh-window/");
+    /* localized as a golden run's failure is (issue 27 item 8): the flipped
+     * bit is the lowest of embed[0][0]'s first byte */
+    tu_assert_has(r.out, "      where it differs:\n    first step whose parameters differ: ");
+    tu_assert_has(r.out, "first differing tensor: embed, element (0, 0) [flat index 0]: IUT ");
+    tu_assert_has(r.out, ", 1 ULP\n");
+    tu_result_free(&r);
+}
+
+/* Issue 27 item 6: an IUT that advertises train_resume=1 is resumed from the
+ * state it wrote itself (--state-steps) in every certification; a state
+ * writer that loses the first moments FAILs, although every run from step 0
+ * and every resume from a state the runner made is the reference's. */
+Test(iuts, a_broken_state_writer_fails, .timeout = 600)
+{
+    char *iut = tu_iut("bad_state_writer.sh");
+    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", "vectors/v1.1.0", "--profile", "addmod113",
+                             "--steps", "2", NULL);
+    free(iut);
+    cr_assert_eq(r.code, 1, "expected FAIL:\n%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "FAIL fresh/addmod113/resume/1-2: step 2 of the run resumed from the IUT's own state");
+    tu_result_free(&r);
+    /* the positive control: the reference resumes from its own state */
+    r = tu_conform("run", "--iut-exec", tu_env("IT_REF_CLI"), "--vectors", "vectors/v1.1.0", "--profile",
+                   "addmod113", "--steps", "2", NULL);
+    cr_assert_eq(r.code, 3, "expected PARTIAL (--profile, --steps):\n%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "fresh addmod113 resumed from its own state of step 1 to 2: passed");
     tu_result_free(&r);
 }
 

@@ -15,6 +15,7 @@
 #include "testutil.h"
 #include "core/util.h"
 #include "report/matrix/matrix.h"
+#include "fresh/fresh_windows.h"
 
 static char *dir;
 
@@ -149,8 +150,10 @@ Test(matrix, all_agree_and_the_negative_control_fails)
     char *md = path("MATRIX.md");
     char *m = tu_read(md);
     tu_assert_has(m, "## isotrain host matrix: OK");
-    tu_assert_has(m, "| host | runs as | kernels | expected | result | signed by | subject | step 0 | step 50 | step 100 | step 150 | step 200 | time |");
-    tu_assert_has(m, "| x87 | `qemu-i386 -cpu Conroe` | - | expected-fail | ➖ expected-fail (step 1) | UNSIGNED | bound |");
+    /* issue 27 item 8: each row names the vector set its receipt ran against */
+    tu_assert_has(m, "| host | runs as | kernels | vectors | expected | result | signed by | subject | step 0 | step 50 | step 100 | step 150 | step 200 | time |");
+    tu_assert_has(m, "| x87 | `qemu-i386 -cpu Conroe` | - | 1.0.0 | expected-fail | ➖ expected-fail (step 1) | UNSIGNED | bound |");
+    tu_assert_has(r.out, "kernels   vectors  expected");
     tu_assert_has(m, "**yes** (2)");
     tu_assert_has(m, "TCG lacks hle");
     free(m);
@@ -604,20 +607,39 @@ Test(matrix, the_kernel_set_is_a_column)
     tu_assert_has(r.out, "kernels");
     tu_assert_has(r.out, "qemu-x86_64 -cpu Haswell  avx2 ");
     char *m = tu_read(path("MATRIX.md"));
-    tu_assert_has(m, "| hsw | `qemu-x86_64 -cpu Haswell` | avx2 | pass |");
+    tu_assert_has(m, "| hsw | `qemu-x86_64 -cpu Haswell` | avx2 | 1.0.0 | pass |");
     free(m);
     tu_result_free(&r);
 }
 
 /* ---- certification by windows (issue 20): the rule, and a real receipt ---- */
 
-/* A receipt as a --windows --steps 2 run of a two-window profile writes it:
- * PARTIAL by --steps alone, every window PASS. */
+/* A receipt as a --windows --steps 2 run of mlp13k writes it: PARTIAL by
+ * --steps alone; two golden windows (cases 4, 5) and the three fresh windows
+ * run seed 12345 draws (cases 6-8, fresh/fresh_windows.h), every one PASS. */
+static void add_fresh_windows(cJSON *r, const char *profile, uint32_t steps)
+{
+    fresh_window_plan p;
+    cr_assert_eq(fresh_windows_plan(12345, profile, steps, &p), 0);
+    for (int w = 0; w < FRESH_WINDOWS; w++) {
+        char id[96];
+        snprintf(id, sizeof id, "%s/fresh-window/%u-%u", profile, (unsigned)p.from[w], (unsigned)p.to[w]);
+        cJSON *c = cJSON_CreateObject();
+        cJSON_AddStringToObject(c, "id", id);
+        cJSON_AddStringToObject(c, "level", "train");
+        cJSON_AddStringToObject(c, "verdict", "PASS");
+        cJSON_AddBoolToObject(c, "required", 1);
+        cJSON_AddItemToArray(cJSON_GetObjectItem(r, "cases"), c);
+    }
+}
+
 static cJSON *windows_receipt(void)
 {
-    return cJSON_Parse(
+    cJSON *r = cJSON_Parse(
         "{\"verdict\": \"PARTIAL\","
-        " \"options\": {\"level\": \"all\", \"profile\": null, \"filters\": [], \"fresh_only\": false, \"steps\": 2},"
+        " \"vectors\": {\"profiles\": [{\"profile\": \"mlp13k\", \"steps\": 200}]},"
+        " \"options\": {\"level\": \"all\", \"profile\": null, \"filters\": [], \"fresh_only\": false, \"steps\": 2,"
+        "   \"seed\": \"12345\"},"
         " \"scope\": {\"full_certification\": false, \"reasons\": [\"--steps 2: training stopped before step 9\","
         "   \"level train: 7 required cases skipped (first: p/3: not run (--steps))\"]},"
         " \"levels\": {\"ops\": {\"verdict\": \"PASS\"}, \"train\": {\"verdict\": \"NOT REACHED\"},"
@@ -629,6 +651,9 @@ static cJSON *windows_receipt(void)
         "  {\"id\": \"exp/sweep\", \"level\": \"ops\", \"verdict\": \"SKIP\", \"reason\": \"--exhaustive\", \"required\": false},"
         "  {\"id\": \"p/window/0-1\", \"level\": \"train\", \"verdict\": \"PASS\", \"required\": true},"
         "  {\"id\": \"p/window/8-9\", \"level\": \"train\", \"verdict\": \"PASS\", \"required\": true}]}");
+    cr_assert(r);
+    add_fresh_windows(r, "mlp13k", 200);
+    return r;
 }
 
 static const char *rule_on(void (*edit)(cJSON *))
@@ -648,10 +673,26 @@ static cJSON *case_at(cJSON *r, int i) { return cJSON_GetArrayItem(cJSON_GetObje
 static void set_str(cJSON *o, const char *k, const char *v) { cJSON_ReplaceItemInObject(o, k, cJSON_CreateString(v)); }
 static void window_fails(cJSON *r) { set_str(case_at(r, 5), "verdict", "FAIL"); }
 static void window_skipped(cJSON *r) { set_str(case_at(r, 5), "verdict", "SKIP"); }
+static void golden_only(cJSON *r)
+{
+    for (int i = 8; i >= 6; i--)
+        cJSON_DeleteItemFromArray(cJSON_GetObjectItem(r, "cases"), i);
+}
 static void no_window(cJSON *r)
 {
+    golden_only(r);
     cJSON_DeleteItemFromArray(cJSON_GetObjectItem(r, "cases"), 5);
     cJSON_DeleteItemFromArray(cJSON_GetObjectItem(r, "cases"), 4);
+}
+static void one_fresh_missing(cJSON *r) { cJSON_DeleteItemFromArray(cJSON_GetObjectItem(r, "cases"), 7); }
+static void fresh_elsewhere(cJSON *r) { set_str(case_at(r, 6), "id", "mlp13k/fresh-window/1-4"); }
+static void another_seed(cJSON *r) { set_str(cJSON_GetObjectItem(r, "options"), "seed", "12346"); }
+static void profile_uncovered(cJSON *r)
+{
+    cJSON *pf = cJSON_CreateObject();
+    cJSON_AddStringToObject(pf, "profile", "gptchar");
+    cJSON_AddNumberToObject(pf, "steps", 500);
+    cJSON_AddItemToArray(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "vectors"), "profiles"), pf);
 }
 static void filtered(cJSON *r)
 {
@@ -675,7 +716,15 @@ Test(matrix, the_rule_of_a_certification_by_windows)
     static const struct { void (*edit)(cJSON *); const char *why; } bad[] = {
         {window_fails, "a case failed"},
         {window_skipped, "a window did not pass"},
-        {no_window, "no window ran"},
+        {no_window, "no fresh window ran"},
+        /* issue 27 items 1-2: windows from shipped golden states certify
+         * nothing; every profile of the set needs the fresh windows its run
+         * seed draws, at the drawn steps */
+        {golden_only, "no fresh window ran (--windows): windows from golden states certify nothing"},
+        {one_fresh_missing, "the fresh window"},
+        {fresh_elsewhere, "is not in the receipt"},
+        {another_seed, "is not in the receipt"},
+        {profile_uncovered, "profile gptchar: the fresh window"},
         {filtered, "narrowed by more than --steps (options)"},
         {one_profile, "narrowed by more than --steps (options)"},
         {ops_level, "narrowed by more than --steps (options)"},
@@ -690,6 +739,8 @@ Test(matrix, the_rule_of_a_certification_by_windows)
      * certified to its prefix only; with anything else wrong, not even that */
     cJSON *r = windows_receipt();
     cr_assert(!mx_prefix_only(r), "a receipt with windows is not a prefix-only one");
+    golden_only(r);
+    cr_assert(mx_prefix_only(r), "golden windows alone: a prefix-only receipt (issue 27 item 2)");
     no_window(r);
     cr_assert(mx_prefix_only(r), "no window: a prefix-only receipt");
     filtered(r);
@@ -737,4 +788,35 @@ Test(matrix, a_windows_receipt_is_a_certification_by_windows)
     tu_assert_lacks(text, "Profile addmod113/windows");
     free(text);
     free(page);
+}
+
+/* Issue 27 item 1: a machine not in the hosts file is expected to pass, so a
+ * receipt certified to a prefix only is not as expected there (its host
+ * record read prefix_steps 0, "the hosts file expects a prefix", and such a
+ * receipt counted as as expected). */
+Test(matrix, a_machine_certified_to_a_prefix_only_is_not_as_expected)
+{
+    mreceipt r;
+    memset(&r, 0, sizeof r);
+    r.host = "m";
+    r.path = "m.json";
+    r.verdict = "PARTIAL";
+    r.lv_ops = "PASS";
+    r.lv_train = "NOT REACHED";
+    r.prefix_only = 1;
+    r.first_diff = -1;
+    mhost h;
+    mx_machine_host(&r, &h);
+    mrow w;
+    memset(&w, 0, sizeof w);
+    w.h = &h;
+    w.r = &r;
+    sbuf_init(&w.why);
+    sbuf_init(&w.host_bad);
+    mx_judge(&w);
+    cr_assert_eq(w.st, ST_PREFIX);
+    cr_assert(!mx_row_ok(&w), "a prefix-only receipt of a machine counted as as expected");
+    sbuf_free(&w.why);
+    sbuf_free(&w.host_bad);
+    free(h.name), free(h.isa), free(h.endianness), free(h.build), free(h.expected), free(h.stands_for);
 }

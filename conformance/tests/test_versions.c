@@ -122,7 +122,7 @@ Test(versions, a_spec_1_0_0_iut_is_partial_not_fail_on_vectors_1_1_0)
     tu_assert_has(r.out, "\nspec: judged by, not certified: spec 1.0 (the IUT claims 1.0.0, the vector set is 1.1.0)\n");
     tu_assert_has(closing(&r), " skipped (514 exhaustive sweeps: --exhaustive; ");
     tu_assert_has(closing(&r), " not implemented: newer than the IUT's spec 1.0.0; 1 not required by spec 1.0); "
-                               "PARTIAL: spec 1.0 certified, not 1.1.0: the IUT claims spec 1.0.0; not implemented: "
+                               "PARTIAL: judged by spec 1.0, not 1.1.0: the IUT claims spec 1.0.0; not implemented: "
                                "profile addmod113; op groups adamw, addmod113, attention, relu, sqrt\n");
     tu_assert_lacks(r.out, "FAIL");
     tu_result_free(&r);
@@ -145,6 +145,26 @@ Test(versions, a_spec_1_0_0_iut_is_partial_not_fail_on_vectors_1_1_0)
 /* Negative control: the same trainer claiming 1.1.0 must answer an unknown
  * profile with 64 (P7, 1.1.0): its exit 2 is a FAIL, and the closing line
  * names that first failure, not the cases it skipped. */
+/* Issue 27 item 8: the header names the first version whose requirements do
+ * not apply (1.1 for an IUT of 1.0, whatever the set's version: on v1.2.0 it
+ * said "from 1.2 on"), and the closing line says "judged by", as the
+ * summary's spec line does (it said "spec 1.0 certified" of a PARTIAL). */
+Test(versions, the_version_wording_agrees_on_vectors_1_2_0)
+{
+    char *iut = tu_iut("spec_1_0_0.sh");
+    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", "vectors/v1.2.0", "--level", "ops", "--filter",
+                             "dot", NULL);
+    free(iut);
+    cr_assert_eq(r.code, 3, "%s%s", r.out, r.err);
+    tu_assert_has(r.out, "what the set tests from 1.1 on is not required of this IUT");
+    tu_assert_lacks(r.out, "from 1.2 on");
+    tu_assert_has(r.out, "\nspec: judged by, not certified: spec 1.0 ");
+    tu_assert_has(closing(&r), "PARTIAL: ");
+    tu_assert_has(closing(&r), "judged by spec 1.0, not 1.2.0: the IUT claims spec 1.0.0");
+    tu_assert_lacks(closing(&r), "certified, not");
+    tu_result_free(&r);
+}
+
 Test(versions, claiming_1_1_0_the_same_exit_2_is_a_fail_named_on_the_closing_line)
 {
     setenv("SPEC_CLAIM", "1.1.0", 1);

@@ -111,3 +111,33 @@ $C run --vectors $V/v1.0.0 --sign-key "$W/k" --receipt kf.json --iut-exec "$REF"
 $C report --allowed-signers allowed --vectors $V/v1.0.0 -o pg.html kf.json > o27r 2>&1; rc=$?
 line "27.5 page: a key labelled isotrain-project" $rc "'<strong>isotrain-project</strong>' as the signer: \
 $(grep -o '\(<dd>\|signed by \)<strong>isotrain-project</strong>' pg.html | wc -l)x; as another key: $(grep -o 'named <strong>isotrain-project</strong>' pg.html | wc -l)x"
+
+
+# ---- issue 27 (trust, round 3): certification scope (branch trust-windows) ----
+# 27.1 a trainer right through step 1 and wrong after it, run --windows --steps N on
+# vectors/v1.2.0 (no mlp13k windows shipped), then matrix: before, "PASS (windows)";
+# after, the fresh windows drawn over mlp13k's whole run FAIL it.
+for n in 1 0; do
+    $C run --vectors $V/v1.2.0 --windows --steps $n --receipt lw$n.json --iut-exec "$I/late_wrong.sh" > o27a$n 2>&1; rc=$?
+    au matrix --vectors $V/v1.2.0 lw$n.json > o27a${n}m 2>&1; mrc=$?
+    line "27.1 wrong after step 1, --windows --steps $n" $rc "$(last o27a$n | cut -c1-90); matrix exit $mrc: $(grep -m1 -oE 'PASS \(windows\)|FAIL[^;]*|PARTIAL[^;]*|refused[^;]*' o27a${n}m)"
+done
+# 27.2 the published v1.2.0 receipts (windows from golden states only): before, 11
+# emulated hosts "PASS (windows)" on "prefix 0-0"; after, certified to a prefix only.
+"$C" matrix --hosts $REPO/qemu/hosts.json --vectors $V/v1.2.0 $V/v1.2.0/receipts/*.json > o27b 2>&1; rc=$?
+line "27.2 published v1.2.0 receipts" $rc "$(last o27b)"
+# 27.7 gptchar's schedule length from --steps N (mutant schedule-run-steps, make
+# mutants builds it): a full certification on v1.2.0. Before: PASS (the 5-step
+# fresh run stays in the warm-up); after: the 53-step fresh run FAILs it.
+M=$REPO/build/mutants/schedule-run-steps/isotrain
+if [ -x "$M" ]; then
+    ISOTRAIN_KERNELS=portable $C run --vectors $V/v1.2.0 --iut-exec "$M" > o27g 2>&1; rc=$?
+    line "27.7 schedule length from --steps" $rc "$(last o27g)"
+else
+    line "27.7 schedule length from --steps" - "not built: sh ci/mutants.sh one schedule-run-steps"
+fi
+# 27.6 a state writer that loses the first moments (resume as a producer): before,
+# no certification resumed the IUT from its own state (PARTIAL by --profile/--steps
+# only); after, fresh/addmod113/resume FAILs.
+$C run --vectors $V/v1.1.0 --profile addmod113 --steps 2 --iut-exec "$I/bad_state_writer.sh" > o27f 2>&1; rc=$?
+line "27.6 broken state writer" $rc "$(last o27f)"

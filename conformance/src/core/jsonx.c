@@ -129,6 +129,15 @@ int jx_item_uint(jctx *c, const cJSON *item, const char *path, uint64_t max, uin
     return 0;
 }
 
+int jx_whole(const cJSON *v, uint64_t max, uint64_t *out)
+{
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0 ||
+        v->valuedouble > (double)max || v->valuedouble != floor(v->valuedouble))
+        return -1;
+    *out = (uint64_t)v->valuedouble;
+    return 0;
+}
+
 int jx_uint(jctx *c, const cJSON *obj, const char *path, const char *key, uint64_t max, uint64_t *out)
 {
     char *p = xasprintf("%s.%s", path, key);

@@ -32,6 +32,13 @@ int jx_fields(jctx *c, const cJSON *obj, const char *path, const char *const *ke
 /* Requires an object without repeated keys. */
 int jx_no_duplicates(jctx *c, const cJSON *obj, const char *path);
 
+/* A whole number in [0, max] (max < 2^53), checked on the double before it
+ * is converted (an out-of-range double converted to an integer is undefined
+ * behaviour, and a receipt is untrusted): 0.5, 2^63 and -1e300 are refused.
+ * The one reading of a receipt's counts for `verify` and `matrix`. Returns 0,
+ * or -1 with nothing written. */
+int jx_whole(const cJSON *v, uint64_t max, uint64_t *out);
+
 /* Field getters: on a wrong type or value they add a problem and return
  * NULL / -1. Paths are of the containing object. */
 const char *jx_str(jctx *c, const cJSON *obj, const char *path, const char *key);

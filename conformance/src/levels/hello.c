@@ -162,3 +162,13 @@ int hello_run(run_ctx *rc)
         fprintf(rc->out, "iut stderr (recorded in the receipt): %s\n", rc->emu_warnings[i]);
     return problem ? -1 : 0;
 }
+
+/* P2: a "key=1" word among hello's words (train_seed=1, train_resume=1). */
+int hello_advertises(const char *hello, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = hello; p && (p = strstr(p, word)) != NULL; p++)
+        if ((p == hello || p[-1] == ' ') && (p[n] == 0 || p[n] == ' ' || p[n] == '\n'))
+            return 1;
+    return 0;
+}

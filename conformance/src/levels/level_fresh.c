@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fresh/fresh.h"
+#include "fresh/fresh_windows.h"
 #include "isotrain.h"
 #include "levels/levels.h"
 #include "protocol/train_exec.h"
@@ -170,6 +172,69 @@ static void reference_run_gc(uint64_t seed, uint32_t steps, struct fresh_step *f
     }
 }
 
+/* Why the state the IUT wrote at step k is not one to resume from, or NULL:
+ * every file of spec §8.3 a regular file of exactly 4·P bytes. */
+static char *own_state_problem(char *const *files, size_t nf, uint64_t size)
+{
+    for (size_t i = 0; i < nf; i++) {
+        struct stat st;
+        const char *base = strrchr(files[i], '/') + 1;
+        if (lstat(files[i], &st) != 0)
+            return xasprintf("the fresh-seed run did not write %s (--state-steps, P7 1.2.0)", base);
+        if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != size)
+            return xasprintf("%s is not a regular file of 4*P = %llu bytes (spec 8.3)", base, (unsigned long long)size);
+    }
+    return NULL;
+}
+
+/* Resume as a producer (P7 1.2.0; issue 27 item 6): an IUT that advertises
+ * train_resume=1 wrote its own state of step k during its fresh-seed run
+ * (x, --state-steps k); it is resumed from that state to step n under the
+ * same seed, and every step must be the linked reference's (fs). A state
+ * writer that loses a moment, or writes another step's parameters, FAILs. */
+static void own_state_resume(run_ctx *rc, const train_vec *tv, const train_exec *x, uint32_t k, uint32_t n,
+                             const char *seed, const struct fresh_step *fs, const char *suite)
+{
+    char id[96], err[512];
+    snprintf(id, sizeof id, "fresh/%s/resume/%u-%u", tv->profile, (unsigned)k, (unsigned)n);
+    char *files[3] = {NULL, NULL, NULL};
+    size_t nf = fresh_windows_state_files(tv->profile, x->ckdir, k, files);
+    char *why = own_state_problem(files, nf, 4 * (uint64_t)tv->parameters);
+    train_exec y;
+    memset(&y, 0, sizeof y);
+    int ran = 0;
+    if (!why) {
+        if (train_exec_run_resume(rc->a->iut, tv->profile, n, seed, k, (const char *const *)files, nf,
+                                  4 * tv->parameters, rc_timeout_run(rc), &y, err, sizeof err) != 0)
+            why = xasprintf("runner: %s", err);
+        else
+            ran = 1;
+    }
+    if (ran && (!y.started || !y.r.exited_ok))
+        why = xasprintf("the run resumed from its own state did not complete: %s", y.r.status_text);
+    else if (ran && (!y.trace_ok || y.tr.n < (size_t)(n - k) + 1))
+        why = xasprintf("the resumed run's trace: %s", y.trace_ok ? "it ends early" : y.trace_err);
+    for (uint32_t t = k; ran && !why && t <= n; t++) {
+        const trace_step *ts = &y.tr.s[t - k];
+        if (t == k ? ts->has_digest && strcmp(ts->digest, fs[t].ref_sha256) != 0
+                   : !y.ck[t].present || strcmp(y.ck[t].sha256, fs[t].ref_sha256) != 0 || ts->loss != fs[t].ref_loss)
+            why = xasprintf("step %u of the run resumed from the IUT's own state of step %u differs from the linked "
+                            "reference under seed %s (its state writer or reader loses something, spec 8.3-8.4)",
+                            (unsigned)t, (unsigned)k, seed);
+    }
+    results_add(&rc->res, "fresh", suite, id, why ? V_FAIL : V_PASS, why, 1, ran ? y.r.seconds : 0);
+    if (why)
+        fprintf(rc->out, "    FAIL %s: %s\n", id, why);
+    else
+        fprintf(rc->out, "  fresh %s resumed from its own state of step %u to %u: passed (%.2f s)\n", tv->profile,
+                (unsigned)k, (unsigned)n, y.r.seconds);
+    free(why);
+    for (size_t i = 0; i < nf; i++)
+        free(files[i]);
+    if (ran)
+        train_exec_free(&y, 0);
+}
+
 static void fresh_train(run_ctx *rc, const train_vec *tv)
 {
     const conform_args *a = rc->a;
@@ -221,10 +286,14 @@ static void fresh_train(run_ctx *rc, const train_vec *tv)
     else
         reference_run(rc->run_seed, n, fs);
 
-    char err[512];
+    char err[512], state_step[16];
     train_exec x;
-    if (train_exec_run_seed(a->iut, tv->profile, n, seed, 4 * tv->parameters, rc_timeout_run(rc), &x, err,
-                            sizeof err) != 0) {
+    /* an IUT that resumes also writes its state halfway, to be resumed from it */
+    const uint32_t k = n / 2;
+    const int resume = hello_advertises(rc->hello_line, "train_resume=1") && k >= 1;
+    snprintf(state_step, sizeof state_step, "%u", (unsigned)k);
+    if (train_exec_run_states(a->iut, tv->profile, n, seed, resume ? state_step : NULL, 4 * tv->parameters,
+                              rc_timeout_run(rc), &x, err, sizeof err) != 0) {
         char *why = xasprintf("runner: %s", err);
         results_add(&rc->res, "fresh", suite, run_id, V_ERROR, why, 1, 0);
         free(why);
@@ -303,6 +372,8 @@ static void fresh_train(run_ctx *rc, const train_vec *tv)
     if (bad)
         fprintf(rc->out, ", %zu failed", bad);
     fprintf(rc->out, " (run: %s, %.2f s)\n", x.r.status_text, x.r.seconds);
+    if (resume && !problem)
+        own_state_resume(rc, tv, &x, k, n, seed, fs, suite);
     free(problem);
     train_exec_free(&x, 0);
     if (am)
@@ -312,10 +383,7 @@ static void fresh_train(run_ctx *rc, const train_vec *tv)
 /* P2: "train_seed=1" among hello's keys (spec 1.1.0). */
 static int hello_train_seed(const char *hello)
 {
-    for (const char *p = hello; p && (p = strstr(p, "train_seed=1")) != NULL; p++)
-        if ((p == hello || p[-1] == ' ') && (p[12] == 0 || p[12] == ' ' || p[12] == '\n'))
-            return 1;
-    return 0;
+    return hello_advertises(hello, "train_seed=1");
 }
 
 void level_fresh_run(run_ctx *rc)

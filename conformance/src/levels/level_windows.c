@@ -1,120 +1,268 @@
 /* level_windows.c — windows of the train level (spec §8.4, §14.10;
- * spec/iut-protocol.md P7 1.2.0; vectors/FORMAT.md §6): for a profile whose
- * vector set ships golden states, the IUT is resumed from the state of step
- * `from` and run to step `to`; every step's loss bits and checkpoint digest
- * are compared with the golden trace. Windows spread over a run let a slow
- * (emulated) host certify its start, middle and end; natively they check
- * that resuming gives the uninterrupted run. */
+ * spec/iut-protocol.md P7 1.2.0-1.2.1; vectors/FORMAT.md §6): the IUT is
+ * resumed from the state of step `from` and run to step `to`; every step's
+ * loss bits and checkpoint digest are compared with what the run must give.
+ * Two kinds (DESIGN.md "Windows must be earned"):
+ * - fresh windows (fresh/fresh_windows.h), for every profile the runner
+ *   links: a seed and three starts drawn from the run seed, the start states
+ *   made by the linked reference; only these certify (`matrix`'s rule,
+ *   report/matrix/receipt_trust.c), since the IUT cannot have computed them
+ *   in advance;
+ * - golden windows, from the states a vector set ships: they check that
+ *   resuming a published run gives it, but their end states ship too, so a
+ *   table could pass them and they certify nothing. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/ulp.h"
+#include "fresh/fresh_windows.h"
+#include "isotrain.h"
 #include "levels/levels.h"
+#include "levels/localize_replay.h"
 #include "protocol/train_exec.h"
 
 /* P2 (1.2.0): "train_resume=1" among hello's keys */
 static int hello_train_resume(const char *hello)
 {
-    for (const char *p = hello; p && (p = strstr(p, "train_resume=1")) != NULL; p++)
-        if ((p == hello || p[-1] == ' ') && (p[14] == 0 || p[14] == ' ' || p[14] == '\n'))
-            return 1;
-    return 0;
+    return hello_advertises(hello, "train_resume=1");
 }
 
-static void one_window(run_ctx *rc, const train_vec *tv, const window_vec *w, const char *suite)
+/* What a window's steps must be: want[i] is step from + i (its loss from
+ * i = 1 on, its digest always). */
+typedef struct {
+    const char *suite, *id, *seed; /* seed: NULL for the profile's own */
+    uint32_t from, to;
+    const fresh_wstep *want;
+    const char *ref_dir; /* the linked reference's checkpoints (fresh windows), or NULL */
+} window_job;
+
+/* 4·P little-endian bytes (spec §8.1) as floats; -1 unless exactly that. */
+static int load_params(int dir_fd, const char *path, uint64_t n, float *out)
 {
-    char id[160], err[512];
-    char *files[3] = {NULL, NULL, NULL};
-    for (size_t k = 0; k < w->n_files; k++)
-        files[k] = xasprintf("%s/windows/%s", rc->vs.dir, w->files[k]);
-    train_exec x;
-    snprintf(id, sizeof id, "%s/window/%u-%u", tv->profile, (unsigned)w->from, (unsigned)w->to);
-    int rc_run = train_exec_run_resume(rc->a->iut, tv->profile, w->to, NULL, w->from, (const char *const *)files,
-                                       w->n_files, 4 * tv->parameters, rc_timeout_run(rc), &x, err, sizeof err);
-    for (size_t k = 0; k < w->n_files; k++)
-        free(files[k]);
-    if (rc_run != 0) {
-        char *why = xasprintf("runner: %s", err);
-        results_add(&rc->res, "train", suite, id, V_ERROR, why, 1, 0);
-        fprintf(rc->out, "    ERROR %s: %s\n", id, why);
-        free(why);
+    char *data, err[256];
+    size_t len;
+    int r = dir_fd >= 0 ? read_file_at(dir_fd, path, 4 * n, RF_NOFOLLOW, &data, &len, err, sizeof err)
+                        : read_file(path, 4 * n, &data, &len, err, sizeof err);
+    if (r != 0)
+        return -1;
+    if (len == 4 * n)
+        it_load_f32le((const unsigned char *)data, n, out);
+    free(data);
+    return len == 4 * n ? 0 : -1;
+}
+
+/* Where a failed fresh window departs, as a golden run's failure is told
+ * (conformance/README.md "Where a run differs"): the first step whose
+ * checkpoint differs, the first differing tensor and element with the ULP
+ * distance, the count per tensor and the histogram; the op replay of the
+ * golden run is not repeated for a window. Appends to why; NULL if the
+ * checkpoints cannot be read. */
+static void window_localize(const window_job *j, const train_vec *tv, const train_exec *x, sbuf *where)
+{
+    uint32_t s = j->from + 1;
+    while (s <= j->to && x->ck[s].present && !strcmp(x->ck[s].sha256, j->want[s - j->from].digest))
+        s++;
+    if (s > j->to || !j->ref_dir)
         return;
+    uint64_t n = tv->parameters;
+    float *iut = xmalloc(4 * n), *ref = xmalloc(4 * n);
+    char name[32];
+    snprintf(name, sizeof name, "step-%06u.bin", (unsigned)s);
+    char *rpath = fresh_windows_ref_checkpoint(j->ref_dir, j->from, s);
+    it_tensor_info *ti = xcalloc(tv->n_tensors ? tv->n_tensors : 1, sizeof *ti);
+    for (size_t k = 0; k < tv->n_tensors; k++)
+        ti[k] = (it_tensor_info){tv->tensors[k].name, (size_t)tv->tensors[k].offset, (size_t)tv->tensors[k].rows,
+                                 (size_t)tv->tensors[k].cols};
+    if (load_params(x->ck_fd, name, n, iut) == 0 && load_params(-1, rpath, n, ref) == 0) {
+        cJSON *j_unused = cJSON_CreateObject();
+        line(where, "first step whose parameters differ: %u", (unsigned)s);
+        first_difference(where, j_unused, s, iut, ref, (size_t)n, ti, tv->n_tensors);
+        line(where, "first differing op: not replayed for a window (the golden run's localization replays ops)");
+        cJSON_Delete(j_unused);
     }
-    char *problem = NULL;
-    if (!x.started || !x.r.exited_ok)
-        problem = xasprintf("the resumed run did not complete: %s%s%s", x.r.status_text, x.failure ? "; " : "",
-                            x.failure ? x.failure : "");
-    else if (!x.trace_ok)
-        problem = xasprintf("garbage in the trace: %s", x.trace_err);
-    else if (x.tr.n < (size_t)(w->to - w->from) + 1)
-        problem = xasprintf("the trace ends at step %u of %u", (unsigned)(w->from + (x.tr.n ? x.tr.n - 1 : 0)),
-                            (unsigned)w->to);
-    size_t pass = 0, bad = 0;
+    free(ti);
+    free(rpath);
+    free(iut);
+    free(ref);
+}
+
+/* Why the resumed run x departs from the job, or NULL (the caller frees). */
+static char *window_problems(const window_job *j, const train_exec *x)
+{
+    if (!x->started || !x->r.exited_ok)
+        return xasprintf("the resumed run did not complete: %s%s%s", x->r.status_text, x->failure ? "; " : "",
+                         x->failure ? x->failure : "");
+    if (!x->trace_ok)
+        return xasprintf("garbage in the trace: %s", x->trace_err);
+    if (x->tr.n < (size_t)(j->to - j->from) + 1)
+        return xasprintf("the trace ends at step %u of %u", (unsigned)(j->from + (x->tr.n ? x->tr.n - 1 : 0)),
+                         (unsigned)j->to);
     sbuf why;
     sbuf_init(&why);
-    if (problem)
-        sbuf_adds(&why, problem);
-    for (uint32_t s = w->from; !problem && s <= w->to; s++) {
-        const trace_step *ts = &x.tr.s[s - w->from];
-        const trace_vec *want = &tv->trace[s];
-        const ckpt_file *ck = &x.ck[s];
-        int ok = 1;
-        if (s > w->from && !f32_same(ts->loss, want->loss)) {
-            sbuf_printf(&why, "%sstep %u: loss 0x%08x, expected 0x%08x", why.len ? "; " : "", (unsigned)s,
-                        (unsigned)ts->loss, (unsigned)want->loss);
-            ok = 0;
+    for (uint32_t s = j->from; s <= j->to; s++) {
+        const trace_step *ts = &x->tr.s[s - j->from];
+        const fresh_wstep *want = &j->want[s - j->from];
+        const ckpt_file *ck = &x->ck[s];
+        if (s > j->from && !f32_same(ts->loss, want->loss)) {
+            float got = it_f32_from_bits(ts->loss), exp = it_f32_from_bits(want->loss);
+            sbuf_printf(&why, "%sstep %u: loss 0x%08x (%.9g), expected 0x%08x (%.9g), %llu ULP", why.len ? "; " : "",
+                        (unsigned)s, (unsigned)ts->loss, got, (unsigned)want->loss, exp,
+                        (unsigned long long)ulp_distance(ts->loss, want->loss));
         }
-        if (s > w->from && (!ck->present || ck->problem || strcmp(ck->sha256, want->digest) != 0)) {
+        if (s > j->from && (!ck->present || ck->problem || strcmp(ck->sha256, want->digest) != 0))
             sbuf_printf(&why, "%sstep %u: the checkpoint %s", why.len ? "; " : "", (unsigned)s,
                         !ck->present ? "is missing"
                         : ck->problem ? ck->problem
-                                      : "differs from the golden digest");
-            ok = 0;
-        }
-        if (s == w->from && ts->has_digest && strcmp(ts->digest, want->digest) != 0) {
+                                      : "differs from the expected digest");
+        if (s == j->from && ts->has_digest && strcmp(ts->digest, want->digest) != 0)
             sbuf_printf(&why, "%sthe first line's digest is not the state's (step %u): the IUT read another state",
                         why.len ? "; " : "", (unsigned)s);
-            ok = 0;
-        }
-        if (ok)
-            pass++;
-        else
-            bad++;
     }
-    results_add(&rc->res, "train", suite, id, why.len ? V_FAIL : V_PASS, why.len ? why.p : NULL, 1, x.r.seconds);
-    if (why.len)
-        fprintf(rc->out, "    FAIL %s: %s\n", id, why.p);
+    return why.len ? sbuf_take(&why) : (sbuf_free(&why), NULL);
+}
+
+/* Resumes the IUT from the state files and judges the window: one case. */
+static void run_window(run_ctx *rc, const train_vec *tv, const window_job *j, const char *const *files,
+                       size_t n_files)
+{
+    char err[512];
+    train_exec x;
+    int rc_run = train_exec_run_resume(rc->a->iut, tv->profile, j->to, j->seed, j->from, files, n_files,
+                                       4 * tv->parameters, rc_timeout_run(rc), &x, err, sizeof err);
+    if (rc_run != 0) {
+        char *why = xasprintf("runner: %s", err);
+        results_add(&rc->res, "train", j->suite, j->id, V_ERROR, why, 1, 0);
+        fprintf(rc->out, "    ERROR %s: %s\n", j->id, why);
+        free(why);
+        return;
+    }
+    char *why = window_problems(j, &x), *reason = why;
+    sbuf where;
+    sbuf_init(&where);
+    if (why)
+        window_localize(j, tv, &x, &where);
+    if (where.len) { /* the case's reason carries it too: the receipt's record */
+        reason = xasprintf("%s; where it differs: %s", why, where.p);
+        for (char *c = reason; *c; c++)
+            if (*c == '\n')
+                *c = ' ';
+    }
+    results_add(&rc->res, "train", j->suite, j->id, why ? V_FAIL : V_PASS, reason, 1, x.r.seconds);
+    if (why)
+        fprintf(rc->out, "    FAIL %s: %s\n%s%s", j->id, why, where.len ? "      where it differs:\n" : "",
+                where.len ? where.p : "");
     else
-        fprintf(rc->out, "  %-24s window %u -> %u: %zu steps passed (%.2f s)\n", tv->profile, (unsigned)w->from,
-                (unsigned)w->to, pass, x.r.seconds);
-    (void)bad;
-    sbuf_free(&why);
-    free(problem);
+        fprintf(rc->out, "  %-24s window %u -> %u%s%s: %u steps passed (%.2f s)\n", tv->profile, (unsigned)j->from,
+                (unsigned)j->to, j->seed ? " under seed " : "", j->seed ? j->seed : "",
+                (unsigned)(j->to - j->from + 1), x.r.seconds);
+    if (reason != why)
+        free(reason);
+    sbuf_free(&where);
+    free(why);
     train_exec_free(&x, rc->a->keep_work);
+}
+
+static void skip_all(run_ctx *rc, const char *suite, char ids[][160], size_t n, const char *why)
+{
+    for (size_t i = 0; i < n; i++)
+        results_add(&rc->res, "train", suite, ids[i], V_SKIP, why, 1, 0);
+}
+
+#define NO_RESUME "resuming not supported (spec 1.2.0 P7): the IUT's hello does not advertise train_resume=1"
+
+/* The golden windows a vector set ships (FORMAT.md §6). */
+static void golden_windows(run_ctx *rc, const train_vec *tv, const window_set *ws)
+{
+    char suite[160], ids[16][160];
+    snprintf(suite, sizeof suite, "train/%s/windows", tv->profile);
+    size_t n = ws->n < 16 ? ws->n : 16;
+    for (size_t i = 0; i < n; i++)
+        snprintf(ids[i], sizeof ids[i], "%s/window/%u-%u", tv->profile, (unsigned)ws->w[i].from,
+                 (unsigned)ws->w[i].to);
+    if (!hello_train_resume(rc->hello_line)) {
+        skip_all(rc, suite, ids, n, NO_RESUME);
+        fprintf(rc->out, "  SKIP %s windows: hello has no train_resume=1 (P2, P7)\n", tv->profile);
+        return;
+    }
+    fprintf(rc->out, "level train: profile %s, %zu windows from golden states (they check resuming; their end "
+                     "states ship, so they certify nothing)\n", tv->profile, n);
+    fflush(rc->out);
+    for (size_t i = 0; i < n; i++) {
+        const window_vec *w = &ws->w[i];
+        char *files[3] = {NULL, NULL, NULL};
+        for (size_t k = 0; k < w->n_files && k < 3; k++)
+            files[k] = xasprintf("%s/windows/%s", rc->vs.dir, w->files[k]);
+        fresh_wstep *want = xcalloc((size_t)(w->to - w->from) + 1, sizeof *want);
+        for (uint32_t s = w->from; s <= w->to; s++) {
+            want[s - w->from].loss = tv->trace[s].loss;
+            memcpy(want[s - w->from].digest, tv->trace[s].digest, 65);
+        }
+        window_job j = {suite, ids[i], NULL, w->from, w->to, want, NULL};
+        run_window(rc, tv, &j, (const char *const *)files, w->n_files < 3 ? w->n_files : 3);
+        free(want);
+        for (size_t k = 0; k < 3; k++)
+            free(files[k]);
+    }
+}
+
+/* The fresh windows of a profile (fresh/fresh_windows.h). */
+static void fresh_windows(run_ctx *rc, const train_vec *tv)
+{
+    fresh_window_plan p;
+    char suite[160], ids[FRESH_WINDOWS][160], seed[24], err[512];
+    if (fresh_windows_plan(rc->run_seed, tv->profile, tv->steps, &p) != 0) {
+        fprintf(rc->out, "  %s: the runner draws no fresh windows for this profile\n", tv->profile);
+        return;
+    }
+    snprintf(suite, sizeof suite, "train/%s/fresh-windows", tv->profile);
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)p.seed);
+    for (int w = 0; w < FRESH_WINDOWS; w++)
+        snprintf(ids[w], sizeof ids[w], "%s/fresh-window/%u-%u", tv->profile, (unsigned)p.from[w], (unsigned)p.to[w]);
+    if (!hello_train_resume(rc->hello_line)) {
+        skip_all(rc, suite, ids, FRESH_WINDOWS, NO_RESUME);
+        fprintf(rc->out, "  SKIP %s fresh windows: hello has no train_resume=1 (P2, P7)\n", tv->profile);
+        return;
+    }
+    const char *tmp = getenv("TMPDIR");
+    char *dir = xasprintf("%s/isotrain-windows-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    fresh_wstep *want[FRESH_WINDOWS];
+    for (int w = 0; w < FRESH_WINDOWS; w++)
+        want[w] = xcalloc((size_t)p.len + 1, sizeof *want[w]);
+    double t0 = now_s();
+    int ok = mkdtemp(dir) != NULL;
+    if (!ok)
+        snprintf(err, sizeof err, "cannot make a directory %s for the start states", dir);
+    else
+        ok = fresh_windows_reference(tv->profile, &p, dir, want, err, sizeof err) == 0;
+    fprintf(rc->out, "level train: profile %s, %d fresh windows under seed %s (drawn from the run seed; start states "
+                     "by the linked reference, %.1f s)\n", tv->profile, FRESH_WINDOWS, seed, now_s() - t0);
+    fflush(rc->out);
+    for (int w = 0; w < FRESH_WINDOWS; w++) {
+        char *files[3] = {NULL, NULL, NULL};
+        size_t nf = fresh_windows_state_files(tv->profile, dir, p.from[w], files);
+        window_job j = {suite, ids[w], seed, p.from[w], p.to[w], want[w], dir};
+        if (ok)
+            run_window(rc, tv, &j, (const char *const *)files, nf);
+        else {
+            char *why = xasprintf("runner: the linked reference: %s", err);
+            results_add(&rc->res, "train", suite, ids[w], V_ERROR, why, 1, 0);
+            fprintf(rc->out, "    ERROR %s: %s\n", ids[w], why);
+            free(why);
+        }
+        for (size_t k = 0; k < nf; k++)
+            free(files[k]);
+        free(want[w]);
+    }
+    fresh_windows_cleanup(tv->profile, &p, dir);
+    free(dir);
 }
 
 void level_windows_run(run_ctx *rc, const train_vec *tv)
 {
     const window_set *ws = vectors_windows(&rc->vs, tv->profile);
-    char suite[160];
-    snprintf(suite, sizeof suite, "train/%s/windows", tv->profile);
-    if (!ws) {
-        fprintf(rc->out, "  %s: the vector set has no windows for this profile (FORMAT.md §6)\n", tv->profile);
-        return;
-    }
-    if (!hello_train_resume(rc->hello_line)) {
-        for (size_t i = 0; i < ws->n; i++) {
-            char id[160];
-            snprintf(id, sizeof id, "%s/window/%u-%u", tv->profile, (unsigned)ws->w[i].from, (unsigned)ws->w[i].to);
-            results_add(&rc->res, "train", suite, id, V_SKIP,
-                        "resuming not supported (spec 1.2.0 P7): the IUT's hello does not advertise train_resume=1", 1, 0);
-        }
-        fprintf(rc->out, "  SKIP %s windows: hello has no train_resume=1 (P2, P7)\n", tv->profile);
-        return;
-    }
-    fprintf(rc->out, "level train: profile %s, %zu windows from golden states\n", tv->profile, ws->n);
-    fflush(rc->out);
-    for (size_t i = 0; i < ws->n; i++)
-        one_window(rc, tv, &ws->w[i], suite);
+    if (ws)
+        golden_windows(rc, tv, ws);
+    fresh_windows(rc, tv);
 }

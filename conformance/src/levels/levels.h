@@ -8,6 +8,8 @@
 
 /* P2: hello (and `info` for the receipt). Returns 0 if hello passed. */
 int hello_run(run_ctx *rc);
+/* 1 when hello (P2) carries the word, e.g. "train_resume=1". */
+int hello_advertises(const char *hello, const char *word);
 /* The ops level over the vector set (P3-P6, P8). */
 void level_ops_run(run_ctx *rc);
 /* The train level for every selected profile (P7, P8). */

@@ -123,9 +123,27 @@ int train_exec_run_seed(const char *cmd, const char *profile, uint32_t steps, co
     return train_exec_run_resume(cmd, profile, steps, seed, 0, NULL, 0, ck_size, timeout, x, err, cap);
 }
 
+static int run_train(const char *cmd, const char *profile, uint32_t steps, const char *seed, uint32_t from,
+                     const char *const *state_files, size_t n_state, const char *state_steps, uint64_t ck_size,
+                     double timeout, train_exec *x, char *err, size_t cap);
+
 int train_exec_run_resume(const char *cmd, const char *profile, uint32_t steps, const char *seed, uint32_t from,
                           const char *const *state_files, size_t n_state, uint64_t ck_size, double timeout,
                           train_exec *x, char *err, size_t cap)
+{
+    return run_train(cmd, profile, steps, seed, from, state_files, n_state, NULL, ck_size, timeout, x, err, cap);
+}
+
+int train_exec_run_states(const char *cmd, const char *profile, uint32_t steps, const char *seed,
+                          const char *state_steps, uint64_t ck_size, double timeout, train_exec *x, char *err,
+                          size_t cap)
+{
+    return run_train(cmd, profile, steps, seed, 0, NULL, 0, state_steps, ck_size, timeout, x, err, cap);
+}
+
+static int run_train(const char *cmd, const char *profile, uint32_t steps, const char *seed, uint32_t from,
+                     const char *const *state_files, size_t n_state, const char *state_steps, uint64_t ck_size,
+                     double timeout, train_exec *x, char *err, size_t cap)
 {
     memset(x, 0, sizeof *x);
     x->from = from;
@@ -172,6 +190,8 @@ int train_exec_run_resume(const char *cmd, const char *profile, uint32_t steps, 
         args[na++] = "--seed", args[na++] = seed;
     if (sdir)
         args[na++] = "--resume", args[na++] = sdir, args[na++] = "--from-step", args[na++] = from_s;
+    if (state_steps)
+        args[na++] = "--state-steps", args[na++] = state_steps;
     watch_ctx w = {x->trace_path, x->ckdir, ck_size};
     char serr[256];
     x->started = iut_run(cmd, "train", args, (int)na, NULL, timeout, 0, 0, watch, &w, &x->r, serr, sizeof serr) == 0;

@@ -52,6 +52,12 @@ int train_exec_run_seed(const char *cmd, const char *profile, uint32_t steps, co
 int train_exec_run_resume(const char *cmd, const char *profile, uint32_t steps, const char *seed, uint32_t from,
                           const char *const *state_files, size_t n_state, uint64_t ck_size, double timeout,
                           train_exec *x, char *err, size_t cap);
+/* The same from step 0 with `--state-steps LIST` (P7 1.2.0): the IUT also
+ * writes its complete state (spec §8.3) at those steps into the checkpoint
+ * directory (x->ckdir), for the runner to resume it from its own state. */
+int train_exec_run_states(const char *cmd, const char *profile, uint32_t steps, const char *seed,
+                          const char *state_steps, uint64_t ck_size, double timeout, train_exec *x, char *err,
+                          size_t cap);
 /* 1 if the IUT declined the run (P7): it started and ended by itself with a
  * non-zero status, no signal, no time-out, not killed by the runner. What
  * the refusal means (not implemented, a FAIL) is the level's to judge. */

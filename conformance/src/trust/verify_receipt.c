@@ -2,6 +2,7 @@
  * what it claims follows from what it records: nothing here trusts a verdict,
  * a count or a "matches" flag the receipt states. */
 #include "trust/verify_receipt.h"
+#include "core/jsonx.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -404,6 +405,14 @@ static void check_train(const char *file, const cJSON *r, const results *res, co
         if (!tv) {
             problems_add(pr, "%s: levels.train.profiles[%zu].profile: not a profile of the vector set", file, pi++);
             continue;
+        }
+        /* the run's lengths, read as matrix reads them (core/jsonx.h jx_whole) */
+        static const char *const lengths[2] = {"steps", "steps_in_vectors"};
+        for (int k = 0; k < 2; k++) {
+            uint64_t n;
+            if (get(p, lengths[k]) && jx_whole(get(p, lengths[k]), UINT32_MAX, &n) != 0)
+                problems_add(pr, "%s: levels.train.profiles[%zu].%s: expected a whole number from 0 to 4294967295",
+                             file, pi, lengths[k]);
         }
         char tsuite[96];
         snprintf(tsuite, sizeof tsuite, "train/%s", name);

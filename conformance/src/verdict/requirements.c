@@ -132,7 +132,7 @@ void req_describe(const req_ctx *q, int lng, char *buf, size_t cap)
         snprintf(buf, cap, "judged by spec %s, the lower of the IUT's %s and the vector set's %s (MAJOR.MINOR, "
                            "spec §12.1): what the set tests from %u.%u on is not required of this IUT, and the set "
                            "cannot be fully certified (PARTIAL at best)",
-                 q->certified_text, q->iut_text, q->vectors_text, q->vectors.major, q->vectors.minor);
+                 q->certified_text, q->iut_text, q->vectors_text, q->certified.major, q->certified.minor + 1);
     else
         snprintf(buf, cap, "judged by spec %s, the lower of the IUT's %s and the vector set's %s (MAJOR.MINOR: a "
                            "patch adds no requirement, spec §12.1)",

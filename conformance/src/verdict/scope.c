@@ -79,7 +79,9 @@ void scope_verdict(const scope_facts *f, run_verdict *v)
                             q->iut_text, q->vectors_text));
     else if (q && q->iut_known && spec_mm_cmp(q->certified, q->vectors) < 0) {
         char *ni = f->res ? req_not_implemented(q, f->res) : NULL;
-        reason(v, xasprintf("spec %s certified, not %s: the IUT claims spec %s%s%s", q->certified_text,
+        /* "judged by", as the summary's spec line says: a PARTIAL certifies
+         * nothing (issue 27 item 8: the closing line said "certified") */
+        reason(v, xasprintf("judged by spec %s, not %s: the IUT claims spec %s%s%s", q->certified_text,
                             q->vectors_text, q->iut_text, ni ? "; not implemented: " : "", ni ? ni : ""));
         free(ni);
     }

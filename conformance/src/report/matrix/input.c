@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/json_strict.h"
+#include "core/jsonx.h"
 #include "report/matrix/matrix.h"
 
 /* ---- small helpers -------------------------------------------------------- */
@@ -102,9 +103,7 @@ cJSON *mx_parse_file(const char *path, size_t cap)
  * undefined behaviour, and a receipt is untrusted input. */
 int mx_juint(const char *file, const char *field, const cJSON *v, uint64_t max, uint64_t *out)
 {
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0 ||
-        v->valuedouble > (double)max || v->valuedouble != floor(v->valuedouble))
+    if (jx_whole(v, max, out) != 0) /* core/jsonx.h: verify reads the same way */
         return mx_bad(file, field, "expected a whole number from 0 to %llu", (unsigned long long)max);
-    *out = (uint64_t)v->valuedouble;
     return 0;
 }

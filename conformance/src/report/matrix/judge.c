@@ -263,7 +263,7 @@ void mx_judge(mrow *w)
         long steps = r->n_prof ? r->prof[0].steps_run : -1;
         w->st = ST_PREFIX;
         add(&w->why, "certified to a prefix only: every op vector and steps 0-%ld of each profile passed (--steps); "
-                     "the vector set has no windows to certify the rest%s",
+                     "no fresh window drawn from the run seed certifies the rest%s",
             steps, h->prefix_steps >= 0 ? " (as the hosts file's prefix_steps expects)" : "");
         return;
     }
@@ -273,7 +273,8 @@ void mx_judge(mrow *w)
             add(&w->why, "verdict %s (ops %s, train %s)", r->verdict, r->lv_ops, r->lv_train);
             profile_failures(&w->why, r);
         } else if (r->by_windows)
-            add(&w->why, "certified by windows: every op vector, a training prefix (--steps) and every window passed");
+            add(&w->why, "certified by windows: every op vector, a training prefix (--steps) and every window passed, "
+                         "each profile covered by fresh windows drawn from the run seed over its whole run");
         return;
     }
     int d = first_diff_any(r);

@@ -23,6 +23,10 @@ void mx_machine_host(const mreceipt *r, mhost *h)
     h->build = xstrdup("-");
     h->expected = xstrdup("pass");
     h->slowdown = 1;
+    /* expected to pass: a prefix alone is not (memset left 0 here, which read
+     * as "the hosts file expects a prefix" and let a prefix-only receipt of
+     * a machine count as as expected) */
+    h->prefix_steps = -1;
     h->stands_for = xasprintf("a machine not in the hosts file, described by its receipt (%s): %s %s, %s; runner on %s, %s",
                               r->path, h->os ? h->os : "os ?", h->isa, r->info_model ? r->info_model : "cpu ?",
                               r->run_os ? r->run_os : "?", r->run_cpu ? r->run_cpu : "?");

@@ -70,6 +70,8 @@ typedef struct {
     char *train_problem;
     char *emu_name, *emu_cpu;
     char *kernels; /* the kernel set the IUT named in its hello line (kernels=), or NULL */
+    char *vset; /* the vector set it ran against (vectors.vector_version), or NULL: a table
+                 * names it, so a PASS on an older set never reads as one on this set */
     char *info_status, *info_isa, *info_end, *info_model, *info_features, *info_os;
     char *run_os, *run_cpu; /* the runner's host section: where the receipt was made */
     int unnamed; /* matrix_host null: host is the file's base name */

@@ -15,7 +15,7 @@
 void mx_receipt_free(mreceipt *r)
 {
     free(r->path), free(r->host), free(r->build_log), free(r->verdict), free(r->lv_ops), free(r->lv_train);
-    free(r->kernels), free(r->emu_name), free(r->emu_cpu), free(r->info_status), free(r->info_isa), free(r->info_os);
+    free(r->kernels), free(r->vset), free(r->emu_name), free(r->emu_cpu), free(r->info_status), free(r->info_isa), free(r->info_os);
     free(r->run_os), free(r->run_cpu);
     free(r->info_end), free(r->info_model), free(r->info_features);
     mx_free_strv(r->warn, r->n_warn);
@@ -235,6 +235,9 @@ int mx_receipt_load(const char *file, mreceipt *r)
         mx_profile_view(r, r->prof[0].name, r);
         r->view = NULL; /* never a pointer into itself: a copy of r would keep it */
     }
+    const cJSON *vv = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "vectors"), "vector_version");
+    if (cJSON_IsString(vv) && strlen(vv->valuestring) < 32)
+        r->vset = xstrdup(vv->valuestring);
     /* what the IUT's own `info` reported from inside the (emulated) host */
     const cJSON *iut = mx_jobj(file, j, "", "iut", &ok);
     const cJSON *self = iut ? mx_jobj(file, iut, "iut", "self_report", &ok) : NULL;

@@ -4,9 +4,13 @@
  * against the allowed signers — the project's by default — unsigned only
  * with --allow-unsigned) and only as a full certification, a FAIL, or a
  * certification by windows: a PARTIAL whose only narrowing is --steps (a
- * training prefix on a slow host) and whose every window, resumed from the
- * golden states the set ships, passed (spec §8.4; conformance/README.md
- * "matrix"). Any other PARTIAL, an UNOFFICIAL or REPRODUCTION run, a bare
+ * training prefix on a slow host) and in which every profile of the set is
+ * covered by the fresh windows its run seed draws (fresh/fresh_windows.h:
+ * start states the IUT cannot have computed in advance, one window in each
+ * third of the run), each passed (DESIGN.md "Windows must be earned";
+ * spec/iut-protocol.md P7 1.2.1; conformance/README.md "matrix"). Windows
+ * from the golden states a set ships end on shipped states: they must pass
+ * when present, but they certify nothing. Any other PARTIAL, an UNOFFICIAL or REPRODUCTION run, a bare
  * or hand-edited receipt is refused, naming why. Build-failure records
  * (ci/matrix.sh) are not runner receipts and pass. */
 #include <stdio.h>
@@ -14,6 +18,7 @@
 #include <string.h>
 
 #include "core/version.h"
+#include "fresh/fresh_windows.h"
 #include "report/matrix/matrix.h"
 #include "verdict/scope.h"
 
@@ -34,7 +39,72 @@ static const char *str_at(const cJSON *o, const char *k)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-#define NO_WINDOW "no window ran (--windows)"
+#define NO_WINDOW "no fresh window ran (--windows): windows from golden states certify nothing"
+
+/* The run seed as the receipt records it (P4 int: digits, no leading zero). */
+static int receipt_seed(const cJSON *opt, uint64_t *seed)
+{
+    const char *s = str_at(opt, "seed");
+    if (!s || !*s || strlen(s) > 20 || (s[0] == '0' && s[1]) || strspn(s, "0123456789") != strlen(s))
+        return -1;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || (v == ~0ull && strcmp(s, "18446744073709551615") != 0))
+        return -1;
+    *seed = v;
+    return 0;
+}
+
+static const cJSON *train_case(const cJSON *r, const char *id)
+{
+    const cJSON *x;
+    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(r, "cases"))
+    {
+        const char *i = str_at(x, "id"), *lv = str_at(x, "level");
+        if (i && lv && !strcmp(i, id) && !strcmp(lv, "train"))
+            return x;
+    }
+    return NULL;
+}
+
+/* Every profile of the set covered by the fresh windows the run seed draws,
+ * each PASS; NULL when so, else why not (a static buffer). */
+static const char *fresh_coverage(const cJSON *r)
+{
+    static char why[320];
+    uint64_t seed;
+    if (receipt_seed(cJSON_GetObjectItemCaseSensitive(r, "options"), &seed) != 0)
+        return "options.seed: not a run seed";
+    const cJSON *profs = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "vectors"), "profiles");
+    if (!cJSON_IsArray(profs) || cJSON_GetArraySize(profs) == 0)
+        return "vectors.profiles: no profile to cover";
+    const cJSON *p;
+    cJSON_ArrayForEach(p, profs)
+    {
+        const char *name = str_at(p, "profile");
+        const cJSON *st = cJSON_GetObjectItemCaseSensitive(p, "steps");
+        fresh_window_plan plan;
+        if (!name || !cJSON_IsNumber(st) || st->valuedouble < 0 || st->valuedouble > 1e9 ||
+            st->valuedouble != (double)(uint32_t)st->valuedouble ||
+            fresh_windows_plan(seed, name, (uint32_t)st->valuedouble, &plan) != 0) {
+            snprintf(why, sizeof why, "profile %s: no fresh windows are drawn for it, so windows cannot cover it",
+                     name ? name : "(unnamed)");
+            return why;
+        }
+        for (int w = 0; w < FRESH_WINDOWS; w++) {
+            char id[160];
+            snprintf(id, sizeof id, "%s/fresh-window/%u-%u", name, (unsigned)plan.from[w], (unsigned)plan.to[w]);
+            const cJSON *c = train_case(r, id);
+            const char *v = c ? str_at(c, "verdict") : NULL;
+            if (!v || strcmp(v, "PASS") != 0) {
+                snprintf(why, sizeof why, "profile %s: the fresh window %u-%u its run seed draws %s", name,
+                         (unsigned)plan.from[w], (unsigned)plan.to[w], c ? "did not pass" : "is not in the receipt");
+                return why;
+            }
+        }
+    }
+    return NULL;
+}
 
 const char *mx_not_by_windows(const cJSON *r)
 {
@@ -67,7 +137,7 @@ const char *mx_not_by_windows(const cJSON *r)
         if (!v || strcmp(v, "PASS"))
             return "a level other than train did not pass";
     }
-    size_t n_win = 0;
+    size_t n_fresh = 0;
     cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(r, "cases"))
     {
         const char *id = str_at(x, "id"), *lv = str_at(x, "level"), *v = str_at(x, "verdict");
@@ -75,17 +145,17 @@ const char *mx_not_by_windows(const cJSON *r)
             return "a case without id, level or verdict";
         if (!strcmp(v, "FAIL") || !strcmp(v, "ERROR"))
             return "a case failed";
-        if (!strcmp(lv, "train") && strstr(id, "/window/")) {
+        if (!strcmp(lv, "train") && (strstr(id, "/window/") || strstr(id, "/fresh-window/"))) {
             if (strcmp(v, "PASS"))
                 return "a window did not pass";
-            n_win++;
+            n_fresh += strstr(id, "/fresh-window/") != NULL;
         } else if (!strcmp(v, "SKIP") && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x, "required"))) {
             const char *why = str_at(x, "reason");
             if (strcmp(lv, "train") || !why || strcmp(why, "not run (--steps)"))
                 return "a required case was skipped for another reason than --steps";
         }
     }
-    return n_win ? NULL : NO_WINDOW;
+    return n_fresh ? fresh_coverage(r) : NO_WINDOW;
 }
 
 int mx_prefix_only(const cJSON *r)
@@ -93,9 +163,10 @@ int mx_prefix_only(const cJSON *r)
     const char *why = mx_not_by_windows(r);
     if (!why || strcmp(why, NO_WINDOW) != 0)
         return 0;
-    /* no window case at all: the set ships none (a set with windows gives
-     * every profile's window cases to a --windows run, SKIP without
-     * train_resume, so they are there) */
+    /* no fresh window at all: a run without --windows, or a receipt of a
+     * runner before fresh windows (its golden windows certify nothing): the
+     * prefix is what it certifies (a --windows run without train_resume has
+     * its fresh windows SKIP, and is refused above) */
     return 1;
 }
 
@@ -136,8 +207,9 @@ cJSON *mx_open_receipt(const char *file, verify_info *info, int *by_windows, int
             *prefix_only = 1;
         else {
             mx_bad(file, "verdict", "refused: %s is not a certification (a full run on an official vector set with a "
-                                    "bound subject is PASS or FAIL; a PARTIAL only by --steps whose every window "
-                                    "passed is a certification by windows, and this is not one: %s; see the "
+                                    "bound subject is PASS or FAIL; a PARTIAL only by --steps whose fresh windows "
+                                    "cover every profile and passed is a certification by windows, and this is not "
+                                    "one: %s; see the "
                                     "receipt's scope.reasons)", info->verdict, why);
             cJSON_Delete(r);
             r = NULL;

@@ -182,8 +182,9 @@ static void text_row(FILE *o, const mrow *w, const columns *c, int wh, int ww, i
 {
     char b[128], wb[96], res[64];
     mx_result_text(w, res, sizeof res);
-    fprintf(o, "%-*s  %-*s  %-8s  %-13s  %-22s  %-*s  %-8s", wh, w->h->name, ww, mx_runs_as(w->h, wb, sizeof wb),
-            w->r && w->r->kernels ? w->r->kernels : "-", w->h->expected, res, ws,
+    fprintf(o, "%-*s  %-*s  %-8s  %-7s  %-13s  %-22s  %-*s  %-8s", wh, w->h->name, ww,
+            mx_runs_as(w->h, wb, sizeof wb), w->r && w->r->kernels ? w->r->kernels : "-",
+            w->r && w->r->vset ? w->r->vset : "-", w->h->expected, res, ws,
             w->r && !w->r->build_failed && w->r->signer_short ? w->r->signer_short : "-", subject_cell(w));
     for (size_t j = 0; j < c->n; j++) {
         cell(w, c->step[j], b, sizeof b);
@@ -233,8 +234,8 @@ void mx_print_text(FILE *o, const mrow *rows, size_t n, const columns *c)
             ws = (int)strlen(rows[i].r->signer_short);
     if (c->profile)
         fprintf(o, "profile %s:\n", c->profile);
-    fprintf(o, "%-*s  %-*s  %-8s  %-13s  %-22s  %-*s  %-8s", wh, "host", ww, "runs as", "kernels", "expected", "result",
-            ws, "signed by", "subject");
+    fprintf(o, "%-*s  %-*s  %-8s  %-7s  %-13s  %-22s  %-*s  %-8s", wh, "host", ww, "runs as", "kernels", "vectors",
+            "expected", "result", ws, "signed by", "subject");
     for (size_t j = 0; j < c->n; j++) {
         snprintf(b, sizeof b, "step %u", (unsigned)c->step[j]);
         fprintf(o, "  %-9s", b);
@@ -246,8 +247,8 @@ void mx_print_text(FILE *o, const mrow *rows, size_t n, const columns *c)
     fprintf(o, "  %8s\n", "time");
     for (size_t i = 0; i < n; i++)
         text_row(o, &rows[i], c, wh, ww, ws);
-    fprintf(o, "%-*s  %-*s  %-8s  %-13s  %-22s  %-*s  %-8s", wh, "all agree", ww, "(hosts expected to pass)", "", "", "",
-            ws, "", "");
+    fprintf(o, "%-*s  %-*s  %-8s  %-7s  %-13s  %-22s  %-*s  %-8s", wh, "all agree", ww, "(hosts expected to pass)", "",
+            "", "", "", ws, "", "");
     text_agree_cells(o, rows, n, c);
     fprintf(o, "\n(cells: the first 8 hex digits of each checkpoint's SHA-256; * = differs from the vectors' digest; "
                "- = no checkpoint%s)\n",
@@ -273,8 +274,8 @@ static void md_row(sbuf *m, const mrow *w, const columns *c)
 {
     char b[128], wb[96], res[64];
     mx_result_text(w, res, sizeof res);
-    sbuf_printf(m, "| %s | `%s` | %s | %s | ", w->h->name, mx_runs_as(w->h, wb, sizeof wb),
-                w->r && w->r->kernels ? w->r->kernels : "-", w->h->expected);
+    sbuf_printf(m, "| %s | `%s` | %s | %s | %s | ", w->h->name, mx_runs_as(w->h, wb, sizeof wb),
+                w->r && w->r->kernels ? w->r->kernels : "-", w->r && w->r->vset ? w->r->vset : "-", w->h->expected);
     if (w->host_bad.len)
         sbuf_adds(m, "❌ host mismatch");
     else if (w->st == ST_PASS)
@@ -306,18 +307,18 @@ void mx_render_markdown_table(sbuf *m, const mrow *rows, size_t n, const columns
 {
     if (c->profile)
         sbuf_printf(m, "### Profile %s\n\n", c->profile);
-    sbuf_adds(m, "| host | runs as | kernels | expected | result | signed by | subject |");
+    sbuf_adds(m, "| host | runs as | kernels | vectors | expected | result | signed by | subject |");
     for (size_t j = 0; j < c->n; j++)
         sbuf_printf(m, " step %u |", (unsigned)c->step[j]);
     for (size_t j = 0; j < c->n_win; j++)
         sbuf_printf(m, " window %u-%u |", (unsigned)c->win[j].from, (unsigned)c->win[j].to);
-    sbuf_adds(m, " time |\n|---|---|---|---|---|---|---|");
+    sbuf_adds(m, " time |\n|---|---|---|---|---|---|---|---|");
     for (size_t j = 0; j < c->n + c->n_win; j++)
         sbuf_adds(m, "---|");
     sbuf_adds(m, "---:|\n");
     for (size_t i = 0; i < n; i++)
         md_row(m, &rows[i], c);
-    sbuf_adds(m, "| **all agree** | hosts expected to pass | | | | | |");
+    sbuf_adds(m, "| **all agree** | hosts expected to pass | | | | | | |");
     for (size_t j = 0; j < c->n; j++) {
         size_t cnt;
         if (!mx_column_agrees(rows, n, c->step[j], &cnt))
@@ -337,7 +338,7 @@ void mx_render_markdown_table(sbuf *m, const mrow *rows, size_t n, const columns
     sbuf_adds(m, " |\n\n`*` differs from the vectors' digest; `-` no checkpoint. Cells are the first 8 hex digits of the "
                  "SHA-256 of the checkpoint bytes (spec §8)");
     if (c->n_win)
-        sbuf_adds(m, "; a window FROM-TO is resumed from the golden state at FROM (spec §8.4): `ok`, its verdict, "
+        sbuf_adds(m, "; a window FROM-TO is resumed from the golden state at FROM (spec §8.4; it checks resuming and certifies nothing: its end state ships): `ok`, its verdict, "
                      "`full` (the whole run, which certifies it) or `-` (not run)");
     sbuf_adds(m, ".\n\n");
 }
