@@ -590,6 +590,10 @@ it_status it_gptchar_step(const it_gptchar_recipe *r, it_gptchar_state *s);
 typedef struct it_gptchar_work it_gptchar_work;
 it_gptchar_work *it_gptchar_work_new(size_t max_seqs);
 void it_gptchar_work_free(it_gptchar_work *w);
+/* How many threads the workspace's steps may use for independent outputs
+ * (rows, output columns, sequences; 1 by default, 0 means 1): every count
+ * gives the same bits (spec §4.1). */
+void it_gptchar_work_threads(it_gptchar_work *w, unsigned threads);
 it_status it_gptchar_loss_grad_work(it_gptchar_work *w, const float *params, const uint32_t *x, const uint32_t *y,
                                     size_t nseq, float *grads, it_gptchar_tap tap, void *ctx, float *loss);
 /* it_gptchar_step on the caller's workspace (max_seqs >= IT_GC_SEQS). */

@@ -170,6 +170,9 @@ void it_tanh_backward_portable(const float *y, const float *dy, size_t n, float 
 /* spec §11.6 built on the it_rows_* API (mlp13k.c): the SIMD sets' entry */
 float it_mlp13k_loss_grad_rows(const float *params, const unsigned char *xs, const unsigned char *ys, size_t batch,
                                float *grads);
+/* §5.15's input side for one row (layernorm.c): dx only; gptchar.c sums
+ * the parameter side over rows through isotrain_reduce.h. */
+void it_layernorm_backward_input(const float *xhat, float rstd, const float *w, const float *dy, size_t n, float *dx);
 /* The readable matrix product (portable.c). */
 void it_matmul_portable(size_t M, size_t N, size_t K, const float *A, size_t ars, size_t acs, const float *B,
                         size_t ldb, float *C, size_t ldc, int accumulate);
