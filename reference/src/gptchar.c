@@ -302,7 +302,7 @@ static void gelu_fwd_part(void *ctx, unsigned part, unsigned parts)
     const rows_job *j = ctx;
     size_t lo, hi;
     it_share(j->rows, 64, part, parts, &lo, &hi);
-    it_gelu_forward(j->X + lo, hi - lo, j->Y + lo);
+    it_kernels()->gelu_fwd(j->X + lo, hi - lo, j->Y + lo);
 }
 
 static void gelu_bwd_part(void *ctx, unsigned part, unsigned parts)
@@ -310,7 +310,7 @@ static void gelu_bwd_part(void *ctx, unsigned part, unsigned parts)
     const rows_job *j = ctx;
     size_t lo, hi;
     it_share(j->rows, 64, part, parts, &lo, &hi);
-    it_gelu_backward(j->X + lo, j->dY + lo, hi - lo, j->dX + lo);
+    it_kernels()->gelu_bwd(j->X + lo, j->dY + lo, hi - lo, j->dX + lo);
 }
 
 /* §5.18 / §5.19, one sequence per share */
@@ -321,7 +321,7 @@ static void attn_fwd_part(void *ctx, unsigned part, unsigned parts)
     size_t lo, hi;
     it_share(j->rows, 1, part, parts, &lo, &hi);
     for (size_t b = lo; b < hi; b++)
-        it_causal_attention_forward_scratch(j->q + b * T * D, j->k + b * T * D, j->v + b * T * D, T, H, DH, scale,
+        it_kernels()->causal_fwd(j->q + b * T * D, j->k + b * T * D, j->v + b * T * D, T, H, DH, scale,
                                             j->att + b * T * H * T, j->z + b * T * D, j->work->att_wp + b * H * T);
 }
 
@@ -334,7 +334,7 @@ static void attn_bwd_part(void *ctx, unsigned part, unsigned parts)
     it_share(j->rows, 1, part, parts, &lo, &hi);
     for (size_t b = lo; b < hi; b++) {
         size_t o = b * T * D;
-        it_causal_attention_backward_scratch(j->q + o, j->k + o, j->v + o, j->att_in + b * T * H * T, j->dY + o, T, H,
+        it_kernels()->causal_bwd(j->q + o, j->k + o, j->v + o, j->att_in + b * T * H * T, j->dY + o, T, H,
                                              DH, scale, w->dq + o, w->dk + o, w->dv + o, w->att_wp + b * H * T,
                                              w->att_dkp + o, w->att_dvp + o);
     }

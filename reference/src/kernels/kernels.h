@@ -112,6 +112,16 @@ typedef struct it_kernel_set {
                   size_t n);
     /* §3.6 over arrays: y[i] = sqrt(x[i]) */
     void (*sqrtf_v)(const float *x, float *y, size_t n);
+    /* §5.18 / §5.19 for one sequence: it_causal_attention_forward_scratch
+     * and _backward_scratch (isotrain.h), the same arguments and bits */
+    void (*causal_fwd)(const float *q, const float *k, const float *v, size_t T, size_t H, size_t dh, float scale,
+                       float *w, float *z, float *wp);
+    void (*causal_bwd)(const float *q, const float *k, const float *v, const float *w, const float *dz, size_t T,
+                       size_t H, size_t dh, float scale, float *dq, float *dk, float *dv, float *wp, float *dkp,
+                       float *dvp);
+    /* §5.16 / §5.17 over n elements: it_gelu_forward, it_gelu_backward */
+    void (*gelu_fwd)(const float *x, size_t n, float *y);
+    void (*gelu_bwd)(const float *x, const float *dy, size_t n, float *dx);
 } it_kernel_set;
 
 extern const it_kernel_set it_kernels_portable;

@@ -146,4 +146,6 @@ const it_kernel_set it_kernels_portable = {
     it_tanh_backward_portable,         softmax_xent_fwd,
     softmax_xent_bwd, attention_fwd,   attention_bwd,
     it_adamw_update_portable,          sqrtf_v,
+    it_causal_attention_forward_scratch, it_causal_attention_backward_scratch,
+    it_gelu_forward,                   it_gelu_backward,
 };
