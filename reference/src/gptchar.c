@@ -137,6 +137,7 @@ void it_tied_embedding_grad(const float *f, const float *dlogits, const uint32_t
 typedef struct {
     float *xin, *ln1, *ln1_xhat, *ln1_rstd, *q, *k, *v, *att, *z, *o, *xmid, *ln2, *ln2_xhat, *ln2_rstd, *h, *g,
         *m, *xout;
+    float *tanh_h; /* tanh(u(h)) where the kernel set keeps it for the GELU backward */
 } layer_acts;
 
 typedef struct {
@@ -161,7 +162,7 @@ struct it_gptchar_work {
 /* floats per sequence: the activations, then the backward's rows, then one
  * sequence's attention scratch (sequences run on any thread) */
 enum {
-    ACTS_PER_SEQ = T * D + L * (14 * T * D + 2 * T + T * H * T + 2 * T * F) + 2 * T * D + T + T * V + T,
+    ACTS_PER_SEQ = T * D + L * (14 * T * D + 2 * T + T * H * T + 3 * T * F) + 2 * T * D + T + T * V + T,
     BACKWARD_PER_SEQ = T * V + 8 * T * D + T * F,
     SCRATCH_PER_SEQ = H * T + 2 * T * D
 };
@@ -181,7 +182,7 @@ static float *acts_carve(acts *a, size_t nseq, float *p)
         la->q = TAKE(R * D), la->k = TAKE(R * D), la->v = TAKE(R * D), la->att = TAKE(nseq * T * H * T);
         la->z = TAKE(R * D), la->o = TAKE(R * D), la->xmid = TAKE(R * D);
         la->ln2 = TAKE(R * D), la->ln2_xhat = TAKE(R * D), la->ln2_rstd = TAKE(R);
-        la->h = TAKE(R * F), la->g = TAKE(R * F), la->m = TAKE(R * D), la->xout = TAKE(R * D);
+        la->h = TAKE(R * F), la->g = TAKE(R * F), la->tanh_h = TAKE(R * F), la->m = TAKE(R * D), la->xout = TAKE(R * D);
         cur = la->xout;
     }
     a->lnf = TAKE(R * D), a->lnf_xhat = TAKE(R * D), a->lnf_rstd = TAKE(R);
@@ -245,17 +246,19 @@ typedef struct {
     const float *q, *k, *v;
     float *att, *z;
     const float *xhat_in, *rstd_in, *att_in; /* backward: what the forward kept */
+    float *tanh_out;                         /* GELU: tanh(u) kept by the forward ... */
+    const float *tanh_in;                    /* ... and read by the backward */
 } rows_job;
 
 /* §5.14 over rows */
 static void ln_fwd_part(void *ctx, unsigned part, unsigned parts)
 {
     const rows_job *j = ctx;
-    const float eps = it_f32_from_bits(LN_EPS_BITS);
     size_t lo, hi;
     it_share(j->rows, 8, part, parts, &lo, &hi);
-    for (size_t r = lo; r < hi; r++)
-        it_layernorm_forward(j->X + r * D, j->w, j->b, D, eps, j->Y + r * D, j->xhat + r * D, NULL, &j->rstd[r]);
+    if (lo < hi)
+        it_kernels()->layernorm_fwd(hi - lo, D, j->X + lo * D, j->w, j->b, it_f32_from_bits(LN_EPS_BITS),
+                                    j->Y + lo * D, j->xhat + lo * D, j->rstd + lo);
 }
 
 /* §5.15's input side over rows, and each row's parameter-side terms
@@ -265,12 +268,9 @@ static void ln_bwd_part(void *ctx, unsigned part, unsigned parts)
     const rows_job *j = ctx;
     size_t lo, hi;
     it_share(j->rows, 8, part, parts, &lo, &hi);
-    for (size_t r = lo; r < hi; r++) {
-        const float *dy = j->dY + r * D, *xh = j->xhat_in + r * D;
-        for (size_t i = 0; i < D; i++)
-            j->P[r * D + i] = dy[i] * xh[i];
-        it_layernorm_backward_input(xh, j->rstd_in[r], j->w, dy, D, j->dX + r * D);
-    }
+    if (lo < hi)
+        it_kernels()->layernorm_bwd(hi - lo, D, j->xhat_in + lo * D, j->rstd_in + lo, j->w, j->dY + lo * D,
+                                    j->dX + lo * D, j->P + lo * D);
 }
 
 static unsigned parts_of(const it_gptchar_work *w, size_t units)
@@ -302,7 +302,7 @@ static void gelu_fwd_part(void *ctx, unsigned part, unsigned parts)
     const rows_job *j = ctx;
     size_t lo, hi;
     it_share(j->rows, 64, part, parts, &lo, &hi);
-    it_kernels()->gelu_fwd(j->X + lo, hi - lo, j->Y + lo);
+    it_kernels()->gelu_fwd(j->X + lo, hi - lo, j->Y + lo, j->tanh_out + lo);
 }
 
 static void gelu_bwd_part(void *ctx, unsigned part, unsigned parts)
@@ -310,7 +310,7 @@ static void gelu_bwd_part(void *ctx, unsigned part, unsigned parts)
     const rows_job *j = ctx;
     size_t lo, hi;
     it_share(j->rows, 64, part, parts, &lo, &hi);
-    it_kernels()->gelu_bwd(j->X + lo, j->dY + lo, hi - lo, j->dX + lo);
+    it_kernels()->gelu_bwd(j->X + lo, j->tanh_in + lo, j->dY + lo, hi - lo, j->dX + lo);
 }
 
 /* §5.18 / §5.19, one sequence per share */
@@ -377,7 +377,7 @@ static void block_forward(const float *bp, layer_acts *la, it_gptchar_work *w)
     it_rows_add(R, D, la->xin, D, la->o, D, la->xmid, D, th);
     layernorm_rows(w, la->xmid, R, bp + IT_GC_B_LN2_W, bp + IT_GC_B_LN2_B, la->ln2, la->ln2_xhat, la->ln2_rstd);
     it_rows_linear_forward(R, D, F, la->ln2, D, bp + IT_GC_B_FC_W, bp + IT_GC_B_FC_B, la->h, F, th);
-    rows_job gj = {.X = la->h, .Y = la->g, .rows = R * F};
+    rows_job gj = {.X = la->h, .Y = la->g, .tanh_out = la->tanh_h, .rows = R * F};
     it_parallel(parts_of(w, R * F / 4096), gelu_fwd_part, &gj);
     it_rows_linear_forward(R, F, D, la->g, F, bp + IT_GC_B_PROJ_W, bp + IT_GC_B_PROJ_B, la->m, D, th);
     it_rows_add(R, D, la->xmid, D, la->m, D, la->xout, D, th);
@@ -418,7 +418,7 @@ static void block_backward(const float *bp, float *gp, const layer_acts *la, it_
     /* xout = xmid + m: the MLP branch gets dx, the stream passes it on */
     rd->linear_params(rd, R, F, D, dx, D, la->g, F, gp + IT_GC_B_PROJ_W, gp + IT_GC_B_PROJ_B, th);
     it_rows_linear_backward_input(R, F, D, dx, D, bp + IT_GC_B_PROJ_W, dh, F, th);
-    rows_job gj = {.X = la->h, .dY = dh, .dX = dh, .rows = R * F};
+    rows_job gj = {.X = la->h, .tanh_in = la->tanh_h, .dY = dh, .dX = dh, .rows = R * F};
     it_parallel(parts_of(w, R * F / 4096), gelu_bwd_part, &gj);
     rd->linear_params(rd, R, D, F, dh, F, la->ln2, D, gp + IT_GC_B_FC_W, gp + IT_GC_B_FC_B, th);
     it_rows_linear_backward_input(R, D, F, dh, F, bp + IT_GC_B_FC_W, tmp, D, th);

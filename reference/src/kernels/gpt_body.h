@@ -169,12 +169,13 @@ static void gelu_tanh(const float *x, size_t n, float *t)
     tanhf_v(u, t, n);
 }
 
-static void gelu_fwd(const float *x, size_t n, float *y)
+static void gelu_fwd(const float *x, size_t n, float *y, float *keep)
 {
-    float t[GELU_CHUNK];
+    float tc[GELU_CHUNK];
     const vf half = splat(0.5f), one = splat(1.0f);
     for (size_t i0 = 0; i0 < n; i0 += GELU_CHUNK) {
         const size_t m = n - i0 < GELU_CHUNK ? n - i0 : GELU_CHUNK;
+        float *t = keep ? keep + i0 : tc;
         gelu_tanh(x + i0, m, t);
         size_t c = 0;
         for (; c + VW <= m; c += VW)
@@ -194,12 +195,14 @@ static inline vf gelu_slope(vf xv, vf tv)
     return left + right;
 }
 
-static void gelu_bwd(const float *x, const float *dy, size_t n, float *dx)
+static void gelu_bwd(const float *x, const float *kept, const float *dy, size_t n, float *dx)
 {
-    float t[GELU_CHUNK];
+    float tc[GELU_CHUNK];
     for (size_t i0 = 0; i0 < n; i0 += GELU_CHUNK) {
         const size_t m = n - i0 < GELU_CHUNK ? n - i0 : GELU_CHUNK;
-        gelu_tanh(x + i0, m, t);
+        const float *t = kept ? kept + i0 : tc;
+        if (!kept)
+            gelu_tanh(x + i0, m, tc);
         size_t c = 0;
         for (; c + VW <= m; c += VW)
             stf(dx + i0 + c, ldf(dy + i0 + c) * gelu_slope(ldf(x + i0 + c), ldf(t + c)));
@@ -212,5 +215,90 @@ static void gelu_bwd(const float *x, const float *dy, size_t n, float *dx)
             for (size_t l = 0; l < m - c; l++)
                 dx[i0 + c + l] = dy[i0 + c + l] * out[l];
         }
+    }
+}
+
+/* ---- LayerNorm (§5.14, §5.15) over rows: VW rows at a time, lanes = rows
+ * for the row sums (each lane one row's SUM over i ascending), lanes = i
+ * for the elementwise parts; other rows through the one-row functions ---- */
+
+enum { LN_MAXN = 256 };
+
+/* xt[i*VW + l] = X[(r0 + l)*n + i] for the VW rows of a block */
+static void rows_to_lanes(const float *X, size_t n, float *xt)
+{
+    for (size_t l = 0; l < VW; l++)
+        for (size_t i = 0; i < n; i++)
+            xt[i * VW + l] = X[l * n + i];
+}
+
+static void layernorm_fwd(size_t rows, size_t n, const float *X, const float *w, const float *b, float eps, float *Y,
+                          float *xhat, float *rstd)
+{
+    size_t r0 = 0;
+    if (n <= LN_MAXN && n % VW == 0)
+        for (; r0 + VW <= rows; r0 += VW) {
+            float xt[LN_MAXN * VW], mus[VW], rs[VW];
+            rows_to_lanes(X + r0 * n, n, xt);
+            const vf fn = splat((float)n);
+            vf sum = (vf){0};
+            for (size_t i = 0; i < n; i++)
+                sum = sum + ldf(xt + i * VW);
+            const vf mu = sum / fn;
+            vf sq = (vf){0};
+            for (size_t i = 0; i < n; i++) {
+                vf d = ldf(xt + i * VW) - mu, dd = d * d;
+                sq = sq + dd;
+            }
+            const vf var = sq / fn, r = splat(1.0f) / IT_VSQRT(var + splat(eps));
+            stf(mus, mu), stf(rs, r);
+            for (size_t l = 0; l < VW; l++) {
+                const size_t row = r0 + l;
+                for (size_t i = 0; i < n; i += VW) {
+                    vf d = ldf(X + row * n + i) - splat(mus[l]), xh = d * splat(rs[l]);
+                    vf scaled = xh * ldf(w + i);
+                    stf(xhat + row * n + i, xh);
+                    stf(Y + row * n + i, scaled + ldf(b + i));
+                }
+                rstd[row] = rs[l];
+            }
+        }
+    for (; r0 < rows; r0++)
+        it_layernorm_forward(X + r0 * n, w, b, n, eps, Y + r0 * n, xhat + r0 * n, NULL, &rstd[r0]);
+}
+
+/* dX (§5.15's input side) and P = dY * xhat (the terms of dw) */
+static void layernorm_bwd(size_t rows, size_t n, const float *xhat, const float *rstd, const float *w, const float *dY,
+                          float *dX, float *P)
+{
+    size_t r0 = 0;
+    if (n <= LN_MAXN && n % VW == 0)
+        for (; r0 + VW <= rows; r0 += VW) {
+            float dyt[LN_MAXN * VW], xt[LN_MAXN * VW], As[VW], Cs[VW];
+            rows_to_lanes(dY + r0 * n, n, dyt);
+            rows_to_lanes(xhat + r0 * n, n, xt);
+            const vf fn = splat((float)n);
+            vf sg = (vf){0}, sgx = (vf){0};
+            for (size_t i = 0; i < n; i++) {
+                vf g = ldf(dyt + i * VW) * w[i], gx = g * ldf(xt + i * VW);
+                sg = sg + g;
+                sgx = sgx + gx;
+            }
+            stf(As, sg / fn), stf(Cs, sgx / fn);
+            for (size_t l = 0; l < VW; l++) {
+                const size_t row = r0 + l;
+                const vf A = splat(As[l]), C = splat(Cs[l]), rs = splat(rstd[row]);
+                for (size_t i = 0; i < n; i += VW) {
+                    vf dy = ldf(dY + row * n + i), xh = ldf(xhat + row * n + i), g = dy * ldf(w + i);
+                    vf centred = g - A, along = xh * C, diff = centred - along;
+                    stf(P + row * n + i, dy * xh);
+                    stf(dX + row * n + i, diff * rs);
+                }
+            }
+        }
+    for (; r0 < rows; r0++) {
+        for (size_t i = 0; i < n; i++)
+            P[r0 * n + i] = dY[r0 * n + i] * xhat[r0 * n + i];
+        it_layernorm_backward_input(xhat + r0 * n, rstd[r0], w, dY + r0 * n, n, dX + r0 * n);
     }
 }

@@ -119,9 +119,19 @@ typedef struct it_kernel_set {
     void (*causal_bwd)(const float *q, const float *k, const float *v, const float *w, const float *dz, size_t T,
                        size_t H, size_t dh, float scale, float *dq, float *dk, float *dv, float *wp, float *dkp,
                        float *dvp);
-    /* §5.16 / §5.17 over n elements: it_gelu_forward, it_gelu_backward */
-    void (*gelu_fwd)(const float *x, size_t n, float *y);
-    void (*gelu_bwd)(const float *x, const float *dy, size_t n, float *dx);
+    /* §5.16 / §5.17 over n elements: it_gelu_forward, it_gelu_backward.
+     * t (n floats, or NULL): where the forward may keep tanh(u(x)) and the
+     * backward read it instead of recomputing it (the same bits); the
+     * portable set recomputes, as §5.17 is written. */
+    void (*gelu_fwd)(const float *x, size_t n, float *y, float *t);
+    void (*gelu_bwd)(const float *x, const float *t, const float *dy, size_t n, float *dx);
+    /* §5.14 over `rows` contiguous rows of n: it_layernorm_forward per row */
+    void (*layernorm_fwd)(size_t rows, size_t n, const float *X, const float *w, const float *b, float eps,
+                          float *Y, float *xhat, float *rstd);
+    /* §5.15's input side per row (it_layernorm_backward_input) and the
+     * terms of dw, P = dY * xhat, elementwise */
+    void (*layernorm_bwd)(size_t rows, size_t n, const float *xhat, const float *rstd, const float *w,
+                          const float *dY, float *dX, float *P);
 } it_kernel_set;
 
 extern const it_kernel_set it_kernels_portable;

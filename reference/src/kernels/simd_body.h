@@ -731,4 +731,5 @@ const it_kernel_set IT_K_SET = {
     matmul,           gemm,             colsum_acc, add_rows,    relu_fwd,      relu_bwd,
     tanh_bwd,         softmax_xent_fwd, softmax_xent_bwd,        attention_fwd, attention_bwd,
     adamw,            sqrtf_v,          causal_fwd, causal_bwd,  gelu_fwd,      gelu_bwd,
+    layernorm_fwd,    layernorm_bwd,
 };
