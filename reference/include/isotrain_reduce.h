@@ -3,10 +3,10 @@
  * (spec §4.1, §4.3, §4.5, §15).
  *
  * In a step, forward and backward are independent per row (a position of
- * mlp13k, a pair of addmod113); what ties the rows together are SUMs over
+ * mlp13k, a pair of addmod113, a sequence of gptchar); what ties the rows together are SUMs over
  * them in batch order: every parameter-gradient element (dW, db), every
  * embedding scatter-add, and the loss. The profiles' step code (mlp13k.c,
- * addmod113.c) computes the rows [lo, hi) a reducer gives this process and
+ * addmod113.c, gptchar.c) computes the rows [lo, hi) a reducer gives this process and
  * hands each of those sums to the reducer, which continues it over these
  * rows from the partial the rows before them left (spec §4.1: a SUM may be
  * suspended and resumed from its stored partial; it is the same sequence of
