@@ -581,7 +581,7 @@ void it_gptchar_start(const it_gptchar_recipe *r, it_gptchar_state *s);
  * own: IT_ERR_IO when it cannot be allocated). */
 it_status it_gptchar_step(const it_gptchar_recipe *r, it_gptchar_state *s);
 /* §14.6 with every activation, gradient and scratch buffer allocated once,
- * up front (0.52 MB per sequence, 8.5 MB for a step's 16): a run allocates
+ * up front (0.62 MB per sequence, 9.8 MB for a step's 16): a run allocates
  * one workspace and no step allocates. it_gptchar_loss_grad(_tap) allocate one per call (and
  * abort without it). One workspace serves batches of up to max_seqs
  * sequences, one call at a time; the same bits. work_new: NULL when out of
