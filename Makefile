@@ -258,8 +258,10 @@ $(TOOLS)/bench: reference/tools/bench.c $(NATIVE)/libisotrain.a
 # the CPU count's) threads; then (python3-torch) the same models in PyTorch
 # with OpenBLAS from a private extraction (ci/openblas-private.sh: never
 # installed; the loaded library shown from /proc/self/maps), OpenBLAS's
-# threads = torch's, and the ratios. BENCH_RUNS, BENCH_MLP_STEPS,
-# BENCH_AM_STEPS, BENCH_AM_RUNS set the sizes.
+# threads = torch's, and the ratios; gptchar likewise (issue 30: every set,
+# 1 and 2 threads, the CLI with digests, PyTorch on its shapes). BENCH_RUNS,
+# BENCH_MLP_STEPS, BENCH_AM_STEPS, BENCH_AM_RUNS, BENCH_GC_STEPS, BENCH_GC_RUNS
+# set the sizes.
 BENCH_RUNS      ?= 5
 BENCH_MLP_STEPS ?= 2000
 bench: reference $(TOOLS)/bench

@@ -50,7 +50,7 @@ $(OUT)/obj/%.o: reference/src/%.c reference/include/isotrain.h reference/include
                  reference/src/kernels/kernels.h | $(OUT)/obj
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-$(OUT)/obj/kernels/%.o: reference/src/kernels/%.c reference/src/kernels/kernels.h reference/src/kernels/simd_body.h reference/src/kernels/gemm_body.h \
+$(OUT)/obj/kernels/%.o: reference/src/kernels/%.c reference/src/kernels/kernels.h reference/src/kernels/simd_body.h reference/src/kernels/gemm_body.h reference/src/kernels/gpt_body.h \
                         reference/include/isotrain.h | $(OUT)/obj/kernels
 	$(CC) $(ALL_CFLAGS) $(KERNEL_OPT) $(KERNEL_FLAGS_$*) -c $< -o $@
 

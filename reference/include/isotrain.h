@@ -581,7 +581,7 @@ void it_gptchar_start(const it_gptchar_recipe *r, it_gptchar_state *s);
  * own: IT_ERR_IO when it cannot be allocated). */
 it_status it_gptchar_step(const it_gptchar_recipe *r, it_gptchar_state *s);
 /* §14.6 with every activation, gradient and scratch buffer allocated once,
- * up front (0.52 MB per sequence, 8.5 MB for a step's 16): a run allocates
+ * up front (0.62 MB per sequence, 9.8 MB for a step's 16): a run allocates
  * one workspace and no step allocates. it_gptchar_loss_grad(_tap) allocate one per call (and
  * abort without it). One workspace serves batches of up to max_seqs
  * sequences, one call at a time; the same bits. work_new: NULL when out of
@@ -590,6 +590,10 @@ it_status it_gptchar_step(const it_gptchar_recipe *r, it_gptchar_state *s);
 typedef struct it_gptchar_work it_gptchar_work;
 it_gptchar_work *it_gptchar_work_new(size_t max_seqs);
 void it_gptchar_work_free(it_gptchar_work *w);
+/* How many threads the workspace's steps may use for independent outputs
+ * (rows, output columns, sequences; 1 by default, 0 means 1): every count
+ * gives the same bits (spec §4.1). */
+void it_gptchar_work_threads(it_gptchar_work *w, unsigned threads);
 it_status it_gptchar_loss_grad_work(it_gptchar_work *w, const float *params, const uint32_t *x, const uint32_t *y,
                                     size_t nseq, float *grads, it_gptchar_tap tap, void *ctx, float *loss);
 /* it_gptchar_step on the caller's workspace (max_seqs >= IT_GC_SEQS). */

@@ -3,10 +3,10 @@
  * (spec §4.1, §4.3, §4.5, §15).
  *
  * In a step, forward and backward are independent per row (a position of
- * mlp13k, a pair of addmod113); what ties the rows together are SUMs over
+ * mlp13k, a pair of addmod113, a sequence of gptchar); what ties the rows together are SUMs over
  * them in batch order: every parameter-gradient element (dW, db), every
  * embedding scatter-add, and the loss. The profiles' step code (mlp13k.c,
- * addmod113.c) computes the rows [lo, hi) a reducer gives this process and
+ * addmod113.c, gptchar.c) computes the rows [lo, hi) a reducer gives this process and
  * hands each of those sums to the reducer, which continues it over these
  * rows from the partial the rows before them left (spec §4.1: a SUM may be
  * suspended and resumed from its stored partial; it is the same sequence of
@@ -72,6 +72,19 @@ float it_mlp13k_loss_grad_reduced(const float *params, const unsigned char *xs, 
  * partials between processes: it_addmod113_run_reduced sizes it so). */
 float it_addmod113_loss_grad_reduced(it_addmod113_work *w, const float *params, const uint32_t *pairs, size_t n,
                                      float *grads, unsigned threads, const it_reducer *rd);
+/* spec §14.6 likewise, over the sequences [lo, hi) the reducer gives this
+ * process (x, y: the whole batch of nseq sequences; the scale is
+ * 1/(nseq*T); the workspace must hold hi - lo sequences) on `threads`
+ * threads; rd NULL: it_reducer_local, which is it_gptchar_loss_grad_work's
+ * result bit for bit. Besides dW/db, the LayerNorm gains and biases go
+ * through linear_params with in = 0 (a column sum: dW and db are the same
+ * pointer, the gradient), and wte takes two sums in this order: its output
+ * side (linear_params over every row of the batch), then its input side
+ * (embedding) continuing the completed output-side sums (spec §5.20): a
+ * reducer that passes partials between processes must hand the first one's
+ * complete result to the process of row 0 before the second starts. */
+it_status it_gptchar_loss_grad_reduced(it_gptchar_work *w, const float *params, const uint32_t *x, const uint32_t *y,
+                                       size_t nseq, float *grads, unsigned threads, float *loss, const it_reducer *rd);
 
 /* The runs of spec §11.8 and §13.8 with every step's sums handed to rd
  * (NULL: it_reducer_local); it_mlp13k_run and it_addmod113_run are these with

@@ -24,7 +24,9 @@ void it_relu_backward_portable(const float *x, const float *dy, size_t n, float 
 
 /* §5.11. For head h: s[t] = dot(q_h, k_{t,h}) * scale; w = softmax(s) as
  * §5.4 steps 1-4 (max scan, exp of the differences, SUM, division);
- * z_h[j] = SUM over t of w[t] * v_{t,h}[j]. */
+ * z_h[j] = SUM over t of w[t] * v_{t,h}[j]. The exps of every head go to
+ * the kernel set in one call (lanes are different elements, each
+ * correctly rounded: the same bits as one it_expf each). */
 void it_attention_forward(const float *q, const float *k, const float *v, size_t T, size_t H, size_t dh,
                           float scale, float *w, float *z)
 {
@@ -37,11 +39,15 @@ void it_attention_forward(const float *q, const float *k, const float *v, size_t
         for (size_t t = 1; t < T; t++)
             if (wh[t] > mx)
                 mx = wh[t];
+        for (size_t t = 0; t < T; t++)
+            wh[t] = wh[t] - mx;
+    }
+    it_kernels()->expf_v(w, w, H * T, 1);
+    for (size_t h = 0; h < H; h++) {
+        float *wh = w + h * T;
         float S = 0.0f;
-        for (size_t t = 0; t < T; t++) {
-            wh[t] = it_expf(wh[t] - mx);
+        for (size_t t = 0; t < T; t++)
             S = S + wh[t];
-        }
         for (size_t t = 0; t < T; t++)
             wh[t] = wh[t] / S;
         for (size_t j = 0; j < dh; j++) {

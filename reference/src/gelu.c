@@ -3,6 +3,7 @@
  * written out, on the spec's tanh (§3.4). The constants are bit patterns
  * (§3.5), never computed at run time. */
 #include "isotrain.h"
+#include "kernels/kernels.h"
 
 #define GELU_C0 0x3f4c422au /* RN(sqrt(2/pi)) = 0.797884583 */
 #define GELU_C1 0x3d372713u /* RN(0.044715) */
@@ -18,13 +19,30 @@ static float gelu_tanh_arg(float x)
     return it_f32_from_bits(GELU_C0) * inner;
 }
 
+/* tanh(u(x[i])) for n <= CHUNK elements, the kernel set's tanh over the
+ * chunk (lanes are elements: the same bits as it_tanhf on each) */
+enum { CHUNK = 256 };
+static void tanh_of_args(const float *x, size_t n, float *t)
+{
+    float u[CHUNK];
+    for (size_t i = 0; i < n; i++)
+        u[i] = gelu_tanh_arg(x[i]);
+    it_kernels()->tanhf_v(u, t, n);
+}
+
 void it_gelu_forward(const float *x, size_t n, float *y)
 {
-    for (size_t i = 0; i < n; i++) {
-        float t = it_tanhf(gelu_tanh_arg(x[i]));
-        float half = 0.5f * x[i];
-        float onept = 1.0f + t;
-        y[i] = half * onept;
+    float tc[CHUNK];
+    for (size_t i0 = 0; i0 < n; i0 += CHUNK) {
+        const size_t m = n - i0 < CHUNK ? n - i0 : CHUNK;
+        tanh_of_args(x + i0, m, tc);
+        for (size_t c = 0; c < m; c++) {
+            const size_t i = i0 + c;
+            float t = tc[c];
+            float half = 0.5f * x[i];
+            float onept = 1.0f + t;
+            y[i] = half * onept;
+        }
     }
 }
 
@@ -34,20 +52,26 @@ void it_gelu_forward(const float *x, size_t n, float *y)
  * dx = dy * (left + right). */
 void it_gelu_backward(const float *x, const float *dy, size_t n, float *dx)
 {
-    for (size_t i = 0; i < n; i++) {
-        float t = it_tanhf(gelu_tanh_arg(x[i]));
-        float onept = 1.0f + t;
-        float left = 0.5f * onept;
-        float tt = t * t;
-        float sech2 = 1.0f - tt;
-        float half = 0.5f * x[i];
-        float hs = half * sech2;
-        float x2 = x[i] * x[i];
-        float poly = it_f32_from_bits(GELU_C3) * x2;
-        float dinner = 1.0f + poly;
-        float dudx = it_f32_from_bits(GELU_C0) * dinner;
-        float right = hs * dudx;
-        float slope = left + right;
-        dx[i] = dy[i] * slope;
+    float tc[CHUNK];
+    for (size_t i0 = 0; i0 < n; i0 += CHUNK) {
+        const size_t m = n - i0 < CHUNK ? n - i0 : CHUNK;
+        tanh_of_args(x + i0, m, tc);
+        for (size_t c = 0; c < m; c++) {
+            const size_t i = i0 + c;
+            float t = tc[c];
+            float onept = 1.0f + t;
+            float left = 0.5f * onept;
+            float tt = t * t;
+            float sech2 = 1.0f - tt;
+            float half = 0.5f * x[i];
+            float hs = half * sech2;
+            float x2 = x[i] * x[i];
+            float poly = it_f32_from_bits(GELU_C3) * x2;
+            float dinner = 1.0f + poly;
+            float dudx = it_f32_from_bits(GELU_C0) * dinner;
+            float right = hs * dudx;
+            float slope = left + right;
+            dx[i] = dy[i] * slope;
+        }
     }
 }

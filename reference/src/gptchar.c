@@ -4,15 +4,20 @@
  * Read it like llm.c's train_gpt2.c: forward() runs the layers over every
  * row (sequence b, position t) of a batch, backward() runs them in reverse,
  * each layer a forward/backward pair from its own file (layernorm.c,
- * gelu.c, causal_attention.c, residual.c, linear products through the
- * kernel set's matmul). Every matrix product is one ascending SUM per output
- * element; the kernel sets change only who computes which element. */
+ * gelu.c, causal_attention.c), the products and row-wise layers through
+ * isotrain.h's batched API (rows.c: the kernel set's packed products,
+ * threads over independent outputs) and every SUM over the batch's rows
+ * through a reducer (isotrain_reduce.h, spec §15). Every matrix product is
+ * one ascending SUM per output element; the kernel sets and threads change
+ * only who computes which element. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "isotrain.h"
+#include "isotrain_reduce.h"
 #include "kernels/kernels.h"
+#include "pool.h"
 
 enum {
     V = IT_GC_VOCAB, D = IT_GC_D, H = IT_GC_HEADS, DH = IT_GC_DHEAD, F = IT_GC_MLP, T = IT_GC_CTX,
@@ -115,42 +120,14 @@ void it_gptchar_batch(uint64_t seed, uint32_t step, uint32_t x[IT_GC_ROWS], uint
     }
 }
 
-/* ---- linear layers over rows: one SUM per output element (§4.6) ---- */
-
-/* Y[r][o] = SUM_i X[r][i] * W[o][i], then + b[o] (§5.2; no bias: b NULL);
- * Wt: in * out floats of scratch for the transposed weight */
-static void linear_forward(const float *X, size_t rows, size_t in, const float *W, const float *b, size_t out,
-                           float *Y, float *Wt)
-{
-    for (size_t o = 0; o < out; o++)
-        for (size_t i = 0; i < in; i++)
-            Wt[i * out + o] = W[o * in + i];
-    it_kernels()->matmul(rows, out, in, X, in, 1, Wt, out, Y, out, 0);
-    for (size_t r = 0; b && r < rows; r++)
-        for (size_t o = 0; o < out; o++)
-            Y[r * out + o] = Y[r * out + o] + b[o];
-}
-
-/* dW[o][i] = SUM_r dY[r][o] * X[r][i]; db[o] = SUM_r dY[r][o];
- * dX[r][i] = SUM_o dY[r][o] * W[o][i] (§5.7 over rows, §4.6) */
-static void linear_backward(const float *X, size_t rows, size_t in, const float *W, const float *dY, size_t out,
-                            float *dW, float *db, float *dX)
-{
-    const it_kernel_set *ks = it_kernels();
-    ks->matmul(out, in, rows, dY, 1, out, X, in, dW, in, 0);
-    for (size_t o = 0; o < out; o++)
-        db[o] = 0.0f;
-    for (size_t r = 0; r < rows; r++)
-        for (size_t o = 0; o < out; o++)
-            db[o] = db[o] + dY[r * out + o];
-    ks->matmul(rows, in, out, dY, out, 1, W, in, dX, in, 0);
-}
-
-/* §5.20 */
+/* §5.20 (the one-call form; a training step hands the two sides to its
+ * reducer in this order, below) */
 void it_tied_embedding_grad(const float *f, const float *dlogits, const uint32_t *tokens, const float *dx,
                             size_t n, size_t nv, size_t dim, float *dE)
 {
-    it_kernels()->matmul(nv, dim, n, dlogits, 1, nv, f, dim, dE, dim, 0);
+    for (size_t i = 0; i < nv * dim; i++)
+        dE[i] = 0.0f;
+    it_rows_linear_backward_params(n, dim, nv, dlogits, nv, f, dim, dE, NULL, 1);
     for (size_t r = 0; r < n; r++)
         it_embedding_backward(dE, dim, tokens[r], dx + r * dim);
 }
@@ -160,6 +137,7 @@ void it_tied_embedding_grad(const float *f, const float *dlogits, const uint32_t
 typedef struct {
     float *xin, *ln1, *ln1_xhat, *ln1_rstd, *q, *k, *v, *att, *z, *o, *xmid, *ln2, *ln2_xhat, *ln2_rstd, *h, *g,
         *m, *xout;
+    float *tanh_h; /* tanh(u(h)) where the kernel set keeps it for the GELU backward */
 } layer_acts;
 
 typedef struct {
@@ -173,19 +151,20 @@ typedef struct {
  * first rows of each. Where a value lives takes no part in any operation. */
 struct it_gptchar_work {
     size_t max_seqs;
-    float *arena; /* everything below, one allocation */
+    unsigned threads; /* for independent outputs: any count, the same bits */
+    float *arena;     /* everything below, one allocation */
+    uint32_t *pos;    /* the position of each row: wpe's scatter-add tokens */
     acts a;
-    float *Wt;                                          /* a transposed weight, at most F x D */
-    float *dlogits, *dx, *dbranch, *dh, *dq, *dk, *dv, *tmp; /* backward, rows of the batch */
-    float *att_wp, *att_dkp, *att_dvp;                  /* causal attention of one sequence */
+    float *dlogits, *dx, *dbranch, *dh, *dq, *dk, *dv, *tmp, *lnp; /* backward, rows of the batch */
+    float *att_wp, *att_dkp, *att_dvp; /* causal attention scratch, per sequence */
 };
 
-/* floats per sequence: the activations, then the backward's rows */
+/* floats per sequence: the activations, then the backward's rows, then one
+ * sequence's attention scratch (sequences run on any thread) */
 enum {
-    ACTS_PER_SEQ = T * D + L * (14 * T * D + 2 * T + T * H * T + 2 * T * F) + 2 * T * D + T + T * V + T,
-    BACKWARD_PER_SEQ = T * V + 7 * T * D + T * F,
-    /* and once: a transposed weight, one sequence's attention scratch */
-    SCRATCH_ONCE = F * D + H * T + 2 * T * D
+    ACTS_PER_SEQ = T * D + L * (14 * T * D + 2 * T + T * H * T + 3 * T * F) + 2 * T * D + T + T * V + T,
+    BACKWARD_PER_SEQ = T * V + 8 * T * D + T * F,
+    SCRATCH_PER_SEQ = H * T + 2 * T * D
 };
 
 /* the next n floats of the arena at p */
@@ -203,7 +182,7 @@ static float *acts_carve(acts *a, size_t nseq, float *p)
         la->q = TAKE(R * D), la->k = TAKE(R * D), la->v = TAKE(R * D), la->att = TAKE(nseq * T * H * T);
         la->z = TAKE(R * D), la->o = TAKE(R * D), la->xmid = TAKE(R * D);
         la->ln2 = TAKE(R * D), la->ln2_xhat = TAKE(R * D), la->ln2_rstd = TAKE(R);
-        la->h = TAKE(R * F), la->g = TAKE(R * F), la->m = TAKE(R * D), la->xout = TAKE(R * D);
+        la->h = TAKE(R * F), la->g = TAKE(R * F), la->tanh_h = TAKE(R * F), la->m = TAKE(R * D), la->xout = TAKE(R * D);
         cur = la->xout;
     }
     a->lnf = TAKE(R * D), a->lnf_xhat = TAKE(R * D), a->lnf_rstd = TAKE(R);
@@ -215,24 +194,27 @@ it_gptchar_work *it_gptchar_work_new(size_t max_seqs)
 {
     if (max_seqs == 0)
         max_seqs = 1;
-    if (max_seqs > (SIZE_MAX / sizeof(float) - SCRATCH_ONCE) / (ACTS_PER_SEQ + BACKWARD_PER_SEQ))
+    if (max_seqs > SIZE_MAX / sizeof(float) / (ACTS_PER_SEQ + BACKWARD_PER_SEQ + SCRATCH_PER_SEQ))
         return NULL; /* the size would wrap */
     const size_t R = max_seqs * T;
-    const size_t total = max_seqs * (ACTS_PER_SEQ + BACKWARD_PER_SEQ) + SCRATCH_ONCE;
+    const size_t total = max_seqs * (ACTS_PER_SEQ + BACKWARD_PER_SEQ + SCRATCH_PER_SEQ);
     it_gptchar_work *w = calloc(1, sizeof *w);
     if (!w)
         return NULL;
     w->arena = malloc(sizeof(float) * total);
-    if (!w->arena) {
-        free(w);
+    w->pos = malloc(sizeof(uint32_t) * R);
+    if (!w->arena || !w->pos) {
+        it_gptchar_work_free(w);
         return NULL;
     }
     w->max_seqs = max_seqs;
+    w->threads = 1;
+    for (size_t r = 0; r < R; r++)
+        w->pos[r] = (uint32_t)(r % T);
     float *p = acts_carve(&w->a, max_seqs, w->arena);
-    w->Wt = TAKE((size_t)F * D);
     w->dlogits = TAKE(R * V), w->dx = TAKE(R * D), w->dbranch = TAKE(R * D), w->dh = TAKE(R * F);
-    w->dq = TAKE(R * D), w->dk = TAKE(R * D), w->dv = TAKE(R * D), w->tmp = TAKE(R * D);
-    w->att_wp = TAKE((size_t)H * T), w->att_dkp = TAKE((size_t)T * D), w->att_dvp = TAKE((size_t)T * D);
+    w->dq = TAKE(R * D), w->dk = TAKE(R * D), w->dv = TAKE(R * D), w->tmp = TAKE(R * D), w->lnp = TAKE(R * D);
+    w->att_wp = TAKE(max_seqs * H * T), w->att_dkp = TAKE(R * D), w->att_dvp = TAKE(R * D);
     return w;
 }
 #undef TAKE
@@ -242,17 +224,120 @@ void it_gptchar_work_free(it_gptchar_work *w)
     if (!w)
         return;
     free(w->arena);
+    free(w->pos);
     free(w);
+}
+
+void it_gptchar_work_threads(it_gptchar_work *w, unsigned threads)
+{
+    if (w)
+        w->threads = threads ? threads : 1;
 }
 
 static const float *block(const float *params, int l) { return params + IT_GC_OFF_H0 + (size_t)l * IT_GC_BLOCK; }
 
-static void layernorm_rows(const float *X, size_t rows, const float *w, const float *b, float *Y, float *xhat,
-                           float *rstd)
+/* ---- row-wise layers, split over threads by rows (each row is its own) ---- */
+
+typedef struct {
+    const float *X, *w, *b, *dY;
+    float *Y, *xhat, *rstd, *dX, *P;
+    size_t rows;
+    it_gptchar_work *work;
+    const float *q, *k, *v;
+    float *att, *z;
+    const float *xhat_in, *rstd_in, *att_in; /* backward: what the forward kept */
+    float *tanh_out;                         /* GELU: tanh(u) kept by the forward ... */
+    const float *tanh_in;                    /* ... and read by the backward */
+} rows_job;
+
+/* §5.14 over rows */
+static void ln_fwd_part(void *ctx, unsigned part, unsigned parts)
 {
-    const float eps = it_f32_from_bits(LN_EPS_BITS);
-    for (size_t r = 0; r < rows; r++)
-        it_layernorm_forward(X + r * D, w, b, D, eps, Y + r * D, xhat + r * D, NULL, &rstd[r]);
+    const rows_job *j = ctx;
+    size_t lo, hi;
+    it_share(j->rows, 8, part, parts, &lo, &hi);
+    if (lo < hi)
+        it_kernels()->layernorm_fwd(hi - lo, D, j->X + lo * D, j->w, j->b, it_f32_from_bits(LN_EPS_BITS),
+                                    j->Y + lo * D, j->xhat + lo * D, j->rstd + lo);
+}
+
+/* §5.15's input side over rows, and each row's parameter-side terms
+ * P[r][i] = dy[r][i] * xhat[r][i] (their SUM over rows is the caller's) */
+static void ln_bwd_part(void *ctx, unsigned part, unsigned parts)
+{
+    const rows_job *j = ctx;
+    size_t lo, hi;
+    it_share(j->rows, 8, part, parts, &lo, &hi);
+    if (lo < hi)
+        it_kernels()->layernorm_bwd(hi - lo, D, j->xhat_in + lo * D, j->rstd_in + lo, j->w, j->dY + lo * D,
+                                    j->dX + lo * D, j->P + lo * D);
+}
+
+static unsigned parts_of(const it_gptchar_work *w, size_t units)
+{
+    return units < w->threads ? (unsigned)units : w->threads;
+}
+
+static void layernorm_rows(it_gptchar_work *w, const float *X, size_t rows, const float *g, const float *b,
+                           float *Y, float *xhat, float *rstd)
+{
+    rows_job j = {.X = X, .w = g, .b = b, .Y = Y, .xhat = xhat, .rstd = rstd, .rows = rows};
+    it_parallel(parts_of(w, rows / 8), ln_fwd_part, &j);
+}
+
+/* §5.15 over rows: dX written; dw[i] = SUM_r dy*xhat and db[i] = SUM_r dy,
+ * rows ascending, continued through the reducer (bias-only products) */
+static void layernorm_rows_backward(it_gptchar_work *w, const it_reducer *rd, const float *xhat, const float *rstd,
+                                    size_t rows, const float *g, const float *dY, float *dw, float *db, float *dX)
+{
+    rows_job j = {.w = g, .dY = dY, .xhat_in = xhat, .rstd_in = rstd, .dX = dX, .P = w->lnp, .rows = rows};
+    it_parallel(parts_of(w, rows / 8), ln_bwd_part, &j);
+    rd->linear_params(rd, rows, 0, D, w->lnp, D, NULL, 0, dw, dw, w->threads);
+    rd->linear_params(rd, rows, 0, D, dY, D, NULL, 0, db, db, w->threads);
+}
+
+/* §5.16 / §5.17 over elements */
+static void gelu_fwd_part(void *ctx, unsigned part, unsigned parts)
+{
+    const rows_job *j = ctx;
+    size_t lo, hi;
+    it_share(j->rows, 64, part, parts, &lo, &hi);
+    it_kernels()->gelu_fwd(j->X + lo, hi - lo, j->Y + lo, j->tanh_out + lo);
+}
+
+static void gelu_bwd_part(void *ctx, unsigned part, unsigned parts)
+{
+    const rows_job *j = ctx;
+    size_t lo, hi;
+    it_share(j->rows, 64, part, parts, &lo, &hi);
+    it_kernels()->gelu_bwd(j->X + lo, j->tanh_in + lo, j->dY + lo, hi - lo, j->dX + lo);
+}
+
+/* §5.18 / §5.19, one sequence per share */
+static void attn_fwd_part(void *ctx, unsigned part, unsigned parts)
+{
+    const rows_job *j = ctx;
+    const float scale = it_f32_from_bits(ATTN_SCALE_BITS);
+    size_t lo, hi;
+    it_share(j->rows, 1, part, parts, &lo, &hi);
+    for (size_t b = lo; b < hi; b++)
+        it_kernels()->causal_fwd(j->q + b * T * D, j->k + b * T * D, j->v + b * T * D, T, H, DH, scale,
+                                            j->att + b * T * H * T, j->z + b * T * D, j->work->att_wp + b * H * T);
+}
+
+static void attn_bwd_part(void *ctx, unsigned part, unsigned parts)
+{
+    const rows_job *j = ctx;
+    const it_gptchar_work *w = j->work;
+    const float scale = it_f32_from_bits(ATTN_SCALE_BITS);
+    size_t lo, hi;
+    it_share(j->rows, 1, part, parts, &lo, &hi);
+    for (size_t b = lo; b < hi; b++) {
+        size_t o = b * T * D;
+        it_kernels()->causal_bwd(j->q + o, j->k + o, j->v + o, j->att_in + b * T * H * T, j->dY + o, T, H,
+                                             DH, scale, w->dq + o, w->dk + o, w->dv + o, w->att_wp + b * H * T,
+                                             w->att_dkp + o, w->att_dvp + o);
+    }
 }
 
 /* Hands an intermediate to the caller's tap (vectors, localization). */
@@ -262,6 +347,42 @@ static void layernorm_rows(const float *X, size_t rows, const float *w, const fl
             (tap)((ctx), (what), (layer), (data), (n));                                                         \
     } while (0)
 
+static void tap_layer(it_gptchar_tap tap, void *ctx, int l, const layer_acts *la, size_t R, size_t nseq)
+{
+    TAP(tap, ctx, "ln1", l, la->ln1, R * D);
+    TAP(tap, ctx, "q", l, la->q, R * D);
+    TAP(tap, ctx, "k", l, la->k, R * D);
+    TAP(tap, ctx, "v", l, la->v, R * D);
+    TAP(tap, ctx, "att", l, la->att, nseq * T * H * T);
+    TAP(tap, ctx, "z", l, la->z, R * D);
+    TAP(tap, ctx, "o", l, la->o, R * D);
+    TAP(tap, ctx, "xmid", l, la->xmid, R * D);
+    TAP(tap, ctx, "ln2", l, la->ln2, R * D);
+    TAP(tap, ctx, "h", l, la->h, R * F);
+    TAP(tap, ctx, "xout", l, la->xout, R * D);
+}
+
+/* spec §14.6 steps 2-4 for block l: attention and MLP branches */
+static void block_forward(const float *bp, layer_acts *la, it_gptchar_work *w)
+{
+    const size_t R = w->a.rows;
+    const unsigned th = w->threads;
+    layernorm_rows(w, la->xin, R, bp + IT_GC_B_LN1_W, bp + IT_GC_B_LN1_B, la->ln1, la->ln1_xhat, la->ln1_rstd);
+    it_rows_linear_forward(R, D, D, la->ln1, D, bp + IT_GC_B_Q_W, bp + IT_GC_B_Q_B, la->q, D, th);
+    it_rows_linear_forward(R, D, D, la->ln1, D, bp + IT_GC_B_K_W, bp + IT_GC_B_K_B, la->k, D, th);
+    it_rows_linear_forward(R, D, D, la->ln1, D, bp + IT_GC_B_V_W, bp + IT_GC_B_V_B, la->v, D, th);
+    rows_job aj = {.q = la->q, .k = la->k, .v = la->v, .att = la->att, .z = la->z, .rows = w->a.nseq, .work = w};
+    it_parallel(parts_of(w, w->a.nseq), attn_fwd_part, &aj);
+    it_rows_linear_forward(R, D, D, la->z, D, bp + IT_GC_B_O_W, bp + IT_GC_B_O_B, la->o, D, th);
+    it_rows_add(R, D, la->xin, D, la->o, D, la->xmid, D, th);
+    layernorm_rows(w, la->xmid, R, bp + IT_GC_B_LN2_W, bp + IT_GC_B_LN2_B, la->ln2, la->ln2_xhat, la->ln2_rstd);
+    it_rows_linear_forward(R, D, F, la->ln2, D, bp + IT_GC_B_FC_W, bp + IT_GC_B_FC_B, la->h, F, th);
+    rows_job gj = {.X = la->h, .Y = la->g, .tanh_out = la->tanh_h, .rows = R * F};
+    it_parallel(parts_of(w, R * F / 4096), gelu_fwd_part, &gj);
+    it_rows_linear_forward(R, F, D, la->g, F, bp + IT_GC_B_PROJ_W, bp + IT_GC_B_PROJ_B, la->m, D, th);
+    it_rows_add(R, D, la->xmid, D, la->m, D, la->xout, D, th);
+}
+
 /* spec §14.6 steps 1-5: the logits of every row, then the per-row loss */
 static void forward(const float *params, const uint32_t *x, const uint32_t *y, it_gptchar_work *w,
                     it_gptchar_tap tap, void *ctx)
@@ -269,60 +390,99 @@ static void forward(const float *params, const uint32_t *x, const uint32_t *y, i
     acts *a = &w->a;
     const size_t R = a->rows;
     const float *wte = params + IT_GC_OFF_WTE, *wpe = params + IT_GC_OFF_WPE;
-    const float scale = it_f32_from_bits(ATTN_SCALE_BITS);
     for (size_t r = 0; r < R; r++)
         for (size_t c = 0; c < D; c++)
             a->x0[r * D + c] = wte[x[r] * D + c] + wpe[(r % T) * D + c];
     TAP(tap, ctx, "x0", -1, a->x0, R * D);
     for (int l = 0; l < L; l++) {
-        const float *bp = block(params, l);
-        layer_acts *la = &a->l[l];
-        layernorm_rows(la->xin, R, bp + IT_GC_B_LN1_W, bp + IT_GC_B_LN1_B, la->ln1, la->ln1_xhat, la->ln1_rstd);
-        linear_forward(la->ln1, R, D, bp + IT_GC_B_Q_W, bp + IT_GC_B_Q_B, D, la->q, w->Wt);
-        linear_forward(la->ln1, R, D, bp + IT_GC_B_K_W, bp + IT_GC_B_K_B, D, la->k, w->Wt);
-        linear_forward(la->ln1, R, D, bp + IT_GC_B_V_W, bp + IT_GC_B_V_B, D, la->v, w->Wt);
-        for (size_t b = 0; b < a->nseq; b++)
-            it_causal_attention_forward_scratch(la->q + b * T * D, la->k + b * T * D, la->v + b * T * D, T, H, DH,
-                                                scale, la->att + b * T * H * T, la->z + b * T * D, w->att_wp);
-        linear_forward(la->z, R, D, bp + IT_GC_B_O_W, bp + IT_GC_B_O_B, D, la->o, w->Wt);
-        it_residual_add(la->xin, la->o, R * D, la->xmid);
-        layernorm_rows(la->xmid, R, bp + IT_GC_B_LN2_W, bp + IT_GC_B_LN2_B, la->ln2, la->ln2_xhat, la->ln2_rstd);
-        linear_forward(la->ln2, R, D, bp + IT_GC_B_FC_W, bp + IT_GC_B_FC_B, F, la->h, w->Wt);
-        it_gelu_forward(la->h, R * F, la->g);
-        linear_forward(la->g, R, F, bp + IT_GC_B_PROJ_W, bp + IT_GC_B_PROJ_B, D, la->m, w->Wt);
-        it_residual_add(la->xmid, la->m, R * D, la->xout);
-        TAP(tap, ctx, "ln1", l, la->ln1, R * D);
-        TAP(tap, ctx, "q", l, la->q, R * D);
-        TAP(tap, ctx, "k", l, la->k, R * D);
-        TAP(tap, ctx, "v", l, la->v, R * D);
-        TAP(tap, ctx, "att", l, la->att, a->nseq * T * H * T);
-        TAP(tap, ctx, "z", l, la->z, R * D);
-        TAP(tap, ctx, "o", l, la->o, R * D);
-        TAP(tap, ctx, "xmid", l, la->xmid, R * D);
-        TAP(tap, ctx, "ln2", l, la->ln2, R * D);
-        TAP(tap, ctx, "h", l, la->h, R * F);
-        TAP(tap, ctx, "xout", l, la->xout, R * D);
+        block_forward(block(params, l), &a->l[l], w);
+        tap_layer(tap, ctx, l, &a->l[l], R, a->nseq);
     }
-    layernorm_rows(a->l[L - 1].xout, R, params + IT_GC_OFF_LNF_W, params + IT_GC_OFF_LNF_B, a->lnf, a->lnf_xhat,
+    layernorm_rows(w, a->l[L - 1].xout, R, params + IT_GC_OFF_LNF_W, params + IT_GC_OFF_LNF_B, a->lnf, a->lnf_xhat,
                    a->lnf_rstd);
     /* tied output: logits[r][v] = SUM_c lnf[r][c] * wte[v][c] (no bias) */
-    linear_forward(a->lnf, R, D, wte, NULL, V, a->probs, w->Wt);
-    for (size_t r = 0; r < R; r++) {
-        float logits[V];
-        memcpy(logits, a->probs + r * V, sizeof logits);
-        a->loss[r] = it_softmax_xent_forward(logits, V, y[r], a->probs + r * V);
-    }
+    it_rows_linear_forward(R, D, V, a->lnf, D, wte, NULL, a->probs, V, w->threads);
+    it_rows_softmax_xent_forward(R, V, a->probs, V, y, a->loss, a->probs, V, w->threads);
     TAP(tap, ctx, "lnf", -1, a->lnf, R * D);
     TAP(tap, ctx, "probs", -1, a->probs, R * V);
 }
 
-static void layernorm_rows_backward(const float *xhat, const float *rstd, size_t rows, const float *w,
-                                    const float *dY, float *dw, float *db, float *dX)
+/* spec §14.6, block l backward: dx holds d xout on entry, d xin on return;
+ * every parameter gradient's SUM over rows goes through rd */
+static void block_backward(const float *bp, float *gp, const layer_acts *la, it_gptchar_work *w,
+                           const it_reducer *rd)
 {
-    for (size_t i = 0; i < D; i++)
-        dw[i] = 0.0f, db[i] = 0.0f;
-    for (size_t r = 0; r < rows; r++)
-        it_layernorm_backward(xhat + r * D, rstd[r], w, dY + r * D, D, dw, db, dX + r * D);
+    const size_t R = w->a.rows;
+    const unsigned th = w->threads;
+    float *const dx = w->dx, *const dbranch = w->dbranch, *const dh = w->dh, *const tmp = w->tmp;
+    /* xout = xmid + m: the MLP branch gets dx, the stream passes it on */
+    rd->linear_params(rd, R, F, D, dx, D, la->g, F, gp + IT_GC_B_PROJ_W, gp + IT_GC_B_PROJ_B, th);
+    it_rows_linear_backward_input(R, F, D, dx, D, bp + IT_GC_B_PROJ_W, dh, F, th);
+    rows_job gj = {.X = la->h, .tanh_in = la->tanh_h, .dY = dh, .dX = dh, .rows = R * F};
+    it_parallel(parts_of(w, R * F / 4096), gelu_bwd_part, &gj);
+    rd->linear_params(rd, R, D, F, dh, F, la->ln2, D, gp + IT_GC_B_FC_W, gp + IT_GC_B_FC_B, th);
+    it_rows_linear_backward_input(R, D, F, dh, F, bp + IT_GC_B_FC_W, tmp, D, th);
+    layernorm_rows_backward(w, rd, la->ln2_xhat, la->ln2_rstd, R, bp + IT_GC_B_LN2_W, tmp, gp + IT_GC_B_LN2_W,
+                            gp + IT_GC_B_LN2_B, dbranch);
+    it_rows_add(R, D, dx, D, dbranch, D, dx, D, th); /* d xmid = d xout + the branch's */
+    /* xmid = xin + o: the attention branch gets d xmid */
+    rd->linear_params(rd, R, D, D, dx, D, la->z, D, gp + IT_GC_B_O_W, gp + IT_GC_B_O_B, th);
+    it_rows_linear_backward_input(R, D, D, dx, D, bp + IT_GC_B_O_W, tmp, D, th);
+    rows_job aj = {.q = la->q, .k = la->k, .v = la->v, .att_in = la->att, .dY = tmp, .rows = w->a.nseq, .work = w};
+    it_parallel(parts_of(w, w->a.nseq), attn_bwd_part, &aj);
+    rd->linear_params(rd, R, D, D, w->dq, D, la->ln1, D, gp + IT_GC_B_Q_W, gp + IT_GC_B_Q_B, th);
+    it_rows_linear_backward_input(R, D, D, w->dq, D, bp + IT_GC_B_Q_W, tmp, D, th);
+    rd->linear_params(rd, R, D, D, w->dk, D, la->ln1, D, gp + IT_GC_B_K_W, gp + IT_GC_B_K_B, th);
+    it_rows_linear_backward_input(R, D, D, w->dk, D, bp + IT_GC_B_K_W, dbranch, D, th);
+    it_rows_add(R, D, tmp, D, dbranch, D, tmp, D, th); /* dxq + dxk */
+    rd->linear_params(rd, R, D, D, w->dv, D, la->ln1, D, gp + IT_GC_B_V_W, gp + IT_GC_B_V_B, th);
+    it_rows_linear_backward_input(R, D, D, w->dv, D, bp + IT_GC_B_V_W, dbranch, D, th);
+    it_rows_add(R, D, tmp, D, dbranch, D, tmp, D, th); /* (dxq + dxk) + dxv */
+    layernorm_rows_backward(w, rd, la->ln1_xhat, la->ln1_rstd, R, bp + IT_GC_B_LN1_W, tmp, gp + IT_GC_B_LN1_W,
+                            gp + IT_GC_B_LN1_B, dbranch);
+    it_rows_add(R, D, dx, D, dbranch, D, dx, D, th); /* d xin = d xmid + the branch's */
+}
+
+/* spec §14.6: the mean loss of nseq sequences and its gradient, this
+ * process computing the sequences [lo, hi) rd gives it; every SUM over
+ * the batch's rows (each dW, db and LayerNorm gain/bias element, the
+ * embedding scatter-adds, the loss) runs through rd in row order */
+static it_status loss_grad(it_gptchar_work *w, const float *params, const uint32_t *x, const uint32_t *y,
+                           size_t nseq, float *grads, it_gptchar_tap tap, void *ctx, float *loss,
+                           const it_reducer *rd)
+{
+    size_t lo, hi;
+    rd->rows(rd, nseq, &lo, &hi);
+    if (hi - lo > w->max_seqs || hi < lo)
+        return IT_ERR_ARG;
+    acts *const a = &w->a;
+    a->nseq = hi - lo;
+    a->rows = a->nseq * T;
+    const size_t R = a->rows, NR = nseq * T;
+    const float s = NR == IT_GC_ROWS ? it_f32_from_bits(0x3b000000u) /* 2^-9 */ : 1.0f / (float)NR;
+    x += lo * T, y += lo * T;
+    memset(grads, 0, sizeof(float) * P); /* every gradient SUM starts at +0 */
+    forward(params, x, y, w, tap, ctx);
+    float loss_sum = rd->loss(rd, 0.0f, a->loss, R);
+    it_rows_softmax_xent_backward(R, V, a->probs, V, y, s, w->dlogits, V, w->threads);
+    TAP(tap, ctx, "dlogits", -1, w->dlogits, R * V);
+    const float *wte = params + IT_GC_OFF_WTE;
+    /* dlnf[r][c] = SUM_v dlogits[r][v] * wte[v][c] (wte's own gradient is §5.20, below) */
+    it_rows_linear_backward_input(R, D, V, w->dlogits, V, wte, w->tmp, D, w->threads);
+    layernorm_rows_backward(w, rd, a->lnf_xhat, a->lnf_rstd, R, params + IT_GC_OFF_LNF_W, w->tmp,
+                            grads + IT_GC_OFF_LNF_W, grads + IT_GC_OFF_LNF_B, w->dx);
+    for (int l = L - 1; l >= 0; l--)
+        block_backward(block(params, l), grads + IT_GC_OFF_H0 + (size_t)l * IT_GC_BLOCK, &a->l[l], w, rd);
+    /* position embedding: rows in ascending order, each into its position's row */
+    rd->embedding(rd, R, D, T, w->pos, w->dx, D, grads + IT_GC_OFF_WPE, w->threads);
+    TAP(tap, ctx, "dx0", -1, w->dx, R * D);
+    /* the tied embedding (§5.20): the output side over every row of the
+     * batch, then each row's input side continuing the same sums */
+    rd->linear_params(rd, R, D, V, w->dlogits, V, a->lnf, D, grads + IT_GC_OFF_WTE, NULL, w->threads);
+    rd->embedding(rd, R, D, V, x, w->dx, D, grads + IT_GC_OFF_WTE, w->threads);
+    rd->finish(rd, grads, P, &loss_sum);
+    *loss = loss_sum * s;
+    return IT_OK;
 }
 
 float it_gptchar_loss_grad(const float *params, const uint32_t *x, const uint32_t *y, size_t nseq, float *grads)
@@ -343,70 +503,22 @@ float it_gptchar_loss_grad_tap(const float *params, const uint32_t *x, const uin
     return loss;
 }
 
-/* spec §14.6: the mean loss of nseq sequences and its gradient */
 it_status it_gptchar_loss_grad_work(it_gptchar_work *w, const float *params, const uint32_t *x, const uint32_t *y,
                                     size_t nseq, float *grads, it_gptchar_tap tap, void *ctx, float *loss)
 {
-    if (!w || nseq > w->max_seqs)
+    if (!w)
         return IT_ERR_ARG;
-    acts *const a = &w->a;
-    a->nseq = nseq;
-    a->rows = nseq * T;
-    const size_t R = a->rows;
-    const float s = R == IT_GC_ROWS ? it_f32_from_bits(0x3b000000u) /* 2^-9 */ : 1.0f / (float)R;
-    const float scale = it_f32_from_bits(ATTN_SCALE_BITS);
-    forward(params, x, y, w, tap, ctx);
+    return loss_grad(w, params, x, y, nseq, grads, tap, ctx, loss, &it_reducer_local);
+}
 
-    float *const dlogits = w->dlogits, *const dx = w->dx, *const dbranch = w->dbranch, *const dh = w->dh,
-                 *const dq = w->dq, *const dk = w->dk, *const dv = w->dv, *const tmp = w->tmp;
-
-    float loss_sum = 0.0f;
-    for (size_t r = 0; r < R; r++) {
-        loss_sum = loss_sum + a->loss[r];
-        it_softmax_xent_backward(a->probs + r * V, V, y[r], s, dlogits + r * V);
-    }
-    TAP(tap, ctx, "dlogits", -1, dlogits, R * V);
-    const float *wte = params + IT_GC_OFF_WTE;
-    /* dlnf[r][c] = SUM_v wte[v][c] * dlogits[r][v] (wte's own gradient is §5.20, below) */
-    it_kernels()->matmul(R, D, V, dlogits, V, 1, wte, D, tmp, D, 0);
-    layernorm_rows_backward(a->lnf_xhat, a->lnf_rstd, R, params + IT_GC_OFF_LNF_W, tmp, grads + IT_GC_OFF_LNF_W,
-                            grads + IT_GC_OFF_LNF_B, dx);
-    for (int l = L - 1; l >= 0; l--) {
-        const float *bp = block(params, l);
-        float *gp = grads + IT_GC_OFF_H0 + (size_t)l * IT_GC_BLOCK;
-        layer_acts *la = &a->l[l];
-        /* xout = xmid + m: the MLP branch gets dx, the stream passes it on */
-        linear_backward(la->g, R, F, bp + IT_GC_B_PROJ_W, dx, D, gp + IT_GC_B_PROJ_W, gp + IT_GC_B_PROJ_B, dh);
-        it_gelu_backward(la->h, dh, R * F, dh);
-        linear_backward(la->ln2, R, D, bp + IT_GC_B_FC_W, dh, F, gp + IT_GC_B_FC_W, gp + IT_GC_B_FC_B, tmp);
-        layernorm_rows_backward(la->ln2_xhat, la->ln2_rstd, R, bp + IT_GC_B_LN2_W, tmp, gp + IT_GC_B_LN2_W,
-                                gp + IT_GC_B_LN2_B, dbranch);
-        it_residual_add(dx, dbranch, R * D, dx); /* d xmid = d xout + the branch's */
-        /* xmid = xin + o: the attention branch gets d xmid */
-        linear_backward(la->z, R, D, bp + IT_GC_B_O_W, dx, D, gp + IT_GC_B_O_W, gp + IT_GC_B_O_B, tmp);
-        for (size_t b = 0; b < a->nseq; b++)
-            it_causal_attention_backward_scratch(la->q + b * T * D, la->k + b * T * D, la->v + b * T * D,
-                                                 la->att + b * T * H * T, tmp + b * T * D, T, H, DH, scale,
-                                                 dq + b * T * D, dk + b * T * D, dv + b * T * D, w->att_wp,
-                                                 w->att_dkp, w->att_dvp);
-        linear_backward(la->ln1, R, D, bp + IT_GC_B_Q_W, dq, D, gp + IT_GC_B_Q_W, gp + IT_GC_B_Q_B, tmp);
-        linear_backward(la->ln1, R, D, bp + IT_GC_B_K_W, dk, D, gp + IT_GC_B_K_W, gp + IT_GC_B_K_B, dbranch);
-        it_residual_add(tmp, dbranch, R * D, tmp); /* dxq + dxk */
-        linear_backward(la->ln1, R, D, bp + IT_GC_B_V_W, dv, D, gp + IT_GC_B_V_W, gp + IT_GC_B_V_B, dbranch);
-        it_residual_add(tmp, dbranch, R * D, tmp); /* (dxq + dxk) + dxv */
-        layernorm_rows_backward(la->ln1_xhat, la->ln1_rstd, R, bp + IT_GC_B_LN1_W, tmp, gp + IT_GC_B_LN1_W,
-                                gp + IT_GC_B_LN1_B, dbranch);
-        it_residual_add(dx, dbranch, R * D, dx); /* d xin = d xmid + the branch's */
-    }
-    /* position embedding: rows in ascending order, each into its position's row */
-    float *gwpe = grads + IT_GC_OFF_WPE;
-    for (size_t i = 0; i < (size_t)T * D; i++)
-        gwpe[i] = 0.0f;
-    for (size_t r = 0; r < R; r++)
-        it_embedding_backward(gwpe, D, (unsigned)(r % T), dx + r * D);
-    TAP(tap, ctx, "dx0", -1, dx, R * D);
-    /* the tied embedding: output side, then each row's input side (§5.20) */
-    it_tied_embedding_grad(a->lnf, dlogits, x, dx, R, V, D, grads + IT_GC_OFF_WTE);
-    *loss = loss_sum * s;
-    return IT_OK;
+it_status it_gptchar_loss_grad_reduced(it_gptchar_work *w, const float *params, const uint32_t *x, const uint32_t *y,
+                                       size_t nseq, float *grads, unsigned threads, float *loss, const it_reducer *rd)
+{
+    if (!w)
+        return IT_ERR_ARG;
+    unsigned keep = w->threads;
+    it_gptchar_work_threads(w, threads);
+    it_status st = loss_grad(w, params, x, y, nseq, grads, NULL, NULL, loss, rd ? rd : &it_reducer_local);
+    w->threads = keep;
+    return st;
 }

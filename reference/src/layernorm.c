@@ -35,12 +35,11 @@ void it_layernorm_forward(const float *x, const float *w, const float *b, size_t
     *rstd = r;
 }
 
-/* §5.15 for one row: dw[i] += dy[i] * xhat[i], db[i] += dy[i] (one term per
- * row, rows in the caller's order); with g[i] = dy[i] * w[i],
+/* §5.15 for one row, the input side only: with g[i] = dy[i] * w[i],
  * A = SUM(g) / n and C = SUM(g * xhat) / n:
- * dx[i] = ((g[i] - A) - xhat[i] * C) * rstd. */
-void it_layernorm_backward(const float *xhat, float rstd, const float *w, const float *dy, size_t n, float *dw,
-                           float *db, float *dx)
+ * dx[i] = ((g[i] - A) - xhat[i] * C) * rstd. (A batched caller sums the
+ * parameter side over rows itself: isotrain_reduce.h.) */
+void it_layernorm_backward_input(const float *xhat, float rstd, const float *w, const float *dy, size_t n, float *dx)
 {
     const float fn = (float)n;
     float sg = 0.0f, sgx = 0.0f;
@@ -49,9 +48,6 @@ void it_layernorm_backward(const float *xhat, float rstd, const float *w, const 
         float gx = g * xhat[i];
         sg = sg + g;
         sgx = sgx + gx;
-        float dwi = dy[i] * xhat[i];
-        dw[i] = dw[i] + dwi;
-        db[i] = db[i] + dy[i];
     }
     const float A = sg / fn, C = sgx / fn;
     for (size_t i = 0; i < n; i++) {
@@ -61,4 +57,17 @@ void it_layernorm_backward(const float *xhat, float rstd, const float *w, const 
         float diff = centred - along;
         dx[i] = diff * rstd;
     }
+}
+
+/* §5.15 for one row: dw[i] += dy[i] * xhat[i], db[i] += dy[i] (one term per
+ * row, rows in the caller's order), and dx as above. */
+void it_layernorm_backward(const float *xhat, float rstd, const float *w, const float *dy, size_t n, float *dw,
+                           float *db, float *dx)
+{
+    for (size_t i = 0; i < n; i++) {
+        float dwi = dy[i] * xhat[i];
+        dw[i] = dw[i] + dwi;
+        db[i] = db[i] + dy[i];
+    }
+    it_layernorm_backward_input(xhat, rstd, w, dy, n, dx);
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "isotrain_reduce.h"
 #include "testutil.h"
 
 enum { V = IT_GC_VOCAB, D = IT_GC_D, H = IT_GC_HEADS, DH = IT_GC_DHEAD, F = IT_GC_MLP, T = IT_GC_CTX, L = IT_GC_LAYERS };
@@ -421,4 +422,33 @@ Test(gptchar, every_kernel_set_gives_one_gradient, .timeout = 300)
                          (unsigned)B(loss));
     }
     it_kernels_select(NULL);
+}
+
+/* issue 30: threads split independent outputs only, and the reduced entry
+ * with no reducer (it_reducer_local) is the local one: the same gradient
+ * bits for every thread count; a changed parameter changes the digest (the
+ * comparison can fail) */
+Test(gptchar, threads_and_reduced_give_one_gradient, .timeout = 300)
+{
+    static float p[IT_GC_NPARAMS], g[IT_GC_NPARAMS];
+    static uint32_t x[IT_GC_ROWS], y[IT_GC_ROWS];
+    it_gptchar_init(IT_GC_SEED, p);
+    it_gptchar_batch(IT_GC_SEED, 1, x, y);
+    it_gptchar_work *w = it_gptchar_work_new(IT_GC_SEQS);
+    cr_assert_not_null(w);
+    float loss1 = 0.0f, loss = 0.0f;
+    char want[65], hex[65];
+    cr_assert_eq(it_gptchar_loss_grad_work(w, p, x, y, IT_GC_SEQS, g, NULL, NULL, &loss1), IT_OK);
+    it_params_digest(g, IT_GC_NPARAMS, want);
+    for (unsigned th = 1; th <= 3; th++) {
+        cr_assert_eq(it_gptchar_loss_grad_reduced(w, p, x, y, IT_GC_SEQS, g, th, &loss, NULL), IT_OK);
+        it_params_digest(g, IT_GC_NPARAMS, hex);
+        cr_assert_str_eq(hex, want, "%u threads give another gradient", th);
+        cr_assert_eq(B(loss), B(loss1), "%u threads give another loss", th);
+    }
+    p[IT_GC_OFF_H0 + IT_GC_B_FC_W] = p[IT_GC_OFF_H0 + IT_GC_B_FC_W] * 1.5f; /* the negative control */
+    cr_assert_eq(it_gptchar_loss_grad_reduced(w, p, x, y, IT_GC_SEQS, g, 2, &loss, NULL), IT_OK);
+    it_params_digest(g, IT_GC_NPARAMS, hex);
+    cr_assert_str_neq(hex, want, "a changed parameter left the gradient digest as it was");
+    it_gptchar_work_free(w);
 }

@@ -14,7 +14,11 @@
  *   3. addmod113 per kernel set: the library's seconds per full-batch step on
  *      1 thread, the best set on 2 threads (wall and CPU), and the CLI's with
  *      a digest at every step;
- *   4. exp, log, tanh: ns per element per set.
+ *   4. gptchar (issue 30) per kernel set: the library's seconds per step of
+ *      16 sequences on 1 thread, the best set on 2 threads (wall and CPU),
+ *      and the CLI's with a digest at every step (the CLI gives gptchar one
+ *      thread: its run loop has no thread count for it);
+ *   5. exp, log, tanh: ns per element per set.
  *
  * Figures are CPU time (on a shared machine the wall clock also counts the
  * wait for a core; the load average is printed), wall clock beside; % of
@@ -26,7 +30,10 @@
  * Environment: BENCH_AM_STEPS (addmod113 steps per run, default 8: the
  * CLI figure is a difference of two runs, and 3 steps left it within the
  * noise of a 1-step run),
- * BENCH_AM_RUNS (default 3). */
+ * BENCH_AM_RUNS (default 3), BENCH_GC_STEPS (gptchar steps per run, default 10),
+ * BENCH_GC_RUNS (default 3). gptchar's shapes are the compile-time
+ * constants of isotrain.h (IT_GC_*): a larger GPT (4 blocks, d_model 128,
+ * context 64) is not a parameter of this library and is not measured. */
 #define _DEFAULT_SOURCE 1 /* wait4 */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
@@ -150,6 +157,19 @@ static double addmod113_macs(void)
     double fwd = D * D + 2 * T * D * D + D * D + D * F + F * D + D * NO;
     double att_f = 2 * Hh * T * DH, att_b = 4 * Hh * T * DH;
     return (fwd * 3 + att_f + att_b) * IT_AM_NTRAIN;
+}
+
+/* gptchar (spec §14.6) per row: q, k, v, o (D x D each), fc and proj
+ * (D x F each) per block and the tied logits (D x V), forward and two
+ * backward products each; attention per sequence and head: T(T+1)/2
+ * scores and as many terms of z forward, four times that backward (dw,
+ * dq, dk, dv) */
+static double gptchar_flops(void)
+{
+    const double D = IT_GC_D, F = IT_GC_MLP, V = IT_GC_VOCAB, T = IT_GC_CTX, DH = IT_GC_DHEAD;
+    double rows = 3.0 * (IT_GC_LAYERS * (4 * D * D + 2 * D * F) + D * V) * IT_GC_ROWS;
+    double att = 6.0 * IT_GC_LAYERS * IT_GC_SEQS * IT_GC_HEADS * (T * (T + 1) / 2) * DH;
+    return 2.0 * (rows + att);
 }
 
 /* ---- the CLI as a child process ---------------------------------------------------- */
@@ -285,6 +305,100 @@ static void am_library(it_addmod113_work *w, unsigned threads, int steps, double
     *wall = (now() - w0) / steps;
     *cpu = (proc_cpu() - c0) / steps;
     it_params_digest(s.params, IT_AM_NPARAMS, dig);
+}
+
+/* gptchar: 1 + steps steps through one workspace on `threads` threads;
+ * wall and CPU (all threads) per step without the first */
+static void gc_library(it_gptchar_work *w, unsigned threads, int steps, double *wall, double *cpu, char dig[65])
+{
+    static it_gptchar_state s;
+    it_gptchar_recipe r = {IT_GC_SEED};
+    it_gptchar_start(&r, &s);
+    it_gptchar_work_threads(w, threads);
+    double w0 = 0, c0 = 0;
+    for (int t = 0; t <= steps; t++) {
+        if (t == 1)
+            w0 = now(), c0 = proc_cpu();
+        if (it_gptchar_step_work(&r, &s, w) != IT_OK) {
+            fprintf(stderr, "bench: gptchar failed at step %u\n", (unsigned)s.step + 1);
+            exit(1);
+        }
+    }
+    *wall = (now() - w0) / steps;
+    *cpu = (proc_cpu() - c0) / steps;
+    it_params_digest(s.params, IT_GC_NPARAMS, dig);
+}
+
+static int env_int(const char *name, int fallback)
+{
+    const char *v = getenv(name);
+    return v ? atoi(v) : fallback;
+}
+
+/* section 4: every set on 1 thread (library, CLI with digests), the best
+ * set on 1 and 2 threads; *same cleared when any digest differs */
+static int bench_gptchar(const char *cli, const char **sets, size_t nsets, double peak, const char *trace, int *same,
+                         double *lib1, double *cli1, double *lib2_wall)
+{
+    const int steps = env_int("BENCH_GC_STEPS", 10);
+    int runs = env_int("BENCH_GC_RUNS", 3);
+    if (runs > 16)
+        runs = 16;
+    const double gf = gptchar_flops();
+    printf("gptchar (%.3f GFLOP of products per step of %d sequences x %d positions), median of %d runs of %d "
+           "steps:\n",
+           gf / 1e9, IT_GC_SEQS, IT_GC_CTX, runs, steps);
+    it_gptchar_work *w = it_gptchar_work_new(IT_GC_SEQS);
+    if (!w || steps < 1 || runs < 1)
+        return -1;
+    char first[65] = "", dig[65];
+    *lib1 = 1e30, *cli1 = 1e30;
+    for (size_t k = 0; k < nsets; k++) {
+        it_kernels_select(sets[k]);
+        double cw[16], cc[16], ccpu, cwall, cfirst;
+        for (int i = 0; i < runs; i++)
+            gc_library(w, 1, steps, &cw[i], &cc[i], dig);
+        if (!first[0])
+            strcpy(first, dig);
+        *same &= strcmp(first, dig) == 0;
+        double c1 = median(cc, runs), w1 = median(cw, runs);
+        char cdig[65];
+        if (cli_per_step(cli, sets[k], "gptchar", steps, 1, runs, trace, &ccpu, &cwall, &cfirst, cdig) != 0)
+            return -1;
+        *same &= strcmp(first, cdig) == 0; /* both trained 1 + steps steps */
+        *lib1 = c1 < *lib1 ? c1 : *lib1;
+        *cli1 = ccpu < *cli1 ? ccpu : *cli1;
+        printf("  kernels=%-8s 1 thread: library %.4f s/step (%4.1f %% of peak; wall %.4f)   CLI+digests %.4f "
+               "s/step (%4.1f %% of peak; wall %.4f; once a run: %.3f s)\n",
+               sets[k], c1, 100.0 * gf / c1 / (peak * 1e9), w1, ccpu, 100.0 * gf / ccpu / (peak * 1e9), cwall,
+               cfirst);
+    }
+    const char *best = sets[nsets - 1];
+    it_kernels_select(best);
+    double wall1 = 0, cpu1 = 0;
+    for (unsigned th = 1; th <= 2; th++) {
+        double cw[16], cc[16];
+        for (int i = 0; i < runs; i++)
+            gc_library(w, th, steps, &cw[i], &cc[i], dig);
+        *same &= strcmp(first, dig) == 0;
+        double wt = median(cw, runs), ct = median(cc, runs);
+        if (th == 1)
+            wall1 = wt, cpu1 = ct;
+        else
+            *lib2_wall = wt;
+        printf("  kernels=%-8s %u thread%s: library %.4f s/step wall (%4.1f %% of one core's peak), %.4f s/step CPU "
+               "(all threads)",
+               best, th, th > 1 ? "s" : " ", wt, 100.0 * gf / wt / (peak * 1e9), ct);
+        if (th > 1)
+            printf("; wall speed-up x%.2f, CPU spent x%.2f of 1 thread's", wall1 / wt, ct / cpu1);
+        printf("\n");
+    }
+    printf("  best 1 thread: library %.4f s/step (%.1f %% of peak), CLI+digests %.4f s/step (%.1f %% of peak)\n",
+           *lib1, 100.0 * gf / *lib1 / (peak * 1e9), *cli1, 100.0 * gf / *cli1 / (peak * 1e9));
+    printf("  a GPT-family recipe (4 blocks, d_model 128, context 64): not measured, gptchar's sizes are "
+           "compile-time constants (isotrain.h IT_GC_*), not parameters\n");
+    it_gptchar_work_free(w);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -446,7 +560,14 @@ int main(int argc, char **argv)
     printf("  best 1 thread: library %.3f s/step, CLI+digests %.3f s/step (%.1f %% of peak)\n", best1, bestcli,
            100.0 * 2 * am / bestcli / (peak * 1e9));
 
-    /* ---- 4. elementary functions ---- */
+    /* ---- 4. gptchar ---- */
+    double gc_lib = 0, gc_cli = 0, gc_lib2 = 0;
+    if (bench_gptchar(cli, sets, nsets, peak, trace, &same, &gc_lib, &gc_cli, &gc_lib2) != 0) {
+        fprintf(stderr, "bench: gptchar failed (library or %s --kernels SET train --profile gptchar)\n", cli);
+        return 1;
+    }
+
+    /* ---- 5. elementary functions ---- */
     printf("ns per element over %d-element arrays (exp on [-20, 0], log on [1, 512], tanh on [-4, 4], sqrt on [0, "
            "1e6]):\n",
            NX);
@@ -459,8 +580,9 @@ int main(int argc, char **argv)
     printf("every configuration (library and CLI, every set and thread count): %s\n",
            same ? "identical parameter bytes" : "DIFFERENT PARAMETER BYTES (a kernel set is wrong)");
     /* for bench_torch.py */
-    printf("bench-summary mlp13k_lib=%.1f mlp13k_cli=%.1f addmod113_lib=%.5f addmod113_cli=%.5f peak=%.2f\n",
-           lib_best, cli_best, best1, bestcli, peak);
+    printf("bench-summary mlp13k_lib=%.1f mlp13k_cli=%.1f addmod113_lib=%.5f addmod113_cli=%.5f peak=%.2f "
+           "gptchar_lib=%.5f gptchar_cli=%.5f gptchar_lib2_wall=%.5f\n",
+           lib_best, cli_best, best1, bestcli, peak, gc_lib, gc_cli, gc_lib2);
     unlink(trace);
     free(t);
     free(tw);

@@ -8,7 +8,12 @@ the first half (reference/tools/bench.c's `bench-summary` line).
 - addmod113: the spec's one-layer transformer doing the same work as the
   reference (q, the MLP and the logits at position 2 only; k and v at the
   three positions), full batch of 3,831 pairs, torch.optim.AdamW with the
-  profile's constants.
+  profile's constants;
+- gptchar: a GPT-2-style model of gptchar's shapes (spec §14: 2 pre-LayerNorm
+  blocks, d_model 64, 4 heads of 16, MLP 256 with tanh GELU, context 32,
+  vocabulary 63, tied embeddings, 16 sequences a step), causal attention
+  written out (scores, mask, softmax, weighted sum), torch.optim.AdamW with
+  decay 0.1 and clipping to norm 1, as a user writes it.
 
 Each model runs in a child process of its own per thread count T, with
 torch.set_num_threads(T) and OPENBLAS_NUM_THREADS=T set before anything is
@@ -26,7 +31,7 @@ printed. Times are CPU time (all threads) and wall clock; a benchmark, not
 a test.
 
     python3 reference/tools/bench_torch.py --summary "bench-summary ..." [--expect-blas DIR]
-        [--mlp-steps N] [--am-steps N] [--runs R] [--threads 1,2]
+        [--mlp-steps N] [--am-steps N] [--gc-steps N] [--runs R] [--threads 1,2]
 """
 import argparse
 import ctypes
@@ -44,6 +49,10 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "adapters", "pytorch"))
 MLP13K_FLOPS = 2.0 * 3 * (16 * 32 + 32 * 256) * 64
 D, F, NO, T, H, DH = 128, 512, 113, 3, 4, 32
 AM_MACS = ((D * D + 2 * T * D * D + D * D + D * F + F * D + D * NO) * 3 + 2 * H * T * DH + 4 * H * T * DH) * 3831
+# gptchar (bench.c's gptchar_flops)
+GC_L, GC_D, GC_F, GC_V, GC_T, GC_H, GC_B = 2, 64, 256, 63, 32, 4, 16
+GC_FLOPS = 2.0 * (3.0 * (GC_L * (4 * GC_D * GC_D + 2 * GC_D * GC_F) + GC_D * GC_V) * GC_B * GC_T
+                  + 6.0 * GC_L * GC_B * GC_H * (GC_T * (GC_T + 1) / 2) * (GC_D // GC_H))
 
 
 def loaded_blas():
@@ -99,6 +108,62 @@ def openblas_cores_for_this_cpu():
     return [name for name, need in OPENBLAS_CORES if need <= flags]
 
 
+def gptchar_model(torch):
+    """gptchar's shapes in plain PyTorch: (make, step) for child()"""
+    nn, F_ = torch.nn, torch.nn.functional
+    dh = GC_D // GC_H
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln1, self.ln2 = nn.LayerNorm(GC_D), nn.LayerNorm(GC_D)
+            self.q, self.k, self.v, self.o = (nn.Linear(GC_D, GC_D) for _ in range(4))
+            self.fc, self.proj = nn.Linear(GC_D, GC_F), nn.Linear(GC_F, GC_D)
+
+        def forward(self, x, mask):
+            B = x.shape[0]
+            h = self.ln1(x)
+            q, k, v = (m(h).view(B, GC_T, GC_H, dh).transpose(1, 2) for m in (self.q, self.k, self.v))
+            s = (q @ k.transpose(-1, -2)) * (1.0 / math.sqrt(dh))
+            w = F_.softmax(s.masked_fill(mask, float("-inf")), dim=-1)
+            x = x + self.o((w @ v).transpose(1, 2).reshape(B, GC_T, GC_D))
+            return x + self.proj(F_.gelu(self.fc(self.ln2(x)), approximate="tanh"))
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.wte = nn.Embedding(GC_V, GC_D)
+            self.wpe = nn.Parameter(torch.randn(GC_T, GC_D) * 0.01)
+            self.blocks = nn.ModuleList(Block() for _ in range(GC_L))
+            self.lnf = nn.LayerNorm(GC_D)
+            self.register_buffer("mask", torch.triu(torch.ones(GC_T, GC_T, dtype=torch.bool), 1))
+
+        def forward(self, idx):
+            x = self.wte(idx) + self.wpe
+            for b in self.blocks:
+                x = b(x, self.mask)
+            return self.lnf(x) @ self.wte.weight.t()  # tied output
+
+    g = torch.Generator().manual_seed(0)
+    data = torch.randint(0, GC_V, (64, GC_B, GC_T + 1), generator=g)
+
+    def make():
+        torch.manual_seed(0)
+        m = GPT()
+        return m, torch.optim.AdamW(m.parameters(), lr=3e-3, betas=(0.9, 0.95), eps=1e-8, weight_decay=0.1)
+
+    def step(m, opt, t):
+        batch = data[t % 64]
+        opt.zero_grad()
+        logits = m(batch[:, :-1])
+        loss = F_.cross_entropy(logits.reshape(-1, GC_V), batch[:, 1:].reshape(-1))
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0)
+        opt.step()
+
+    return make, step
+
+
 def child(model, threads, steps, runs):
     import torch
     torch.set_num_threads(threads)
@@ -122,6 +187,8 @@ def child(model, threads, steps, runs):
             loss = F_.cross_entropy(m(x), y)
             loss.backward()
             opt.step()
+    elif model == "gptchar":
+        make, step = gptchar_model(torch)
     else:
         nn, F_ = torch.nn, torch.nn.functional
 
@@ -207,6 +274,7 @@ def main():
     ap.add_argument("--expect-blas", default="", help="the directory the private OpenBLAS was extracted to")
     ap.add_argument("--mlp-steps", type=int, default=2000)
     ap.add_argument("--am-steps", type=int, default=3)
+    ap.add_argument("--gc-steps", type=int, default=20)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--child", default="")
@@ -232,9 +300,9 @@ def main():
     # OpenBLAS's own choice, then every core type this CPU's features allow
     cores = [None] + (openblas_cores_for_this_cpu() if a.expect_blas else [])
     res, best_core = {}, {}
-    for model, steps in (("mlp13k", a.mlp_steps), ("addmod113", a.am_steps)):
+    for model, steps in (("mlp13k", a.mlp_steps), ("addmod113", a.am_steps), ("gptchar", a.gc_steps)):
         runs = a.runs if model == "mlp13k" else max(1, min(a.runs, 3))
-        for th in (threads if model == "addmod113" else [1]):
+        for th in (threads if model != "mlp13k" else [1]):
             # one thread: every core type, the fastest kept; more threads: that one
             for core in (cores if th == 1 else [best_core.get(model)]):
                 try:
@@ -252,8 +320,9 @@ def main():
                     what = "%7.0f steps/s (wall %.0f; %.1f %% of peak)" % (
                         1 / r["cpu"], 1 / r["wall"], 100 * MLP13K_FLOPS / r["cpu"] / (peak * 1e9) if peak else 0)
                 else:
-                    what = "%.3f s/step (wall %.3f; %.1f %% of peak by isotrain's FLOP count)" % (
-                        r["cpu"], r["wall"], 100 * 2 * AM_MACS / r["cpu"] / (peak * 1e9) if peak else 0)
+                    flops = 2 * AM_MACS if model == "addmod113" else GC_FLOPS
+                    what = "%.4f s/step (wall %.4f; %.1f %% of peak by isotrain's FLOP count)" % (
+                        r["cpu"], r["wall"], 100 * flops / r["cpu"] / (peak * 1e9) if peak else 0)
                 print("  %-9s torch %s, %d thread%s, OPENBLAS_CORETYPE=%s (capability %s): %s" % (
                     model, r["torch"], r["threads"], "s" if th > 1 else " ", core or "(unset)", r["capability"], what))
                 print("            BLAS mapped: %s%s; OpenBLAS core: %s; libblas.so.3 alternative -> %s" % (
@@ -278,6 +347,14 @@ def main():
     if r1 and r2:
         print("  PyTorch addmod113, 2 threads / 1 thread: wall x%.2f, CPU spent x%.2f" % (r1["wall"] / r2["wall"],
                                                                                        r2["cpu"] / r1["cpu"]))
+    g1, g2 = res.get(("gptchar", 1)), res.get(("gptchar", 2))
+    if g1 and ours.get("gptchar_lib"):
+        print("  gptchar, 1 thread, PyTorch / isotrain library: x%.2f, / isotrain CLI with digests: x%.2f "
+              "(target >= 1.5)" % (g1["cpu"] / ours["gptchar_lib"], g1["cpu"] / ours["gptchar_cli"]))
+    if g2 and ours.get("gptchar_lib2_wall"):
+        print("  gptchar, 2 threads (wall), PyTorch / isotrain library: x%.2f" % (g2["wall"] / ours["gptchar_lib2_wall"]))
+    if g1 and g2:
+        print("  PyTorch gptchar, 2 threads / 1 thread: wall x%.2f" % (g1["wall"] / g2["wall"]))
     return 0
 
 

@@ -112,6 +112,26 @@ typedef struct it_kernel_set {
                   size_t n);
     /* §3.6 over arrays: y[i] = sqrt(x[i]) */
     void (*sqrtf_v)(const float *x, float *y, size_t n);
+    /* §5.18 / §5.19 for one sequence: it_causal_attention_forward_scratch
+     * and _backward_scratch (isotrain.h), the same arguments and bits */
+    void (*causal_fwd)(const float *q, const float *k, const float *v, size_t T, size_t H, size_t dh, float scale,
+                       float *w, float *z, float *wp);
+    void (*causal_bwd)(const float *q, const float *k, const float *v, const float *w, const float *dz, size_t T,
+                       size_t H, size_t dh, float scale, float *dq, float *dk, float *dv, float *wp, float *dkp,
+                       float *dvp);
+    /* §5.16 / §5.17 over n elements: it_gelu_forward, it_gelu_backward.
+     * t (n floats, or NULL): where the forward may keep tanh(u(x)) and the
+     * backward read it instead of recomputing it (the same bits); the
+     * portable set recomputes, as §5.17 is written. */
+    void (*gelu_fwd)(const float *x, size_t n, float *y, float *t);
+    void (*gelu_bwd)(const float *x, const float *t, const float *dy, size_t n, float *dx);
+    /* §5.14 over `rows` contiguous rows of n: it_layernorm_forward per row */
+    void (*layernorm_fwd)(size_t rows, size_t n, const float *X, const float *w, const float *b, float eps,
+                          float *Y, float *xhat, float *rstd);
+    /* §5.15's input side per row (it_layernorm_backward_input) and the
+     * terms of dw, P = dY * xhat, elementwise */
+    void (*layernorm_bwd)(size_t rows, size_t n, const float *xhat, const float *rstd, const float *w,
+                          const float *dY, float *dX, float *P);
 } it_kernel_set;
 
 extern const it_kernel_set it_kernels_portable;
@@ -170,6 +190,9 @@ void it_tanh_backward_portable(const float *y, const float *dy, size_t n, float 
 /* spec §11.6 built on the it_rows_* API (mlp13k.c): the SIMD sets' entry */
 float it_mlp13k_loss_grad_rows(const float *params, const unsigned char *xs, const unsigned char *ys, size_t batch,
                                float *grads);
+/* §5.15's input side for one row (layernorm.c): dx only; gptchar.c sums
+ * the parameter side over rows through isotrain_reduce.h. */
+void it_layernorm_backward_input(const float *xhat, float rstd, const float *w, const float *dy, size_t n, float *dx);
 /* The readable matrix product (portable.c). */
 void it_matmul_portable(size_t M, size_t N, size_t K, const float *A, size_t ars, size_t acs, const float *B,
                         size_t ldb, float *C, size_t ldc, int accumulate);

@@ -131,6 +131,36 @@ static void attention_bwd(const it_attention_args *a, size_t r0, size_t r1)
                               a->dQ + r * a->lddq, a->dK + r * a->T * a->lddkv, a->dV + r * a->T * a->lddkv);
 }
 
+/* §5.16 / §5.17 as written: tanh recomputed in the backward, t unused */
+static void gelu_fwd(const float *x, size_t n, float *y, float *t)
+{
+    (void)t;
+    it_gelu_forward(x, n, y);
+}
+
+static void gelu_bwd(const float *x, const float *t, const float *dy, size_t n, float *dx)
+{
+    (void)t;
+    it_gelu_backward(x, dy, n, dx);
+}
+
+static void layernorm_fwd(size_t rows, size_t n, const float *X, const float *w, const float *b, float eps, float *Y,
+                          float *xhat, float *rstd)
+{
+    for (size_t r = 0; r < rows; r++)
+        it_layernorm_forward(X + r * n, w, b, n, eps, Y + r * n, xhat + r * n, NULL, &rstd[r]);
+}
+
+static void layernorm_bwd(size_t rows, size_t n, const float *xhat, const float *rstd, const float *w, const float *dY,
+                          float *dX, float *P)
+{
+    for (size_t r = 0; r < rows; r++) {
+        for (size_t i = 0; i < n; i++)
+            P[r * n + i] = dY[r * n + i] * xhat[r * n + i];
+        it_layernorm_backward_input(xhat + r * n, rstd[r], w, dY + r * n, n, dX + r * n);
+    }
+}
+
 static void sqrtf_v(const float *x, float *y, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -146,4 +176,7 @@ const it_kernel_set it_kernels_portable = {
     it_tanh_backward_portable,         softmax_xent_fwd,
     softmax_xent_bwd, attention_fwd,   attention_bwd,
     it_adamw_update_portable,          sqrtf_v,
+    it_causal_attention_forward_scratch, it_causal_attention_backward_scratch,
+    gelu_fwd,                          gelu_bwd,
+    layernorm_fwd,                     layernorm_bwd,
 };

@@ -724,9 +724,12 @@ static void attention_bwd(const it_attention_args *a, size_t r0, size_t r1)
         attention_bwd_body(a, r0, r1, a->T, a->H, a->dh);
 }
 
+#include "kernels/gpt_body.h"
+
 const it_kernel_set IT_K_SET = {
     IT_K_NAME,        expf_v,           logf_v,     tanhf_v,     sgd,           it_mlp13k_loss_grad_rows,
     matmul,           gemm,             colsum_acc, add_rows,    relu_fwd,      relu_bwd,
     tanh_bwd,         softmax_xent_fwd, softmax_xent_bwd,        attention_fwd, attention_bwd,
-    adamw,            sqrtf_v,
+    adamw,            sqrtf_v,          causal_fwd, causal_bwd,  gelu_fwd,      gelu_bwd,
+    layernorm_fwd,    layernorm_bwd,
 };
