@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""The two example models (mlp13k.py, addmod113.py) as an implementation
+"""The three example models (mlp13k.py, addmod113.py, gptchar.py) as an implementation
 under test (spec/iut-protocol.md), so the isotrain runner certifies them:
 
-    build/conform/isotrain-conform run --level all --vectors vectors/v1.1.0 \\
+    build/conform/isotrain-conform run --level all --vectors vectors/v1.2.0 \\
         -- /usr/bin/python3 adapters/python/examples/iut.py
 
 Verbs: hello (P2, with train_seed=1), ops (P3-P6: every op of P5, through
 the isotrain.torch functions the models use: iut_ops.py), train (P7:
---profile mlp13k|addmod113, --seed, the trace of spec §9.2 with a digest per
+--profile mlp13k|addmod113|gptchar, --seed, the trace of spec §9.2 with a digest per
 step, checkpoint files, the exit statuses of P7). Any other verb: exit 64.
 
 The training loop is the examples' own objects (model, loss, optimizer, data)
@@ -37,7 +37,7 @@ sys.path.insert(0, HERE)
 
 VERSION = "0.1.0"
 EX_USAGE, EX_IO, EX_UNSUPPORTED = 2, 4, 64
-PROFILES = {"mlp13k": 200, "addmod113": 300}
+PROFILES = {"mlp13k": 200, "addmod113": 300, "gptchar": 500}
 M64 = (1 << 64) - 1
 
 
@@ -176,7 +176,16 @@ def train(argv):
 
     profile, steps = o["profile"], o["steps"]
     evaluate = None
-    if profile == "mlp13k":
+    sched = None
+    if profile == "gptchar":
+        import gptchar as ex
+        seed = o.get("seed", ex.SEED)
+        tokens = ex.load_corpus()
+        model, loss_fn, opt, sched = ex.make(seed)
+
+        def batch(t):
+            return ex.batch(t, tokens, seed)
+    elif profile == "mlp13k":
         import mlp13k as ex
         seed = o.get("seed", ex.SEED)
         corpus = ex.load_corpus()
@@ -240,7 +249,11 @@ def train(argv):
                 trace.close()
                 failure("nonfinite-loss", t)
             loss.backward()
+            if sched is not None:  # gptchar (spec §14.7): clip, AdamW at lr(t), then the next rate
+                it.clip_grad_norm_(model.parameters(), ex.CLIP)
             opt.step()
+            if sched is not None:
+                sched.step()
             record(t, bits)
         trace.close()
     except OSError as e:
