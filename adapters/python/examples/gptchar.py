@@ -77,8 +77,10 @@ class GPTChar(nn.Module):
 
 
 def init_(model, seed=SEED):
-    """spec §14.4: the tensor's number is its stream; gains 1, biases +0."""
-    bound = {"wte": 0x3D000000, "wpe": 0x3C800000, "proj": 0x3D800000}
+    """spec §14.4: the tensor's number is its stream; wte, wpe by their
+    bounds, every other matrix RN(1/sqrt(in_features)) (2^-3 for the 64-wide
+    inputs, 2^-4 for proj's 256); gains 1, biases +0."""
+    bound = {"wte": 0x3D000000, "wpe": 0x3C800000}
     for stream, (name, p) in enumerate(model.named_parameters()):
         if name.endswith("bias"):
             it.init.zeros_(p)
@@ -86,8 +88,9 @@ def init_(model, seed=SEED):
             with torch.no_grad():
                 p.fill_(1.0)
         else:
-            key = name.split(".")[0] if name.startswith("w") else name.split(".")[-2]
-            it.init.philox_uniform_(p, seed, stream, it.random.from_bits(bound.get(key, 0x3E000000)))
+            key = name.split(".")[-2]
+            c = it.random.from_bits(bound[key]) if key in bound else float(np.float32(1.0 / np.sqrt(p.shape[1])))
+            it.init.philox_uniform_(p, seed, stream, c)
     return model
 
 

@@ -25,6 +25,7 @@ from . import _lib
 from . import functional, init, leak, lr_scheduler, nn, optim, random  # noqa: F401
 from .clip import clip_flat_, clip_grad_norm_  # noqa: F401
 from .convert import UnsupportedModuleError, convert  # noqa: F401
+from .conform import ConformError, conform  # noqa: F401
 
 __version__ = "0.1.0"
 SPEC_VERSION = "1.2.0"
