@@ -134,8 +134,19 @@ class Loss(nn.Module):
         return self.ce(logits.view(-1, logits.shape[-1]), y.view(-1))
 
 
+MODEL = "explicit"  # which model make() builds: MODELS' key (iut.py --gptchar-model)
+
+
+def _nanogpt():
+    import nanogpt  # the ordinary model, made conforming by one call
+    return it.conform(nanogpt.GPT(), torch.zeros(1, CTX, dtype=torch.long))
+
+
+MODELS = {"explicit": GPTChar, "nanogpt": _nanogpt}
+
+
 def make(seed=SEED, model=None):
-    model = init_(it.convert(model if model is not None else GPTChar()), seed)
+    model = init_(it.convert(model if model is not None else MODELS[MODEL]()), seed)
     opt, sched = optimizer(model)
     return model, Loss(), opt, sched
 

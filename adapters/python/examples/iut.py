@@ -16,6 +16,11 @@ in the plain loop a user writes; this file adds the protocol around it: the
 stops the run before its update, a non-finite parameter after it: exit 1 with
 failure=<name> step=<t>), the trace lines and checkpoint files.
 
+Option before the verb: --gptchar-model explicit|nanogpt: gptchar's model,
+gptchar.py's own (default) or nanogpt.py's ordinary one through
+isotrain.torch.conform (issue 31: the same certification for a model whose
+forward knows nothing of isotrain).
+
 Environment: ISOTRAIN_TORCH_THREADS (torch.set_num_threads: also the
 library's thread count; any count gives the same bits), ISOTRAIN_KERNELS
 (the library's kernel set; same bits), ISOTRAIN_LIB (which libisotrain.so),
@@ -263,7 +268,9 @@ def train(argv):
 def hello():
     torch = setup_torch()
     import isotrain.torch as it
-    print("protocol=1 name=isotrain-torch version=%s spec=%s train_seed=1 %s" % (VERSION, it.SPEC_VERSION, facts(torch, it)))
+    import gptchar
+    print("protocol=1 name=isotrain-torch version=%s spec=%s train_seed=1 %s gptchar_model=%s"
+          % (VERSION, it.SPEC_VERSION, facts(torch, it), gptchar.MODEL))
 
 
 def ops():
@@ -273,6 +280,12 @@ def ops():
 
 
 def main(argv):
+    if len(argv) > 2 and argv[1] == "--gptchar-model":  # which gptchar model (gptchar.MODELS), before the verb
+        import gptchar
+        if argv[2] not in gptchar.MODELS:
+            die(EX_USAGE, "--gptchar-model %r: one of %s" % (argv[2], ", ".join(sorted(gptchar.MODELS))))
+        gptchar.MODEL = argv[2]
+        argv = argv[:1] + argv[3:]
     verb = argv[1] if len(argv) > 1 else ""
     if verb == "hello":
         hello()

@@ -101,7 +101,7 @@ def main():
     ap.add_argument("--steps", type=int, default=gptchar.STEPS)
     a = ap.parse_args()
     tokens = gptchar.load_corpus()
-    model, loss_fn, opt, sched = gptchar.make(model=it.conform(GPT(), torch.zeros(1, 32, dtype=torch.long)))
+    model, loss_fn, opt, sched = gptchar.make(model=it.conform(GPT(), torch.zeros(1, gptchar.CTX, dtype=torch.long)))
     print("step 0 digest %s" % gptchar.digest(model))
     for step in range(1, a.steps + 1):
         x, y = gptchar.batch(step, tokens)

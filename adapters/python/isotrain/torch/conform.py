@@ -93,10 +93,15 @@ class _Tracer(fx.Tracer):
 
 
 def _where(node):
-    """The user's source line of a node: the last frame of its stack trace."""
-    st = node.meta.get("stack_trace") or getattr(node, "stack_trace", None) or ""
-    lines = [l.strip() for l in st.strip().splitlines() if l.strip().startswith("File ")]
-    return lines[-1] if lines else "no source line recorded"
+    """The user's source line of a node: the innermost frame of its stack
+    trace (torch 1.13 records it innermost first) outside torch, with its code."""
+    st = (node.meta.get("stack_trace") or getattr(node, "stack_trace", None) or "").splitlines()
+    for i, line in enumerate(st):
+        s = line.strip()
+        if s.startswith("File ") and "/torch/" not in s and "/isotrain/torch/" not in s:
+            code = st[i + 1].strip() if i + 1 < len(st) and not st[i + 1].strip().startswith("File ") else ""
+            return "%s: %s" % (s, code) if code else s
+    return "no source line recorded"
 
 
 def _trace(model):
@@ -218,6 +223,7 @@ def _match_attention(root, sm):
 
 _SHAPE_METHODS = ("size", "dim")
 _VIEW_METHODS = ("view", "reshape", "contiguous")
+_LAYOUT_METHODS = ("transpose", "permute", "t", "expand", "narrow", "unfold", "as_strided")
 _FUNCTIONS = {  # torch function -> (isotrain.torch function)
     TF.linear: F.linear, TF.gelu: F.gelu, TF.layer_norm: F.layer_norm, TF.embedding: F.embedding,
     TF.cross_entropy: F.cross_entropy, torch.tanh: F.tanh, TF.relu: F.relu, torch.relu: F.relu,
@@ -287,8 +293,12 @@ def _rewrite_method(n, problems):
         return
     if n.target in _VIEW_METHODS and _contiguous(_meta(src)):
         return
-    why = ("a non-contiguous layout (%s of a tensor with stride %s)" % (n.target, tuple(_meta(src).stride))
-           if n.target in _VIEW_METHODS else "Tensor.%s on a float tensor has no conforming counterpart" % n.target)
+    if n.target in _VIEW_METHODS:
+        why = "a non-contiguous layout (%s of a tensor with stride %s)" % (n.target, tuple(_meta(src).stride))
+    elif n.target in _LAYOUT_METHODS:
+        why = "Tensor.%s makes a non-contiguous layout (outside the causal attention pattern)" % n.target
+    else:
+        why = "Tensor.%s on a float tensor has no conforming counterpart" % n.target
     problems.append((n.name, _where(n), why))
 
 
@@ -374,10 +384,13 @@ def _fan_outs(graph, problems):
 
 
 def _dtype_problems(graph, problems):
-    for n in graph.nodes:
-        m = _meta(n)
-        if m is not None and m.dtype.is_floating_point and m.dtype != torch.float32:
-            problems.append((n.name, _where(n), "dtype %s (binary32 only, spec §2.1)" % m.dtype))
+    bad = [n for n in graph.nodes if _meta(n) is not None and _meta(n).dtype.is_floating_point
+           and _meta(n).dtype != torch.float32]
+    if bad:
+        problems.append((bad[0].name, _where(bad[0]), "dtype %s (binary32 only, spec §2.1; call .float() on the "
+                         "model and its inputs)%s" % (_meta(bad[0]).dtype, " and %d more node(s) like it"
+                                                      % (len(bad) - 1) if len(bad) > 1 else "")))
+    return bool(bad)
 
 
 def conform(model, *example_inputs):
@@ -392,7 +405,8 @@ def conform(model, *example_inputs):
         ShapeProp(gm).propagate(*example_inputs)
     graph = gm.graph
     problems, swaps = [], []
-    _dtype_problems(graph, problems)
+    if _dtype_problems(graph, problems):
+        raise ConformError(problems)
     for sm in [n for n in graph.nodes if _is_call(n, "call_function", TF.softmax, torch.softmax)
                or _is_call(n, "call_method", "softmax")]:
         got = _match_attention(gm, sm)
@@ -402,7 +416,10 @@ def conform(model, *example_inputs):
         q, k, v, heads, scale, out = got
         _replace(graph, out, F.causal_attention, (q, k, v, heads, scale))
     graph.eliminate_dead_code()
+    seen = {p[0] for p in problems}
     for n in list(graph.nodes):
+        if n.name in seen:
+            continue
         if n.op == "call_function":
             _rewrite_function(gm, graph, n, problems)
         elif n.op == "call_method":
