@@ -142,13 +142,39 @@ def _nanogpt():
     return it.conform(nanogpt.GPT(), torch.zeros(1, CTX, dtype=torch.long))
 
 
-MODELS = {"explicit": GPTChar, "nanogpt": _nanogpt}
+MODELS = {"explicit": GPTChar, "nanogpt": _nanogpt, "plain": None}
 
 
 def make(seed=SEED, model=None):
+    if model is None and MODEL == "plain":
+        return make_plain(seed)
     model = init_(it.convert(model if model is not None else MODELS[MODEL]()), seed)
     opt, sched = optimizer(model)
     return model, Loss(), opt, sched
+
+
+def make_plain(seed=SEED):
+    """The problem beside the cure: nanogpt.py's model and the same recipe in
+    plain PyTorch (torch.optim.AdamW with the same groups, LambdaLR with the
+    schedule's formula in floats, torch's clip_grad_norm_ and loss), started
+    from the same initial bits (isotrain.torch.init: step 0 matches)."""
+    import nanogpt
+    model = init_(nanogpt.GPT(), seed)
+    decay = [p for p in model.parameters() if p.dim() >= 2]
+    no_decay = [p for p in model.parameters() if p.dim() < 2]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": WD}, {"params": no_decay, "weight_decay": 0.0}],
+                            lr=LR_MAX, betas=BETAS, eps=EPS)
+    rate = lambda e: (e + 1) / WARMUP if e + 1 <= WARMUP else (STEPS - e) / (STEPS + 1 - WARMUP)  # noqa: E731
+    ce = nn.CrossEntropyLoss()
+    return model, (lambda z, y: ce(z.view(-1, z.shape[-1]), y.view(-1))), opt, \
+        torch.optim.lr_scheduler.LambdaLR(opt, rate)
+
+
+def clip_(model):
+    """§14.7 step 2 with the model's own library: torch's for the plain model."""
+    if MODEL == "plain":
+        return torch.nn.utils.clip_grad_norm_(model.parameters(), CLIP)
+    return it.clip_grad_norm_(model.parameters(), CLIP)
 
 
 def train_step(model, loss_fn, opt, sched, x, y):
@@ -156,7 +182,7 @@ def train_step(model, loss_fn, opt, sched, x, y):
     opt.zero_grad()
     loss = loss_fn(model(x), y)
     loss.backward()
-    it.clip_grad_norm_(model.parameters(), CLIP)
+    clip_(model)
     opt.step()
     sched.step()
     return loss
