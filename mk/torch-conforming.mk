@@ -23,7 +23,10 @@
 # kernel sets with their own -m flags, never -mfma), with -fPIC added, and
 # linked -shared against the C library alone (-z defs: nothing left undefined).
 # It is dynamic against glibc: the cross compilers' glibc (2.36) is the one of
-# the bookworm sysroots that load it under QEMU.
+# the bookworm sysroots that load it under QEMU. Linked in beside the library:
+# adapters/python/isotrain/torch/_rows.c, row loops over isotrain.h's one-row
+# LayerNorm and one-sequence causal attention (pointer arithmetic only), so
+# isotrain.torch makes one ctypes call per layer, not one per row.
 
 TORCH_SO_ISAS := x86_64 aarch64 s390x ppc64le
 TORCH_SO_CC_x86_64  := $(CC)
@@ -56,13 +59,18 @@ TORCH_BENCH_STEPS ?= 20
 
 torch-so: $(addprefix torch-so-,$(TORCH_SO_ISAS))
 
+TORCH_SO_SHIM := adapters/python/isotrain/torch/_rows.c
+
 $(addprefix torch-so-,$(TORCH_SO_ISAS)): torch-so-%: deps-build
 	@$(REF) OUT=$(TORCH_SO_DIR)/$* CC=$(TORCH_SO_CC_$*) OPT=-O2 EXTRA_CFLAGS="-fPIC $(CROSS_FLAGS_$*)" \
 	    $(TORCH_SO_DIR)/$*/libisotrain.a
-	@if [ ! $(TORCH_SO_DIR)/$*/libisotrain.so -nt $(TORCH_SO_DIR)/$*/libisotrain.a ]; then \
-	    echo "$(TORCH_SO_CC_$*) -shared -o $(TORCH_SO_DIR)/$*/libisotrain.so (whole libisotrain.a)"; \
+	@if [ ! $(TORCH_SO_DIR)/$*/libisotrain.so -nt $(TORCH_SO_DIR)/$*/libisotrain.a ] || \
+	    [ ! $(TORCH_SO_DIR)/$*/libisotrain.so -nt $(TORCH_SO_SHIM) ]; then \
+	    echo "$(TORCH_SO_CC_$*) -shared -o $(TORCH_SO_DIR)/$*/libisotrain.so (whole libisotrain.a, $(TORCH_SO_SHIM))"; \
+	    $(TORCH_SO_CC_$*) $(WARN_CFLAGS) -O2 -ffp-contract=off -fno-fast-math -fPIC $(CROSS_FLAGS_$*) -Ireference/include \
+	        -c $(TORCH_SO_SHIM) -o $(TORCH_SO_DIR)/$*/torch_rows.o && \
 	    $(TORCH_SO_CC_$*) -shared -pthread -Wl,-z,defs -Wl,-soname,libisotrain.so \
-	        -o $(TORCH_SO_DIR)/$*/libisotrain.so.tmp \
+	        -o $(TORCH_SO_DIR)/$*/libisotrain.so.tmp $(TORCH_SO_DIR)/$*/torch_rows.o \
 	        -Wl,--whole-archive $(TORCH_SO_DIR)/$*/libisotrain.a -Wl,--no-whole-archive && \
 	    mv $(TORCH_SO_DIR)/$*/libisotrain.so.tmp $(TORCH_SO_DIR)/$*/libisotrain.so; \
 	fi

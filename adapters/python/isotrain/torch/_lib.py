@@ -109,6 +109,11 @@ _PROTOTYPES = {
     "it_causal_attention_backward_scratch": (None, [P, P, P, P, P, Z, Z, Z, F, P, P, P, P, P, P]),
     "it_clip_grad_norm": (F, [P, Z, F, F]),
     "it_lr_schedule": (F, [U32, U32, U32, F]),
+    # _rows.c, linked into the same .so: row/sequence loops over the one-row entry points
+    "itt_rows_layernorm_forward": (None, [Z, Z, P, P, P, F, P, P, P, P]),
+    "itt_rows_layernorm_backward": (None, [Z, Z, P, P, P, P, P, P, P]),
+    "itt_seqs_causal_attention_forward": (None, [Z, Z, Z, Z, F, P, P, P, P, P, P]),
+    "itt_seqs_causal_attention_backward": (None, [Z, Z, Z, Z, F, P, P, P, P, P, P, P, P, P, P, P]),
 }
 
 

@@ -6,9 +6,10 @@ embedding), and the clauses they are made of on plain tensors (for the IUT's
 As everywhere in isotrain.torch, every float a function returns is written by
 the reference library into a tensor's storage; torch only allocates and
 views. LayerNorm and causal attention have no batched entry point in
-isotrain.h: one library call per row (LayerNorm) or per sequence (attention),
-in ascending order, which is also the order in which §5.15 accumulates the
-gain and bias gradients.
+isotrain.h: the row loops of _rows.c (linked into the same .so) call it per
+row (LayerNorm) or per sequence (attention), in ascending order, which is
+also the order in which §5.15 accumulates the gain and bias gradients; one
+ctypes call per layer.
 
 fan_out and tie exist because autograd adds a tensor's gradients itself
 (aten.add, and for three or more consumers in an order of its own) while the
@@ -23,7 +24,6 @@ import torch
 from ._check import f32, grad as _grad, indices
 from ._lib import lib
 
-_F4 = 4
 
 
 def _empty(shape):
@@ -68,12 +68,8 @@ def layer_norm_forward(x, weight, bias, eps):
         raise ValueError("%s: 'bias' has %d elements, 'weight' %d" % (fn, bias.numel(), n))
     y, xhat = _empty(x.shape), _empty(x.shape)
     mean, rstd = _empty((rows,)), _empty((rows,))
-    px, py, ph, pm, pr = x.data_ptr(), y.data_ptr(), xhat.data_ptr(), mean.data_ptr(), rstd.data_ptr()
-    pw, pb, step = weight.data_ptr(), bias.data_ptr(), n * _F4
-    f = lib.it_layernorm_forward
-    for r in range(rows):
-        o = r * step
-        f(px + o, pw, pb, n, eps, py + o, ph + o, pm + r * _F4, pr + r * _F4)
+    lib.itt_rows_layernorm_forward(rows, n, x.data_ptr(), weight.data_ptr(), bias.data_ptr(), eps, y.data_ptr(),
+                                   xhat.data_ptr(), mean.data_ptr(), rstd.data_ptr())
     return y, xhat, mean, rstd
 
 
@@ -83,12 +79,8 @@ def layer_norm_backward_(xhat, rstd, weight, dy, dw, db):
     n = weight.numel()
     rows = xhat.numel() // n
     dx = _empty(xhat.shape)
-    ph, pd, px, pw = xhat.data_ptr(), dy.data_ptr(), dx.data_ptr(), weight.data_ptr()
-    pdw, pdb, rs, step = dw.data_ptr(), db.data_ptr(), rstd.numpy(), n * _F4
-    f = lib.it_layernorm_backward
-    for r in range(rows):
-        o = r * step
-        f(ph + o, float(rs[r]), pw, pd + o, n, pdw, pdb, px + o)
+    lib.itt_rows_layernorm_backward(rows, n, xhat.data_ptr(), rstd.data_ptr(), weight.data_ptr(), dy.data_ptr(),
+                                    dw.data_ptr(), db.data_ptr(), dx.data_ptr())
     return dx
 
 
@@ -179,10 +171,8 @@ def causal_attention_forward(q, k, v, heads, scale):
     (w (N, T, heads, T) with +0 at the masked keys, z (N, T, heads*width))."""
     n, t, e, dh = _attn_shapes(q, k, v, heads, "isotrain.torch.functional.causal_attention")
     w, z, wp = _empty((n, t, heads, t)), _empty(q.shape), _empty((heads * t,))
-    f, so, sw = lib.it_causal_attention_forward_scratch, t * e * _F4, t * heads * t * _F4
-    pq, pk, pv, pw, pz, ps = q.data_ptr(), k.data_ptr(), v.data_ptr(), w.data_ptr(), z.data_ptr(), wp.data_ptr()
-    for s in range(n):
-        f(pq + s * so, pk + s * so, pv + s * so, t, heads, dh, scale, pw + s * sw, pz + s * so, ps)
+    lib.itt_seqs_causal_attention_forward(n, t, heads, dh, scale, q.data_ptr(), k.data_ptr(), v.data_ptr(),
+                                          w.data_ptr(), z.data_ptr(), wp.data_ptr())
     return w, z
 
 
@@ -191,12 +181,8 @@ def causal_attention_backward(q, k, v, w, dz, heads, scale):
     n, t, e, dh = _attn_shapes(q, k, v, heads, "isotrain.torch.functional.causal_attention")
     dq, dk, dv = _empty(q.shape), _empty(q.shape), _empty(q.shape)
     wp, dkp, dvp = _empty((heads * t,)), _empty((t * e,)), _empty((t * e,))
-    f, so, sw = lib.it_causal_attention_backward_scratch, t * e * _F4, t * heads * t * _F4
-    p = [x.data_ptr() for x in (q, k, v, dz, dq, dk, dv)]
-    pw, sc = w.data_ptr(), (wp.data_ptr(), dkp.data_ptr(), dvp.data_ptr())
-    for s in range(n):
-        o = s * so
-        f(p[0] + o, p[1] + o, p[2] + o, pw + s * sw, p[3] + o, t, heads, dh, scale, p[4] + o, p[5] + o, p[6] + o, *sc)
+    lib.itt_seqs_causal_attention_backward(n, t, heads, dh, scale, *(x.data_ptr() for x in (q, k, v, w, dz, dq, dk, dv,
+                                                                                           wp, dkp, dvp)))
     return dq, dk, dv
 
 
