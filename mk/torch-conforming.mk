@@ -92,7 +92,8 @@ test-pytorch-conforming: pytorch-deps conformance-runner torch-so-x86_64
 # a model of no profile (tests/test_own_model.py): 20 steps natively and under
 # qemu-aarch64 in Debian's arm64 python3-torch, the same digest at every step
 own-model-cross-isa: export PYTHONDONTWRITEBYTECODE := 1
-own-model-cross-isa: pytorch-deps pytorch-sysroots torch-so-x86_64 torch-so-aarch64
+own-model-cross-isa: pytorch-deps torch-so-x86_64 torch-so-aarch64
+	+@$(MAKE) --no-print-directory pytorch-sysroots PYTORCH_CROSS_ARCHES=arm64
 	@mkdir -p $(TORCH_CONFORMING_OUT)/own-model
 	TMPDIR=$(abspath $(TORCH_CONFORMING_OUT))/own-model $(PYTORCH_PY) adapters/python/tests/test_own_model.py \
 	    --lib $(TORCH_SO) --qemu qemu-aarch64 --cpu cortex-a72 --sysroot $(PYTORCH_SYSROOTS)/arm64/root \
