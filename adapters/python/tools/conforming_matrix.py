@@ -52,9 +52,9 @@ CONTROLS = [
      ["first differing op: causal_attention_forward"]),
     ("control-nanogpt-clip", ["mutant_nanogpt.py", "clip"], GPT_STEP1, ["first differing op: clip_grad_norm"]),
     ("control-nanogpt-linear", ["mutant_nanogpt.py", "linear"], GPT_STEP1,
-     ["first differing tensor: h0_q_b", "first differing op: gptchar_loss_grad"]),
+     ["first step whose parameters differ: 1", "first differing op: gptchar_loss_grad"]),
     ("control-nanogpt-tie", ["mutant_nanogpt.py", "tie"], GPT_STEP1,
-     ["first differing tensor: wte", "first differing op: gptchar_loss_grad"]),
+     ["first step whose parameters differ: 1", "first differing op: gptchar_loss_grad"]),
     ("control-nanogpt-fanout", ["mutant_nanogpt.py", "fanout"], GPT_STEP1,
      ["first step whose parameters differ: 1", "first differing op: gptchar_loss_grad"]),
 ]
