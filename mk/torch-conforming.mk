@@ -6,20 +6,27 @@
 #   make torch-so                  the reference library as a shared object, native
 #                                  and cross: $(BUILD)/shared/<isa>/libisotrain.so
 #   make test-pytorch-conforming   unit tests of the package, the no-leak trace (and its
-#                                  negative control), both profiles certified on every
-#                                  native row, the F.linear mutant localized by the runner
+#                                  negative controls), gptchar's step and conform's refusals
+#                                  (test_gpt.py), the three profiles certified on every native
+#                                  row (gptchar through nanogpt.py + conform), the mutants
+#                                  localized by the runner
 #   make pytorch-conforming-cross-isa  the same IUT under qemu-aarch64/-s390x/-ppc64le in
 #                                  Debian's python3-torch sysroots (a prefix of steps),
 #                                  beside plain pinned PyTorch
+#   make own-model-cross-isa       a model of no profile, 20 steps natively and under
+#                                  qemu-aarch64: the same digest at every step (scheduled)
 #   make bench-torch-conforming    steps/s: conforming path vs plain PyTorch vs the C
-#                                  reference, both profiles, CPU time
+#                                  reference, the three profiles, CPU time
 #
 # The shared object is built from the same objects and rules as every other
 # build of the library (mk/reference.mk: the numeric flags of spec §2.4, the
 # kernel sets with their own -m flags, never -mfma), with -fPIC added, and
 # linked -shared against the C library alone (-z defs: nothing left undefined).
 # It is dynamic against glibc: the cross compilers' glibc (2.36) is the one of
-# the bookworm sysroots that load it under QEMU.
+# the bookworm sysroots that load it under QEMU. Linked in beside the library:
+# adapters/python/isotrain/torch/_rows.c, row loops over isotrain.h's one-row
+# LayerNorm and one-sequence causal attention (pointer arithmetic only), so
+# isotrain.torch makes one ctypes call per layer, not one per row.
 
 TORCH_SO_ISAS := x86_64 aarch64 s390x ppc64le
 TORCH_SO_CC_x86_64  := $(CC)
@@ -31,29 +38,39 @@ TORCH_SO      := $(TORCH_SO_DIR)/x86_64/libisotrain.so
 
 # The IUT, in one variable: plain words, run in the argv form (`run ... --
 # $(TORCH_CONFORMING_IUT)`, no shell) so the receipt binds python and the script.
-TORCH_CONFORMING_IUT ?= $(PYTORCH_PY) adapters/python/examples/iut.py
+# gptchar through nanogpt.py, the ordinary model made conforming by isotrain.torch.conform
+TORCH_CONFORMING_IUT ?= $(PYTORCH_PY) adapters/python/examples/iut.py --gptchar-model nanogpt
 TORCH_CONFORMING_OUT ?= $(BUILD)/pytorch-conforming
 # rows of the native matrix (adapters/python/tools/conforming_matrix.py ROWS):
 # per commit the two that differ most (PyTorch's portable kernels on one
 # thread; its AVX2 kernels on two) and the negative controls; every row
 # (threads, OpenBLAS, AVX-512) is the scheduled tier's, test-pytorch-conforming-all
 TORCH_CONFORMING_ROWS ?= default-t1,avx2-t2
+# negative controls (conforming_matrix.py CONTROLS): per commit one per kind of
+# localization (a layer named by its op, the loss_grad replay, a first
+# differing tensor); every one in the scheduled tier
+TORCH_CONFORMING_CONTROLS ?= control-tanh,control-linear-addmod113,control-nanogpt-layernorm,control-nanogpt-fanout
 TORCH_CONFORMING_QEMU_STEPS ?= 2
 TORCH_CONFORMING_CROSS_ARCHES ?= arm64 s390x ppc64el
 TORCH_BENCH_STEPS ?= 20
 
 .PHONY: torch-so $(addprefix torch-so-,$(TORCH_SO_ISAS)) test-pytorch-conforming test-pytorch-conforming-all pytorch-conforming-cross-isa \
-        bench-torch-conforming
+        bench-torch-conforming own-model-cross-isa
 
 torch-so: $(addprefix torch-so-,$(TORCH_SO_ISAS))
+
+TORCH_SO_SHIM := adapters/python/isotrain/torch/_rows.c
 
 $(addprefix torch-so-,$(TORCH_SO_ISAS)): torch-so-%: deps-build
 	@$(REF) OUT=$(TORCH_SO_DIR)/$* CC=$(TORCH_SO_CC_$*) OPT=-O2 EXTRA_CFLAGS="-fPIC $(CROSS_FLAGS_$*)" \
 	    $(TORCH_SO_DIR)/$*/libisotrain.a
-	@if [ ! $(TORCH_SO_DIR)/$*/libisotrain.so -nt $(TORCH_SO_DIR)/$*/libisotrain.a ]; then \
-	    echo "$(TORCH_SO_CC_$*) -shared -o $(TORCH_SO_DIR)/$*/libisotrain.so (whole libisotrain.a)"; \
+	@if [ ! $(TORCH_SO_DIR)/$*/libisotrain.so -nt $(TORCH_SO_DIR)/$*/libisotrain.a ] || \
+	    [ ! $(TORCH_SO_DIR)/$*/libisotrain.so -nt $(TORCH_SO_SHIM) ]; then \
+	    echo "$(TORCH_SO_CC_$*) -shared -o $(TORCH_SO_DIR)/$*/libisotrain.so (whole libisotrain.a, $(TORCH_SO_SHIM))"; \
+	    $(TORCH_SO_CC_$*) $(WARN_CFLAGS) -O2 -ffp-contract=off -fno-fast-math -fPIC $(CROSS_FLAGS_$*) -Ireference/include \
+	        -c $(TORCH_SO_SHIM) -o $(TORCH_SO_DIR)/$*/torch_rows.o && \
 	    $(TORCH_SO_CC_$*) -shared -pthread -Wl,-z,defs -Wl,-soname,libisotrain.so \
-	        -o $(TORCH_SO_DIR)/$*/libisotrain.so.tmp \
+	        -o $(TORCH_SO_DIR)/$*/libisotrain.so.tmp $(TORCH_SO_DIR)/$*/torch_rows.o \
 	        -Wl,--whole-archive $(TORCH_SO_DIR)/$*/libisotrain.a -Wl,--no-whole-archive && \
 	    mv $(TORCH_SO_DIR)/$*/libisotrain.so.tmp $(TORCH_SO_DIR)/$*/libisotrain.so; \
 	fi
@@ -66,12 +83,25 @@ test-pytorch-conforming: pytorch-deps conformance-runner torch-so-x86_64
 	sh ci/check-no-fma.sh check $(TORCH_SO_DIR)/x86_64
 	$(PYTORCH_PY) adapters/python/tests/test_package.py --lib $(TORCH_SO)
 	$(PYTORCH_PY) adapters/python/tests/test_no_leak.py --lib $(TORCH_SO)
+	$(PYTORCH_PY) adapters/python/tests/test_gpt.py --lib $(TORCH_SO)
+	$(PYTORCH_PY) adapters/python/tests/test_own_model.py --lib $(TORCH_SO)
 	$(PYTORCH_PY) adapters/python/tools/conforming_matrix.py --conform $(PYTORCH_CONFORM) \
 	    --iut '$(TORCH_CONFORMING_IUT)' --lib $(TORCH_SO) --python $(PYTORCH_PY) \
-	    --out $(TORCH_CONFORMING_OUT) --rows '$(TORCH_CONFORMING_ROWS)'
+	    --out $(TORCH_CONFORMING_OUT) --rows '$(TORCH_CONFORMING_ROWS)' --controls '$(TORCH_CONFORMING_CONTROLS)'
+
+# a model of no profile (tests/test_own_model.py): 20 steps natively and under
+# qemu-aarch64 in Debian's arm64 python3-torch, the same digest at every step
+own-model-cross-isa: export PYTHONDONTWRITEBYTECODE := 1
+own-model-cross-isa: pytorch-deps torch-so-x86_64 torch-so-aarch64
+	+@$(MAKE) --no-print-directory pytorch-sysroots PYTORCH_CROSS_ARCHES=arm64
+	@mkdir -p $(TORCH_CONFORMING_OUT)/own-model
+	TMPDIR=$(abspath $(TORCH_CONFORMING_OUT))/own-model $(PYTORCH_PY) adapters/python/tests/test_own_model.py \
+	    --lib $(TORCH_SO) --qemu qemu-aarch64 --cpu cortex-a72 --sysroot $(PYTORCH_SYSROOTS)/arm64/root \
+	    --qemu-lib $(TORCH_SO_DIR)/aarch64/libisotrain.so --pycache $(BUILD)/pycache/arm64
 
 test-pytorch-conforming-all:
-	+$(MAKE) --no-print-directory test-pytorch-conforming TORCH_CONFORMING_ROWS=all
+	+$(MAKE) --no-print-directory test-pytorch-conforming TORCH_CONFORMING_ROWS=all TORCH_CONFORMING_CONTROLS=all
+	+$(MAKE) --no-print-directory own-model-cross-isa
 
 pytorch-conforming-cross-isa: pytorch-deps conformance-runner pytorch-sysroots torch-so
 	@mkdir -p $(TORCH_CONFORMING_OUT)

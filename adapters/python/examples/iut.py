@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""The two example models (mlp13k.py, addmod113.py) as an implementation
+"""The three example models (mlp13k.py, addmod113.py, gptchar.py) as an implementation
 under test (spec/iut-protocol.md), so the isotrain runner certifies them:
 
-    build/conform/isotrain-conform run --level all --vectors vectors/v1.1.0 \\
+    build/conform/isotrain-conform run --level all --vectors vectors/v1.2.0 \\
         -- /usr/bin/python3 adapters/python/examples/iut.py
 
 Verbs: hello (P2, with train_seed=1), ops (P3-P6: every op of P5, through
 the isotrain.torch functions the models use: iut_ops.py), train (P7:
---profile mlp13k|addmod113, --seed, the trace of spec §9.2 with a digest per
+--profile mlp13k|addmod113|gptchar, --seed, the trace of spec §9.2 with a digest per
 step, checkpoint files, the exit statuses of P7). Any other verb: exit 64.
 
 The training loop is the examples' own objects (model, loss, optimizer, data)
@@ -15,6 +15,12 @@ in the plain loop a user writes; this file adds the protocol around it: the
 §2.2 probe before anything runs (exit 3), the §10 checks (a non-finite loss
 stops the run before its update, a non-finite parameter after it: exit 1 with
 failure=<name> step=<t>), the trace lines and checkpoint files.
+
+Option before the verb: --gptchar-model explicit|nanogpt|plain: gptchar's
+model, gptchar.py's own (default), nanogpt.py's ordinary one through
+isotrain.torch.conform (issue 31: the same certification for a model whose
+forward knows nothing of isotrain), or that model in plain PyTorch (the
+problem beside the cure: expected to FAIL).
 
 Environment: ISOTRAIN_TORCH_THREADS (torch.set_num_threads: also the
 library's thread count; any count gives the same bits), ISOTRAIN_KERNELS
@@ -37,7 +43,7 @@ sys.path.insert(0, HERE)
 
 VERSION = "0.1.0"
 EX_USAGE, EX_IO, EX_UNSUPPORTED = 2, 4, 64
-PROFILES = {"mlp13k": 200, "addmod113": 300}
+PROFILES = {"mlp13k": 200, "addmod113": 300, "gptchar": 500}
 M64 = (1 << 64) - 1
 
 
@@ -176,7 +182,16 @@ def train(argv):
 
     profile, steps = o["profile"], o["steps"]
     evaluate = None
-    if profile == "mlp13k":
+    sched = None
+    if profile == "gptchar":
+        import gptchar as ex
+        seed = o.get("seed", ex.SEED)
+        tokens = ex.load_corpus()
+        model, loss_fn, opt, sched = ex.make(seed)
+
+        def batch(t):
+            return ex.batch(t, tokens, seed)
+    elif profile == "mlp13k":
         import mlp13k as ex
         seed = o.get("seed", ex.SEED)
         corpus = ex.load_corpus()
@@ -240,7 +255,11 @@ def train(argv):
                 trace.close()
                 failure("nonfinite-loss", t)
             loss.backward()
+            if sched is not None:  # gptchar (spec §14.7): clip, AdamW at lr(t), then the next rate
+                ex.clip_(model)
             opt.step()
+            if sched is not None:
+                sched.step()
             record(t, bits)
         trace.close()
     except OSError as e:
@@ -250,7 +269,9 @@ def train(argv):
 def hello():
     torch = setup_torch()
     import isotrain.torch as it
-    print("protocol=1 name=isotrain-torch version=%s spec=%s train_seed=1 %s" % (VERSION, it.SPEC_VERSION, facts(torch, it)))
+    import gptchar
+    print("protocol=1 name=isotrain-torch version=%s spec=%s train_seed=1 %s gptchar_model=%s"
+          % (VERSION, it.SPEC_VERSION, facts(torch, it), gptchar.MODEL))
 
 
 def ops():
@@ -260,6 +281,12 @@ def ops():
 
 
 def main(argv):
+    if len(argv) > 2 and argv[1] == "--gptchar-model":  # which gptchar model (gptchar.MODELS), before the verb
+        import gptchar
+        if argv[2] not in gptchar.MODELS:
+            die(EX_USAGE, "--gptchar-model %r: one of %s" % (argv[2], ", ".join(sorted(gptchar.MODELS))))
+        gptchar.MODEL = argv[2]
+        argv = argv[:1] + argv[3:]
     verb = argv[1] if len(argv) > 1 else ""
     if verb == "hello":
         hello()

@@ -201,6 +201,129 @@ def op_attention_backward(r):
     return out(dq=f(dq), dk=f(dk), dv=f(dv))
 
 
+# ---- spec §5.13-§5.20 (1.2.0) ------------------------------------------------------------
+
+# The forward outputs of the gptchar layers come from what the models call
+# (it.nn.LayerNorm, it.nn.GELU, functional.add, functional.causal_attention),
+# so the runner's replay of a differing step names a layer a model got wrong
+# (tests/mutant_nanogpt.py); the saved values (mean, rstd, w) and the
+# backward from the clauses those are made of.
+
+def op_residual_add(r):
+    x = r.f32("x")
+    return out(z=f(itF.add(x, r.f32("y", x.numel(), "as many as x"))))
+
+
+def _layer_norm_module(wt, b, eps):
+    m = it.nn.LayerNorm(wt.numel(), eps=eps)
+    m.weight.data, m.bias.data = wt, b
+    return m
+
+
+def _ln_rows(r, n, key):
+    x = r.f32(key)
+    if x.numel() % n:
+        raise w.BadRequest("input '%s' has %d elements, not a multiple of n=%d (rows*n)" % (key, x.numel(), n))
+    return x.view(-1, n)
+
+
+def op_layernorm_forward(r):
+    n = r.int("n", 1, 1 << 20)
+    x = _ln_rows(r, n, "x")
+    wt, b = r.f32("w", n, "n"), r.f32("b", n, "n")
+    eps = float(r.f32("eps", 1, "one value")[0])
+    _, _, mean, rstd = itF.layer_norm_forward(x, wt, b, eps)
+    return out(y=f(_layer_norm_module(wt, b, eps)(x)), mean=f(mean), rstd=f(rstd))
+
+
+def op_layernorm_backward(r):
+    n = r.int("n", 1, 1 << 20)
+    x = _ln_rows(r, n, "x")
+    wt = r.f32("w", n, "n")
+    eps = float(r.f32("eps", 1, "one value")[0])
+    dy = r.f32("dy", x.numel(), "rows*n").view_as(x)
+    dw, db = r.f32("dw", n, "n"), r.f32("db", n, "n")
+    _, xhat, _, rstd = itF.layer_norm_forward(x, wt, torch.zeros(n), eps)  # x̂ and r by §5.14 (b unused)
+    dx = itF.layer_norm_backward_(xhat, rstd, wt, dy, dw, db)  # dw, db continued (P5)
+    return out(dw=f(dw), db=f(db), dx=f(dx))
+
+
+def op_gelu_forward(r):
+    return out(y=f(it.nn.GELU(approximate="tanh")(r.f32("x"))))
+
+
+def op_gelu_backward(r):
+    x = r.f32("x")
+    return out(dx=f(itF.gelu_backward(x, r.f32("dy", x.numel(), "as many as x"))))
+
+
+def _causal(r):
+    heads = r.int("heads", 1, 1 << 16)
+    width = r.int("width", 1, 1 << 16)
+    hw = heads * width
+    if hw > 1 << 16:
+        raise w.BadRequest("heads*width = %d is above 65536" % hw)
+    c = float(r.f32("c", 1, "one value")[0])
+    q = r.f32("q")
+    if q.numel() % hw or not 1 <= q.numel() // hw <= 64:
+        raise w.BadRequest("input 'q' has %d elements: not t*heads*width with 1 <= t <= 64" % q.numel())
+    t = q.numel() // hw
+    k = r.f32("k", q.numel(), "as many as q")
+    v = r.f32("v", q.numel(), "as many as q")
+    return heads, t, c, q.view(1, t, hw), k.view(1, t, hw), v.view(1, t, hw)
+
+
+def op_causal_attention_forward(r):
+    heads, t, c, q, k, v = _causal(r)
+    weights, _ = itF.causal_attention_forward(q, k, v, heads, c)
+    return out(w=f(weights), z=f(itF.causal_attention(q, k, v, heads, c)))
+
+
+def op_causal_attention_backward(r):
+    heads, t, c, q, k, v = _causal(r)
+    weights = r.f32("w", t * heads * t, "t*heads*t").view(1, t, heads, t)
+    dz = r.f32("dz", q.numel(), "t*heads*width").view_as(q)
+    dq, dk, dv = itF.causal_attention_backward(q, k, v, weights, dz, heads, c)
+    return out(dq=f(dq), dk=f(dk), dv=f(dv))
+
+
+def op_tied_embedding_grad(r):
+    dim = r.int("dim", 1, M32)
+    fr = r.f32("f")
+    if fr.numel() % dim:
+        raise w.BadRequest("input 'f' has %d elements, not a multiple of dim=%d (m*dim)" % (fr.numel(), dim))
+    m = fr.numel() // dim
+    dl = r.f32("dlogits")
+    if dl.numel() % m or dl.numel() == 0:
+        raise w.BadRequest("input 'dlogits' has %d elements, not a multiple of m=%d (m*vocab)" % (dl.numel(), m))
+    vocab = dl.numel() // m
+    tokens = r.ints("tokens", vocab - 1)
+    if len(tokens) != m:
+        raise w.BadRequest("input 'tokens' has %d elements, expected m=%d" % (len(tokens), m))
+    dx = r.f32("dx", m * dim, "m*dim").view(m, dim)
+    return out(de=f(itF.tied_embedding_grad(fr.view(m, dim), dl.view(m, vocab), torch.tensor(tokens), dx, vocab)))
+
+
+def op_clip_grad_norm(r):
+    g = r.f32("g")
+    max_norm, eps = float(r.f32("max_norm", 1, "one value")[0]), float(r.f32("eps", 1, "one value")[0])
+    if eps != it.clip.EPS:  # torch's signature has no ε: another one through the clause itself
+        norm = it.clip_flat_(g, max_norm, eps)
+    else:  # the profile's ε (§14.1): through the function the training calls
+        p = torch.nn.Parameter(torch.empty(g.shape))
+        p.grad = g
+        norm = float(it.clip_grad_norm_([p], max_norm))
+    return out(g=f(g), norm=w.put_f32s(np.array([norm], dtype=np.float32)))
+
+
+def op_lr_schedule(r):
+    total = r.int("total", 1, (1 << 24) - 1)
+    step = r.int("step", 1, total)
+    warmup = r.int("warmup", 1, total)
+    lr_max = float(r.f32("lr_max", 1, "one value")[0])
+    return out(lr=w.put_f32s(np.array([it.lr_scheduler.lr_at(step, warmup, total, lr_max)], dtype=np.float32)))
+
+
 # ---- spec §7 -------------------------------------------------------------------------
 
 def op_sgd(r):
@@ -268,9 +391,11 @@ def _profile(name):
     if name not in _cache:
         if name == "mlp13k":
             import mlp13k as mod
+        elif name == "gptchar":
+            import gptchar as mod
         else:
             import addmod113 as mod
-        model, loss_fn, _ = mod.make()  # the profile's seed
+        model, loss_fn = mod.make()[:2]  # the profile's seed
         _cache[name] = (mod, model, loss_fn, [p.detach().clone() for p in model.parameters()])
     return _cache[name]
 
@@ -352,6 +477,41 @@ def op_addmod113_loss_grad(r):
     return out(loss=f(loss), grads=f(grads))
 
 
+GPTCHAR_BLOCK = ("ln1_w", "ln1_b", "q_w", "q_b", "k_w", "k_b", "v_w", "v_b", "o_w", "o_b", "ln2_w", "ln2_b",
+                 "fc_w", "fc_b", "proj_w", "proj_b")
+GPTCHAR_NAMES = (("wte", "wpe") + tuple("h%d_%s" % (l, n) for l in range(2) for n in GPTCHAR_BLOCK)
+                 + ("lnf_w", "lnf_b"))  # spec §14.2, checkpoint order
+
+
+def op_gptchar_init(r):
+    name = r.name("tensor")
+    if name not in GPTCHAR_NAMES:
+        raise w.BadRequest("input 'tensor': '%s' is not a tensor of gptchar (spec §14.2: wte, wpe, h0_ln1_w, ..., "
+                           "lnf_b)" % name)
+    return out(values=f(_profile("gptchar")[3][GPTCHAR_NAMES.index(name)]))
+
+
+def op_gptchar_batch(r):
+    step = r.int("step", 1, M32)
+    mod = _profile("gptchar")[0]
+    if "gptchar_corpus" not in _cache:
+        _cache["gptchar_corpus"] = mod.load_corpus()
+    x, y = mod.batch(step, _cache["gptchar_corpus"])
+    return out(x=w.put_ints(x.reshape(-1).tolist()), y=w.put_ints(y.reshape(-1).tolist()))
+
+
+def op_gptchar_loss_grad(r):
+    _, model, loss_fn, _ = _profile("gptchar")
+    params = r.f32("params", 106176, "the 106,176 parameters of gptchar")
+    x = r.ints("x", 62)
+    y = r.ints("y", 62)
+    if len(y) != len(x) or len(x) % 32:
+        raise w.BadRequest("inputs 'x' (%d) and 'y' (%d) must have the same length, a multiple of 32"
+                           % (len(x), len(y)))
+    loss, grads = _loss_grad(model, loss_fn, params, torch.tensor(x).view(-1, 32), torch.tensor(y).view(-1, 32))
+    return out(loss=f(loss), grads=f(grads))
+
+
 # ---- P5.1 sweep ---------------------------------------------------------------------------
 
 SWEEP_CHUNK = 1 << 22
@@ -388,7 +548,14 @@ OPS = {
     "attention_forward": op_attention_forward, "attention_backward": op_attention_backward, "adamw": op_adamw,
     "addmod113_perm": op_addmod113_perm, "addmod113_init": op_addmod113_init,
     "addmod113_loss_grad": op_addmod113_loss_grad,
+    "residual_add": op_residual_add, "layernorm_forward": op_layernorm_forward,
+    "layernorm_backward": op_layernorm_backward, "gelu_forward": op_gelu_forward, "gelu_backward": op_gelu_backward,
+    "causal_attention_forward": op_causal_attention_forward,
+    "causal_attention_backward": op_causal_attention_backward, "tied_embedding_grad": op_tied_embedding_grad,
+    "clip_grad_norm": op_clip_grad_norm, "lr_schedule": op_lr_schedule, "gptchar_init": op_gptchar_init,
+    "gptchar_batch": op_gptchar_batch, "gptchar_loss_grad": op_gptchar_loss_grad,
 }
+LOSS_GRAD_OPS = ("mlp13k_loss_grad", "addmod113_loss_grad", "gptchar_loss_grad")
 
 
 def _diag(case, why):
@@ -416,7 +583,7 @@ def answer(status, line):
         if handler is None:
             sys.stderr.write("isotrain.torch ops: unsupported op '%s'\n" % op)
             return b"id=" + case + b" error=unsupported"
-        with torch.no_grad() if op not in ("mlp13k_loss_grad", "addmod113_loss_grad") else _null():
+        with torch.no_grad() if op not in LOSS_GRAD_OPS else _null():
             result = handler(Req(pairs, len(case)))
         resp = b"id=" + case + b"".join(b" " + k.encode() + b"=" + v for k, v in result.items())
         if len(resp) > w.MAX_LINE:

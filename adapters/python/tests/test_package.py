@@ -381,14 +381,16 @@ class WithAttention(nn.Module):
     def __init__(self):
         super().__init__()
         self.proj = nn.Linear(8, 8)
-        self.blocks = nn.ModuleList([nn.MultiheadAttention(8, 2, batch_first=True), nn.LayerNorm(8)])
-        self.act = nn.GELU()
+        self.blocks = nn.ModuleList([nn.MultiheadAttention(8, 2, batch_first=True),
+                                     nn.LayerNorm(8, elementwise_affine=False)])
+        self.act = nn.GELU()  # the exact (erf) GELU: only approximate='tanh' has a clause (§5.16)
 
 
 m = WithAttention()
 raises("convert refuses unsupported modules by class and path", it.UnsupportedModuleError, lambda: it.convert(m),
        "blocks.0: torch.nn.modules.activation.MultiheadAttention", "ResidualSelfAttention",
-       "blocks.1: torch.nn.modules.normalization.LayerNorm", "act: torch.nn.modules.activation.GELU",
+       "blocks.1: torch.nn.modules.normalization.LayerNorm", "elementwise_affine=False",
+       "act: torch.nn.modules.activation.GELU", "approximate='none'",
        "nothing was converted")
 check("... and converts nothing (the Linear stays torch's)", type(m.proj) is nn.Linear, True)
 

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """make bench-torch-conforming: steps per second of the conforming PyTorch
-path against plain PyTorch and the C reference, both profiles, each through
+path against plain PyTorch and the C reference, the three profiles (gptchar
+through nanogpt.py made conforming, and through gptchar.py), each through
 its training command with a trace line and a parameter digest per step (what
 the runner certifies):
 
   C reference      build/native/isotrain train --profile P --threads T
   isotrain.torch   adapters/python/examples/iut.py train --profile P   (ISOTRAIN_TORCH_THREADS=T)
-  plain PyTorch    adapters/pytorch/iut.py (mlp13k), addmod113_profile.py (addmod113), pinned to
+  plain PyTorch    adapters/pytorch/iut.py (mlp13k), addmod113_profile.py (addmod113),
+                   iut.py --gptchar-model plain (gptchar: nanogpt.py unconverted), pinned to
                    T threads: the same recipes with torch's own layers (not conforming)
 
 Time is CPU time (user + system of the process and its threads, from
@@ -81,6 +83,7 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--steps-mlp13k", type=int, default=2000)
     ap.add_argument("--steps-addmod113", type=int, default=20)
+    ap.add_argument("--steps-gptchar", type=int, default=20)
     ap.add_argument("--steps-plain-addmod113", type=int, default=3,
                     help="plain PyTorch's addmod113 steps take seconds each with the reference BLAS")
     ap.add_argument("--steps", type=int, help="addmod113's step count (make's TORCH_BENCH_STEPS)")
@@ -97,32 +100,38 @@ def main():
     status = 0
     print("bench-torch: CPU time per training step, %s thread(s), min of %d x (CPU(N) - CPU(0)) / N; "
           "a trace line with the parameter digest every step" % (th, a.repeat))
-    for prof, n in (("mlp13k", a.steps_mlp13k), ("addmod113", a.steps_addmod113)):
+    # (label, profile, N, the conforming IUT's leading arguments, plain PyTorch's command prefix)
+    cases = [("mlp13k", "mlp13k", a.steps_mlp13k, [], [py, PLAIN["mlp13k"]]),
+             ("addmod113", "addmod113", a.steps_addmod113, [], [py, PLAIN["addmod113"]]),
+             ("gptchar (nanogpt.py + conform)", "gptchar", a.steps_gptchar, ["--gptchar-model", "nanogpt"],
+              [py, CONFORMING, "--gptchar-model", "plain"]),
+             ("gptchar (gptchar.py)", "gptchar", a.steps_gptchar, [], None)]
+    for label, prof, n, it_args, plain_prefix in cases:
         def c_cmd(k, trace, prof=prof):
             return [os.path.abspath(a.isotrain), "train", "--profile", prof, "--steps", str(k), "--trace", trace,
                     "--threads", th]
 
-        def it_cmd(k, trace, prof=prof):
-            return [py, CONFORMING, "train", "--profile", prof, "--steps", str(k), "--trace", trace]
+        def it_cmd(k, trace, prof=prof, it_args=it_args):
+            return [py, CONFORMING] + it_args + ["train", "--profile", prof, "--steps", str(k), "--trace", trace]
 
-        def plain_cmd(k, trace, prof=prof):
-            return [py, PLAIN[prof], "train", "--profile", prof, "--steps", str(k), "--trace", trace]
+        def plain_cmd(k, trace, prof=prof, prefix=plain_prefix):
+            return prefix + ["train", "--profile", prof, "--steps", str(k), "--trace", trace]
 
         c, c_trace = per_step(c_cmd, env, n, a.repeat)
         t, t_trace = per_step(it_cmd, env, n, a.repeat)
         if c is None or t is None:
-            print("  %s, N = %d: too noisy (CPU(N) - CPU(0) <= 0 in every repeat): raise N" % (prof, n))
+            print("  %s, N = %d: too noisy (CPU(N) - CPU(0) <= 0 in every repeat): raise N" % (label, n))
             status = 1
             continue
         same = c_trace == t_trace
         if not same:
             status = 1
-        print("  %s, N = %d:" % (prof, n))
+        print("  %s, N = %d:" % (label, n))
         print("    C reference      %9.4f s/step  %9.2f steps/s" % (c, 1 / c if c else float("inf")))
         print("    isotrain.torch   %9.4f s/step  %9.2f steps/s  %.2fx the C reference's time; traces %s"
               % (t, 1 / t if t else float("inf"), t / c if c else float("inf"),
                  "identical (%d lines)" % len(c_trace) if same else "DIFFER"))
-        if not a.no_plain:
+        if not a.no_plain and plain_prefix:
             pn = a.steps_plain_addmod113 if prof == "addmod113" else n
             p, _ = per_step(plain_cmd, env, pn, a.repeat)
             if p is None:

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """make pytorch-conforming-cross-isa: isotrain.torch on four instruction sets.
 
-The same IUT (examples/iut.py: both example models, the ops verb) runs
+The same IUT (examples/iut.py --gptchar-model nanogpt: the three example
+models, gptchar through the ordinary nanogpt.py made conforming; the ops verb) runs
 natively on x86_64 and under qemu-aarch64 / qemu-s390x / qemu-ppc64le with
 Debian's own python3-torch from the sysroots of ci/pytorch-sysroot.sh (make
 pytorch-sysroots), each loading build/shared/<isa>/libisotrain.so (make
 torch-so). The runner certifies every host: every op vector, then a prefix
-of --qemu-steps training steps of both profiles and of the fresh-seed runs,
+of --qemu-steps training steps of the three profiles and of the fresh-seed runs,
 each step's checkpoint hashed and compared with the vectors (PARTIAL by
 design: a prefix; a full run under QEMU is hours of emulated Python).
 
@@ -117,7 +118,8 @@ def main():
         args = ["--level", "all", "--steps", str(k), "--host", h.isa]
         if h.emulator:
             args += ["--slowdown", str(a.slowdown), "--emulator", h.emulator, "--emulator-cpu", h.cpu]
-        r = runlib.Run(h.isa + "/isotrain-torch", conform, " ".join(h.prefix + [h.python, IUT]), args, h.env, out)
+        r = runlib.Run(h.isa + "/isotrain-torch", conform,
+                       " ".join(h.prefix + [h.python, IUT, "--gptchar-model", "nanogpt"]), args, h.env, out)
         r.host = h
         h.cure = r
         h.plain = Plain(h, k, out, conform)
@@ -125,7 +127,8 @@ def main():
     runlib.run_all(jobs, a.slots)
 
     bad = []
-    lines = ["| host | runs as | isotrain.torch: runner verdict | digests, steps 0..%d (mlp13k, addmod113) | "
+    lines = ["| host | runs as | isotrain.torch: runner verdict | digests, steps 0..%d (mlp13k, addmod113, gptchar "
+             "through nanogpt.py + conform) | "
              "plain pinned PyTorch vs x86_64 (runner's compare, mlp13k, %d steps) | CPU s (wall s) |" % (k, k),
              "|---|---|---|---|---|---|"]
     ref = hosts[0]
@@ -136,7 +139,7 @@ def main():
         ok = (h.cure.verdict() == "PARTIAL" and counts.get("failed", 1) == 0 and counts.get("errors", 1) == 0 and
               all("--steps" in why for why in reasons))
         dig = h.cure.final_digests()
-        same = all(dig.get(p, (None,))[0] == k for p in ("mlp13k", "addmod113"))
+        same = all(dig.get(p, (None,))[0] == k for p in ("mlp13k", "addmod113", "gptchar"))
         ok = ok and same
         if h is ref:
             problem = "(the reference host)"

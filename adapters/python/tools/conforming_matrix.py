@@ -4,10 +4,12 @@
 For each row of settings a PyTorch user can vary on this machine (PyTorch's
 kernel set ATEN_CPU_CAPABILITY, the thread count, the BLAS: Debian's
 reference libblas or OpenBLAS from a private extraction), the runner
-certifies the isotrain.torch IUT (examples/iut.py: both profiles, every op
+certifies the isotrain.torch IUT (examples/iut.py: the three profiles, gptchar
+through the ordinary nanogpt.py model made conforming by conform(); every op
 vector, every training step, the fresh cases; expected PASS, a full
 certification) and, beside it, plain PyTorch (adapters/pytorch: the same
-recipes written with torch's own layers; expected FAIL, localized). Then the
+recipes written with torch's own layers, gptchar as nanogpt.py unconverted;
+expected FAIL, localized). Then the
 negative controls: the isotrain.torch IUT with one function switched back to
 the torch op (tests/mutant_*.py) must FAIL with the runner naming where.
 
@@ -32,6 +34,30 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PY_DIR = os.path.normpath(os.path.join(HERE, ".."))
 PLAIN_MLP = os.path.join(runlib.ROOT, "adapters", "pytorch", "iut.py")
 PLAIN_AM = os.path.join(runlib.ROOT, "adapters", "pytorch", "addmod113_profile.py")
+PLAIN_GPT = os.path.join(PY_DIR, "examples", "iut.py")  # nanogpt.py in plain PyTorch (--gptchar-model plain)
+GPT_STEP1 = ["--level", "train", "--profile", "gptchar", "--steps", "1"]
+# name, script (tests/), runner arguments, what the runner must print; the
+# nanogpt ones: one piece of the conformed ordinary model back to torch's
+CONTROLS = [
+    ("control-tanh", ["mutant_torch_tanh.py"], ["--level", "train", "--profile", "mlp13k"],
+     ["first differing op: tanh"]),
+    ("control-linear-mlp13k", ["mutant_f_linear.py"], ["--level", "train", "--profile", "mlp13k"],
+     ["first step whose parameters differ: 1", "first differing tensor: b1"]),
+    ("control-linear-addmod113", ["mutant_f_linear.py"], ["--level", "train", "--profile", "addmod113", "--steps", "1"],
+     ["first step whose parameters differ: 1", "first differing op: addmod113_loss_grad"]),
+    ("control-nanogpt-layernorm", ["mutant_nanogpt.py", "layernorm"], GPT_STEP1,
+     ["first differing op: layernorm_forward"]),
+    ("control-nanogpt-gelu", ["mutant_nanogpt.py", "gelu"], GPT_STEP1, ["first differing op: gelu_forward"]),
+    ("control-nanogpt-attention", ["mutant_nanogpt.py", "attention"], GPT_STEP1,
+     ["first differing op: causal_attention_forward"]),
+    ("control-nanogpt-clip", ["mutant_nanogpt.py", "clip"], GPT_STEP1, ["first differing op: clip_grad_norm"]),
+    ("control-nanogpt-linear", ["mutant_nanogpt.py", "linear"], GPT_STEP1,
+     ["first step whose parameters differ: 1", "first differing op: gptchar_loss_grad"]),
+    ("control-nanogpt-tie", ["mutant_nanogpt.py", "tie"], GPT_STEP1,
+     ["first step whose parameters differ: 1", "first differing op: gptchar_loss_grad"]),
+    ("control-nanogpt-fanout", ["mutant_nanogpt.py", "fanout"], GPT_STEP1,
+     ["first step whose parameters differ: 1", "first differing op: gptchar_loss_grad"]),
+]
 
 # name, description, environment, torch threads, blas
 ROWS = [
@@ -73,6 +99,7 @@ def main():
     ap.add_argument("--slots", type=int, default=2, help="CPU threads to keep busy (rows run side by side)")
     ap.add_argument("--no-plain", action="store_true", help="leave out the plain PyTorch rows")
     ap.add_argument("--no-controls", action="store_true", help="leave out the negative controls")
+    ap.add_argument("--controls", default="all", help="all, or a comma-separated list of control names")
     a = ap.parse_args()
     out = os.path.abspath(a.out)
     conform = os.path.abspath(a.conform)
@@ -108,23 +135,23 @@ def main():
         cure.row, cure.kind, cure.blas = name, "cure", blas
         runs.append(cure)
         if not a.no_plain:
-            for prof, script, extra in (("mlp13k", PLAIN_MLP, []), ("addmod113", PLAIN_AM, ["--steps", "1"])):
-                p = runlib.Run("%s/plain-%s" % (name, prof), conform, "%s %s" % (a.python, script),
+            for prof, iut, extra in (("mlp13k", "%s %s" % (a.python, PLAIN_MLP), []),
+                                     ("addmod113", "%s %s" % (a.python, PLAIN_AM), ["--steps", "1"]),
+                                     ("gptchar", "%s %s --gptchar-model plain" % (a.python, PLAIN_GPT), ["--steps", "1"])):
+                p = runlib.Run("%s/plain-%s" % (name, prof), conform, iut,
                                ["--level", "train", "--profile", prof] + extra, e, out, threads=threads)
                 p.row, p.kind, p.blas = name, "plain-" + prof, blas
                 runs.append(p)
     controls = []
     if not a.no_controls:
         ce = dict(base, ATEN_CPU_CAPABILITY="default", ISOTRAIN_TORCH_THREADS="1")
-        for cname, script, args, expect in (
-                ("control-tanh", "mutant_torch_tanh.py", ["--level", "train", "--profile", "mlp13k"],
-                 ["first differing op: tanh"]),
-                ("control-linear-mlp13k", "mutant_f_linear.py", ["--level", "train", "--profile", "mlp13k"],
-                 ["first step whose parameters differ: 1", "first differing tensor: b1"]),
-                ("control-linear-addmod113", "mutant_f_linear.py",
-                 ["--level", "train", "--profile", "addmod113", "--steps", "1"],
-                 ["first step whose parameters differ: 1", "first differing op: addmod113_loss_grad"])):
-            c = runlib.Run(cname, conform, "%s %s" % (a.python, os.path.join(PY_DIR, "tests", script)), args, ce, out)
+        pick = [c[0] for c in CONTROLS] if a.controls == "all" else a.controls.split(",")
+        unknown = [c for c in pick if c not in [k[0] for k in CONTROLS]]
+        if unknown:
+            sys.exit("conforming_matrix: unknown control(s) %s" % ", ".join(unknown))
+        for cname, script, args, expect in (c for c in CONTROLS if c[0] in pick):
+            c = runlib.Run(cname, conform, " ".join([a.python, os.path.join(PY_DIR, "tests", script[0])] + script[1:]),
+                           args, ce, out)
             c.row, c.kind, c.expect = cname, "control", expect
             controls.append(c)
     runlib.run_all(runs + controls, a.slots)
@@ -132,12 +159,12 @@ def main():
     # ---- judge ----
     bad = []
     lines = ["| row | settings | plain PyTorch (the problem) | isotrain.torch (the cure) | mlp13k step 200 | "
-             "addmod113 step 300 | BLAS loaded (hello) | CPU s (wall s) |", "|" + "---|" * 8]
+             "addmod113 step 300 | gptchar step 500 | BLAS loaded (hello) | CPU s (wall s) |", "|" + "---|" * 9]
     for name, desc, env, threads, blas in ROWS:
         if name not in wanted:
             continue
         if name in na:
-            lines.append("| %s | %s | %s | %s | | | | |" % (name, na[name][0], "-", na[name][1]))
+            lines.append("| %s | %s | %s | %s | | | | | |" % (name, na[name][0], "-", na[name][1]))
             continue
         rr = {r.kind: r for r in runs if r.row == name}
         cure = rr["cure"]
@@ -154,7 +181,7 @@ def main():
         if not ok:
             bad.append(name)
         plain = []
-        for prof in ("mlp13k", "addmod113"):
+        for prof in ("mlp13k", "addmod113", "gptchar"):
             p = rr.get("plain-" + prof)
             if p is None:
                 continue
@@ -165,6 +192,7 @@ def main():
         cells = [name, desc, "<br>".join(plain) or "-",
                  "**%s** %s" % (cure.verdict(), cure.verdict_line().split(";")[0]),
                  "`%s`" % dig.get("mlp13k", (0, "-"))[1][:16], "`%s`" % dig.get("addmod113", (0, "-"))[1][:16],
+                 "`%s`" % dig.get("gptchar", (0, "-"))[1][:16],
                  loaded, "%.0f (%.0f)" % (cure.cpu, cure.wall)]
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")

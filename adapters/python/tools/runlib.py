@@ -13,10 +13,11 @@ import subprocess
 import time
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
-VECTORS = os.path.join(ROOT, "vectors", "v1.1.0")
-# what the golden vectors say at the last step (spec §11.8, §13.8)
+VECTORS = os.path.join(ROOT, "vectors", "v1.2.0")
+# what the golden vectors say at the last step (spec §11.8, §13.8, §14.8)
 FINAL = {"mlp13k": (200, "7f987a5d5afb14bc9fb412c18e6ee08ae13ca66720ffdd22e218b3d5c1754687"),
-         "addmod113": (300, "8258afc887d07c1aec3196ea265e9ebaa46b3ce91c8363cdf849ad21585af8d2")}
+         "addmod113": (300, "8258afc887d07c1aec3196ea265e9ebaa46b3ce91c8363cdf849ad21585af8d2"),
+         "gptchar": (500, "c27ef55f4d1e5b1453473747832da2ae69e999ca2702401f93de533c6fa0387a")}
 
 
 class Run:

@@ -22,11 +22,13 @@ tensor. adapters/python/README.md has the details.
 """
 
 from . import _lib
-from . import functional, init, leak, nn, optim, random  # noqa: F401
+from . import functional, init, leak, lr_scheduler, nn, optim, random  # noqa: F401
+from .clip import clip_flat_, clip_grad_norm_  # noqa: F401
 from .convert import UnsupportedModuleError, convert  # noqa: F401
+from .conform import ConformError, conform  # noqa: F401
 
 __version__ = "0.1.0"
-SPEC_VERSION = "1.1.0"
+SPEC_VERSION = "1.2.0"
 
 
 def kernels():

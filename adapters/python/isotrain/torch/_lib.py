@@ -99,6 +99,21 @@ _PROTOTYPES = {
     "it_rows_attention_backward": (I, [Z, Z, Z, Z, F, P, Z, P, P, Z, P, P, Z, P, Z, P, P, Z, U]),
     "it_tensor_adamw_update": (I, [ctypes.POINTER(AdamWConsts), F, F, P, P, P, P, Z, U]),
     "it_tensor_sgd_update": (I, [P, P, Z, F, U]),
+    # spec 1.2.0: the gptchar ops (isotrain.h §5.13-§5.20, §7.3, §7.4)
+    "it_residual_add": (None, [P, P, Z, P]),
+    "it_layernorm_forward": (None, [P, P, P, Z, F, P, P, P, P]),
+    "it_layernorm_backward": (None, [P, F, P, P, Z, P, P, P]),
+    "it_gelu_forward": (None, [P, Z, P]),
+    "it_gelu_backward": (None, [P, P, Z, P]),
+    "it_causal_attention_forward_scratch": (None, [P, P, P, Z, Z, Z, F, P, P, P]),
+    "it_causal_attention_backward_scratch": (None, [P, P, P, P, P, Z, Z, Z, F, P, P, P, P, P, P]),
+    "it_clip_grad_norm": (F, [P, Z, F, F]),
+    "it_lr_schedule": (F, [U32, U32, U32, F]),
+    # _rows.c, linked into the same .so: row/sequence loops over the one-row entry points
+    "itt_rows_layernorm_forward": (None, [Z, Z, P, P, P, F, P, P, P, P]),
+    "itt_rows_layernorm_backward": (None, [Z, Z, P, P, P, P, P, P, P]),
+    "itt_seqs_causal_attention_forward": (None, [Z, Z, Z, Z, F, P, P, P, P, P, P]),
+    "itt_seqs_causal_attention_backward": (None, [Z, Z, Z, Z, F, P, P, P, P, P, P, P, P, P, P, P]),
 }
 
 

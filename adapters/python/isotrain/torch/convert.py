@@ -67,6 +67,19 @@ def _cross_entropy(m):
     return None
 
 
+def _layer_norm(m):
+    if len(m.normalized_shape) != 1 or not m.elementwise_affine:
+        return ("normalized_shape=%s, elementwise_affine=%r: only one normalized dimension with a gain and a bias "
+                "has a spec clause (§5.14)" % (tuple(m.normalized_shape), m.elementwise_affine))
+    return _float32_params(m)
+
+
+def _gelu(m):
+    if m.approximate != "tanh":
+        return "approximate=%r has no spec clause; only approximate='tanh' (§5.16)" % m.approximate
+    return None
+
+
 # torch.nn class -> (isotrain.torch.nn class, option check)
 SUPPORTED = {
     _nn.Linear: (_itnn.Linear, _linear),
@@ -74,6 +87,8 @@ SUPPORTED = {
     _nn.Tanh: (_itnn.Tanh, lambda m: None),
     _nn.ReLU: (_itnn.ReLU, _relu),
     _nn.CrossEntropyLoss: (_itnn.CrossEntropyLoss, _cross_entropy),
+    _nn.LayerNorm: (_itnn.LayerNorm, _layer_norm),
+    _nn.GELU: (_itnn.GELU, _gelu),
 }
 # structure only: their children are converted, they compute nothing
 _CONTAINERS = (_nn.Sequential, _nn.ModuleList, _nn.ModuleDict, _nn.Identity)
@@ -99,7 +114,7 @@ def convert(model):
         path = name or "(the model itself)"
         cls = type(m)
         if isinstance(m, ours):
-            if isinstance(m, (_itnn.Linear, _itnn.Embedding)):
+            if isinstance(m, (_itnn.Linear, _itnn.Embedding, _itnn.LayerNorm)):
                 why = _float32_params(m)
                 if why:
                     problems.append((path, "%s: %s" % (_qualname(cls), why)))

@@ -731,3 +731,14 @@ def residual_self_attention(x, q_proj_weight, k_proj_weight, v_proj_weight, out_
         scale = default_attention_scale(dh)
     return _ResidualSelfAttention.apply(x, q_proj_weight, k_proj_weight, v_proj_weight, out_proj_weight,
                                         num_heads, scale)
+
+
+# spec 1.2.0's layers (gptchar): their own file, the same namespace
+from .functional_gpt import (  # noqa: E402,F401
+    causal_attention, causal_attention_backward, causal_attention_forward, fan_out, gelu, gelu_backward,
+    gelu_forward, layer_norm, layer_norm_backward_, layer_norm_forward, residual_add_forward, tie,
+    tied_embedding, tied_embedding_grad)
+
+__all__ += ["layer_norm", "gelu", "causal_attention", "fan_out", "tie", "tied_embedding", "residual_add_forward",
+            "layer_norm_forward", "layer_norm_backward_", "gelu_forward", "gelu_backward",
+            "causal_attention_forward", "causal_attention_backward", "tied_embedding_grad"]

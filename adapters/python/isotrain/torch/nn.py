@@ -22,7 +22,8 @@ from torch import nn as _nn
 from . import functional as F
 from ._check import f32, grad as _grad
 
-__all__ = ["Linear", "Embedding", "Tanh", "ReLU", "CrossEntropyLoss", "Residual", "ResidualSelfAttention"]
+__all__ = ["Linear", "Embedding", "Tanh", "ReLU", "CrossEntropyLoss", "LayerNorm", "GELU", "Residual",
+           "ResidualSelfAttention"]
 
 
 class Linear(_nn.Linear):
@@ -53,6 +54,21 @@ class ReLU(_nn.ReLU):
 
     def forward(self, input):
         return F.relu(input, self.inplace)
+
+
+class LayerNorm(_nn.LayerNorm):
+    """torch.nn.LayerNorm over the last dimension with gain and bias, spec
+    §5.14/§5.15 (eps rounded to binary32 once: 1e-5 is §14.1's 0x3727c5ac)."""
+
+    def forward(self, input):
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+
+class GELU(_nn.GELU):
+    """torch.nn.GELU(approximate='tanh'), spec §5.16/§5.17."""
+
+    def forward(self, input):
+        return F.gelu(input, self.approximate)
 
 
 class CrossEntropyLoss(_nn.CrossEntropyLoss):

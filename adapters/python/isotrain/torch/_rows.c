@@ -1,0 +1,50 @@
+/* _rows.c — row and sequence loops over isotrain.h's one-row entry points
+ * (spec §5.14, §5.15 LayerNorm; §5.18, §5.19 causal attention), linked into
+ * build/shared/<isa>/libisotrain.so beside the library (mk/torch-conforming.mk)
+ * so that isotrain.torch pays one ctypes call per layer instead of one per
+ * row (512 rows x 10 LayerNorm calls a gptchar step). Pointer arithmetic
+ * only: every number is the library's, the rows in ascending order, which
+ * is also §5.15's order for the gain and bias gradient terms.
+ * isotrain.h has no batched LayerNorm or multi-sequence causal attention;
+ * these belong there (reported in issue 31). */
+#include <stddef.h>
+
+#include "isotrain.h"
+
+/* §5.14 on rows x n, row-major: y, xhat (rows x n), mean, rstd (rows). */
+void itt_rows_layernorm_forward(size_t rows, size_t n, const float *x, const float *w, const float *b, float eps,
+                                float *y, float *xhat, float *mean, float *rstd)
+{
+    for (size_t r = 0; r < rows; r++)
+        it_layernorm_forward(x + r * n, w, b, n, eps, y + r * n, xhat + r * n, mean + r, rstd + r);
+}
+
+/* §5.15 on rows x n: dw, db continued one row after the other, dx written. */
+void itt_rows_layernorm_backward(size_t rows, size_t n, const float *xhat, const float *rstd, const float *w,
+                                 const float *dy, float *dw, float *db, float *dx)
+{
+    for (size_t r = 0; r < rows; r++)
+        it_layernorm_backward(xhat + r * n, rstd[r], w, dy + r * n, n, dw, db, dx + r * n);
+}
+
+/* §5.18 for nseq sequences of T positions (q, k, v, z: nseq x T x H*dh; w: nseq x T x H x T);
+ * wp: H*T floats of scratch. */
+void itt_seqs_causal_attention_forward(size_t nseq, size_t T, size_t H, size_t dh, float scale, const float *q,
+                                       const float *k, const float *v, float *w, float *z, float *wp)
+{
+    size_t so = T * H * dh, sw = T * H * T;
+    for (size_t s = 0; s < nseq; s++)
+        it_causal_attention_forward_scratch(q + s * so, k + s * so, v + s * so, T, H, dh, scale, w + s * sw,
+                                            z + s * so, wp);
+}
+
+/* §5.19 per sequence; wp: H*T, dkp and dvp: T*H*dh floats of scratch. */
+void itt_seqs_causal_attention_backward(size_t nseq, size_t T, size_t H, size_t dh, float scale, const float *q,
+                                        const float *k, const float *v, const float *w, const float *dz, float *dq,
+                                        float *dk, float *dv, float *wp, float *dkp, float *dvp)
+{
+    size_t so = T * H * dh, sw = T * H * T;
+    for (size_t s = 0; s < nseq; s++)
+        it_causal_attention_backward_scratch(q + s * so, k + s * so, v + s * so, w + s * sw, dz + s * so, T, H, dh,
+                                             scale, dq + s * so, dk + s * so, dv + s * so, wp, dkp, dvp);
+}
