@@ -46,7 +46,7 @@ EXE ?=
 
 all: $(OUT)/libisotrain.a $(OUT)/isotrain$(EXE)
 
-$(OUT)/obj/%.o: reference/src/%.c reference/include/isotrain.h reference/include/isotrain_reduce.h $(wildcard reference/src/*.h) \
+$(OUT)/obj/%.o: reference/src/%.c $(wildcard reference/include/*.h) $(wildcard reference/src/*.h) \
                  reference/src/kernels/kernels.h | $(OUT)/obj
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
