@@ -124,6 +124,9 @@ void it_train_state_free(it_train_state *s);
 /* Step 0: the init of the profile's tensors under cfg->seed, moments +0. */
 void it_train_start(const it_profile *p, const it_train_config *cfg, it_train_state *s);
 
+/* spec §2.1-§2.2: IT_OK, or IT_ERR_FPENV with what the probe found in err. */
+it_status it_fpenv_check(char *err, size_t cap);
+
 /* THE run loop, every profile (spec §9, §10, §8.3-§8.4): probes the FP
  * environment, starts from step 0 or resumes from o->resume_dir, writes the
  * trace and the files of each step, runs to o->steps with every step's sums

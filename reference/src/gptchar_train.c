@@ -83,14 +83,11 @@ it_status it_gptchar_step_work(const it_gptchar_recipe *r, it_gptchar_state *s, 
 {
     it_train_config c = config(r);
     it_train_state v = view(s);
-    gc_run_work *g = malloc(sizeof *g);
-    if (!g)
-        return IT_ERR_IO;
-    g->w = w;
-    g->owned = 0;
-    it_train_run run = {&it_profile_gptchar, &c, &v, &it_reducer_local, g};
+    gc_run_work g; /* on the stack: this entry point allocates nothing (4 KiB of batch) */
+    g.w = w;
+    g.owned = 0;
+    it_train_run run = {&it_profile_gptchar, &c, &v, &it_reducer_local, &g};
     it_status st = it_train_step(&run);
-    free(g);
     unview(&v, s);
     return st;
 }

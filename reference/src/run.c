@@ -255,16 +255,23 @@ static it_status run_steps(const it_train_run *run, const it_run_options *o, cha
     return st;
 }
 
-it_status it_train_run_profile(const it_profile *p, const it_train_config *cfg, const it_run_options *o,
-                               const it_reducer *rd, it_train_state *s, char *err, size_t cap)
+it_status it_fpenv_check(char *err, size_t cap)
 {
-    err[0] = '\0';
     it_fpenv_report env;
     if (it_fpenv_probe(&env) != 0)
         return fail(err, cap, IT_ERR_FPENV,
                     "floating-point environment is not IEEE default (ftz=%d daz=%d rounding=%d); "
                     "spec 2.1-2.2 require round-to-nearest-even with subnormals kept",
                     env.ftz, env.daz, env.rounding);
+    return IT_OK;
+}
+
+it_status it_train_run_profile(const it_profile *p, const it_train_config *cfg, const it_run_options *o,
+                               const it_reducer *rd, it_train_state *s, char *err, size_t cap)
+{
+    err[0] = '\0';
+    if (it_fpenv_check(err, cap) != IT_OK)
+        return IT_ERR_FPENV;
     /* §11.5 draws offsets in [0, len-1) with a 32-bit multiplier */
     if (cfg->corpus && (cfg->corpus_len < 2 || cfg->corpus_len - 1 > 0xffffffffu))
         return fail(err, cap, IT_ERR_ARG, "corpus of %zu bytes: needs 2 to 2^32 bytes", cfg->corpus_len);
