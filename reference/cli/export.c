@@ -236,6 +236,18 @@ static void export_usage(FILE *f)
     }
 }
 
+/* the profile table (profiles.c) */
+static const it_profile *find_profile(const char *name)
+{
+    const it_profile *p = it_profile_find(name);
+    if (!p) {
+        char known[128];
+        it_profile_names(" ", known, sizeof known);
+        fprintf(stderr, "isotrain export: unknown profile '%s' (known: %s)\n", name, known);
+    }
+    return p;
+}
+
 static int write_file(const char *path, const it_buf *b)
 {
     FILE *f = fopen(path, "wb");
@@ -345,13 +357,9 @@ int it_export_main(int argc, char **argv)
         export_usage(stderr);
         return EXIT_USAGE;
     }
-    const it_profile *pr = it_profile_find(profile); /* the profile table (profiles.c) */
-    if (!pr) {
-        char known[128];
-        it_profile_names(" ", known, sizeof known);
-        fprintf(stderr, "isotrain export: unknown profile '%s' (known: %s)\n", profile, known);
+    const it_profile *pr = find_profile(profile);
+    if (!pr)
         return EXIT_USAGE;
-    }
     int npy = !strcmp(format, "npy"), npz = !strcmp(format, "npz"), st = !strcmp(format, "safetensors");
     if (!npy && !npz && !st) {
         fprintf(stderr, "isotrain export: unknown format '%s' (known: npy npz safetensors)\n", format);

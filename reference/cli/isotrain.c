@@ -26,9 +26,8 @@ enum { EXIT_USAGE = IUT_EXIT_USAGE, EXIT_FPENV = IUT_EXIT_FPENV, EXIT_IO = IUT_E
 
 static void usage(FILE *out)
 {
-    fputs("usage:\n", out);
-    iut_train_usage(out, "isotrain", 0);
-    fputs("  isotrain info [--force-ftz]\n"
+    iut_usage(out, "usage:\n", "isotrain", 0,
+          "  isotrain info [--force-ftz]\n"
           "  isotrain hello\n"
           "  isotrain ops\n"
           "  isotrain export --profile P --format npy|npz|safetensors --out PATH CHECKPOINT\n"
@@ -58,8 +57,7 @@ static void usage(FILE *out)
           "hello   prints the one line of spec/iut-protocol.md P2.\n"
           "ops     answers op requests on stdin, one line each (iut-protocol P3-P6).\n"
           "export  writes a checkpoint's tensors, named and shaped as the profile says,\n"
-          "        as numpy .npy files (one per tensor), one .npz, or one safetensors file.\n",
-          out);
+          "        as numpy .npy files (one per tensor), one .npz, or one safetensors file.\n");
 }
 
 static int cmd_info(int argc, char **argv)

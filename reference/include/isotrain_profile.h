@@ -124,6 +124,13 @@ void it_train_state_free(it_train_state *s);
 /* Step 0: the init of the profile's tensors under cfg->seed, moments +0. */
 void it_train_start(const it_profile *p, const it_train_config *cfg, it_train_state *s);
 
+/* Writes the message (printf's fmt) into err (cap bytes) and returns status. */
+int it_errf(char *err, size_t cap, int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
 /* spec §2.1-§2.2: IT_OK, or IT_ERR_FPENV with what the probe found in err. */
 it_status it_fpenv_check(char *err, size_t cap);
 

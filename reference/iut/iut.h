@@ -50,7 +50,8 @@ struct iut_front {
 /* `PROG train ARGS...` (argv without the verb): the exit status of P7. */
 int iut_train(int argc, char **argv, const iut_front *f);
 
-/* The usage lines of the train verb (the profiles from the table). */
-void iut_train_usage(FILE *out, const char *prog, int data_parallel);
+/* A front end's usage: head, the train verb's lines (the profiles from the
+ * table), then the rest. */
+void iut_usage(FILE *out, const char *head, const char *prog, int data_parallel, const char *rest);
 
 #endif

@@ -9,6 +9,7 @@ typedef struct {
     int takes_value;
     int data_parallel; /* only a data-parallel front end knows it */
     int (*set)(iut_train_request *r, const char *flag, const char *value, char *err, size_t cap);
+    size_t field; /* set == NULL: a const char * (an option with a value) or an int flag at this offset */
 } iut_option;
 
 extern const iut_option iut_train_options[];

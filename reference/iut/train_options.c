@@ -1,6 +1,6 @@
 /* The train verb's options: ONE table (iut-protocol P7), the syntax of each
  * value, and the refusals every front end gives in the same words. */
-#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,14 +9,7 @@
 #include "iut_options.h"
 #include "wire.h"
 
-static int usage_error(char *err, size_t cap, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, cap, fmt, ap);
-    va_end(ap);
-    return IUT_EXIT_USAGE;
-}
+#define usage_error(err, cap, ...) it_errf((err), (cap), IUT_EXIT_USAGE, __VA_ARGS__)
 
 /* P7 (1.1.1): N and K are P4 ints */
 static int p4_u32(const char *flag, const char *v, uint32_t *out, char *err, size_t cap)
@@ -38,13 +31,6 @@ static int p4_list(const char *flag, const char *v, uint32_t **list, size_t *n, 
     if (wire_parse_ints(v, strlen(v), UINT32_MAX, list, n, why, sizeof why) != 0)
         return usage_error(err, cap, "%s expects %sstep numbers separated by single commas (P4 int[n]), got '%s': %s",
                            flag, strcmp(flag, "--checkpoint-steps") == 0 ? "'all' or " : "", v, why);
-    return 0;
-}
-
-static int set_profile(iut_train_request *r, const char *flag, const char *v, char *err, size_t cap)
-{
-    (void)flag, (void)err, (void)cap;
-    r->profile_name = v;
     return 0;
 }
 
@@ -73,27 +59,6 @@ static int set_block_bytes(iut_train_request *r, const char *flag, const char *v
     return 0;
 }
 
-static int set_trace(iut_train_request *r, const char *flag, const char *v, char *err, size_t cap)
-{
-    (void)flag, (void)err, (void)cap;
-    r->trace_path = v;
-    return 0;
-}
-
-static int set_dir(iut_train_request *r, const char *flag, const char *v, char *err, size_t cap)
-{
-    (void)flag, (void)err, (void)cap;
-    r->dir = v;
-    return 0;
-}
-
-static int set_resume(iut_train_request *r, const char *flag, const char *v, char *err, size_t cap)
-{
-    (void)flag, (void)err, (void)cap;
-    r->opt.resume_dir = v;
-    return 0;
-}
-
 /* iut-protocol P7 (1.1.0): spec 6.2's u64 seed in P4's int syntax */
 static int set_seed(iut_train_request *r, const char *flag, const char *v, char *err, size_t cap)
 {
@@ -117,35 +82,24 @@ static int set_state_steps(iut_train_request *r, const char *flag, const char *v
     return p4_list(flag, v, &r->sk, &r->n_sk, err, cap);
 }
 
-static int set_force_ftz(iut_train_request *r, const char *flag, const char *v, char *err, size_t cap)
-{
-    (void)flag, (void)v, (void)err, (void)cap;
-    r->force_ftz = 1;
-    return 0;
-}
+#define AT(field) offsetof(iut_train_request, field)
 
-static int set_stats(iut_train_request *r, const char *flag, const char *v, char *err, size_t cap)
-{
-    (void)flag, (void)v, (void)err, (void)cap;
-    r->stats = 1;
-    return 0;
-}
-
-/* name, takes a value, data-parallel front ends only, setter */
+/* name, takes a value, data-parallel front ends only, the value's parser
+ * (NULL: the text itself, or 1 for a flag, into the field at the offset) */
 const iut_option iut_train_options[] = {
-    {"--profile", 1, 0, set_profile},
-    {"--steps", 1, 0, set_steps},
-    {"--trace", 1, 0, set_trace},
-    {"--seed", 1, 0, set_seed},
-    {"--checkpoint-dir", 1, 0, set_dir},
-    {"--checkpoint-steps", 1, 0, set_checkpoint_steps},
-    {"--state-steps", 1, 0, set_state_steps},
-    {"--resume", 1, 0, set_resume},
-    {"--from-step", 1, 0, set_from_step},
-    {"--threads", 1, 0, set_threads},
-    {"--force-ftz", 0, 0, set_force_ftz},
-    {"--block-bytes", 1, 1, set_block_bytes},
-    {"--stats", 0, 1, set_stats},
+    {"--profile", 1, 0, NULL, AT(profile_name)},
+    {"--steps", 1, 0, set_steps, 0},
+    {"--trace", 1, 0, NULL, AT(trace_path)},
+    {"--seed", 1, 0, set_seed, 0},
+    {"--checkpoint-dir", 1, 0, NULL, AT(dir)},
+    {"--checkpoint-steps", 1, 0, set_checkpoint_steps, 0},
+    {"--state-steps", 1, 0, set_state_steps, 0},
+    {"--resume", 1, 0, NULL, AT(opt.resume_dir)},
+    {"--from-step", 1, 0, set_from_step, 0},
+    {"--threads", 1, 0, set_threads, 0},
+    {"--force-ftz", 0, 0, NULL, AT(force_ftz)},
+    {"--block-bytes", 1, 1, set_block_bytes, 0},
+    {"--stats", 0, 1, NULL, AT(stats)},
 };
 const size_t iut_n_train_options = sizeof iut_train_options / sizeof iut_train_options[0];
 
@@ -166,9 +120,15 @@ int iut_parse_train_options(int argc, char **argv, int data_parallel, iut_train_
         r->given |= 1ul << k;
         if (o->takes_value && i + 1 >= argc)
             return usage_error(err, cap, "option '%s' needs a value", o->name);
-        int rc = o->set(r, o->name, o->takes_value ? argv[++i] : NULL, err, cap);
-        if (rc != 0)
-            return rc;
+        char *field = (char *)r + o->field;
+        if (o->set) {
+            int rc = o->set(r, o->name, o->takes_value ? argv[++i] : NULL, err, cap);
+            if (rc != 0)
+                return rc;
+        } else if (o->takes_value)
+            *(const char **)(void *)field = argv[++i];
+        else
+            *(int *)(void *)field = 1;
     }
     return 0;
 }

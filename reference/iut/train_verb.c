@@ -36,15 +36,6 @@ static void say(const iut_front *f, const char *fmt, ...)
 
 static int agree(const iut_front *f, int status) { return f->agree ? f->agree(f, status) : status; }
 
-static int usage(char *err, size_t cap, int status, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, cap, fmt, ap);
-    va_end(ap);
-    return status;
-}
-
 /* ISOTRAIN_THREADS sets the default so a runner that knows nothing of
  * --threads still gets a fast run; ISOTRAIN_EVAL=0 leaves out §13.7's
  * optional evaluation keys (under QEMU each costs three training steps) */
@@ -56,7 +47,7 @@ static int environment(iut_train_request *r, char *err, size_t cap)
     if (t && *t) {
         unsigned long v = strtoul(t, &end, 10);
         if (*end || t[0] == '-' || v < 1 || v > 64)
-            return usage(err, cap, IUT_EXIT_USAGE, "ISOTRAIN_THREADS expects 1..64, got '%s'", t);
+            return it_errf(err, cap, IUT_EXIT_USAGE, "ISOTRAIN_THREADS expects 1..64, got '%s'", t);
         r->threads = (uint32_t)v;
     }
     r->cfg.eval = !(e && strcmp(e, "0") == 0);
@@ -70,9 +61,9 @@ static int choose_profile(iut_train_request *r, char *err, size_t cap)
     char known[128];
     it_profile_names(", ", known, sizeof known);
     if (!r->profile_name)
-        return usage(err, cap, IUT_EXIT_USAGE, "--profile is required (known: %s)", known);
+        return it_errf(err, cap, IUT_EXIT_USAGE, "--profile is required (known: %s)", known);
     if (!(r->profile = it_profile_find(r->profile_name)))
-        return usage(err, cap, IUT_EXIT_UNSUPPORTED, "unsupported profile '%s' (known: %s)", r->profile_name, known);
+        return it_errf(err, cap, IUT_EXIT_UNSUPPORTED, "unsupported profile '%s' (known: %s)", r->profile_name, known);
     const it_profile *p = r->profile;
     int eval = r->cfg.eval;
     r->cfg = it_train_config_default(p);
@@ -89,7 +80,7 @@ static int beyond(const uint32_t *list, size_t n, uint32_t steps, const char *wh
 {
     for (size_t k = 0; k < n; k++)
         if (list[k] > steps)
-            return usage(err, cap, IUT_EXIT_USAGE, "%s step %u is beyond --steps %u", what, (unsigned)list[k],
+            return it_errf(err, cap, IUT_EXIT_USAGE, "%s step %u is beyond --steps %u", what, (unsigned)list[k],
                          (unsigned)steps);
     return 0;
 }
@@ -101,21 +92,21 @@ static int check_request(const iut_train_request *r, char *err, size_t cap)
     const it_profile *p = r->profile;
     /* a scheduled profile's learning rate is defined for its own steps only (§7.4) */
     if (p->schedule != IT_LR_CONSTANT && r->steps > p->steps)
-        return usage(err, cap, IUT_EXIT_USAGE, "%s has %u steps (spec %s.1), --steps %u is beyond them", p->name,
+        return it_errf(err, cap, IUT_EXIT_USAGE, "%s has %u steps (spec %s.1), --steps %u is beyond them", p->name,
                      (unsigned)p->steps, p->clause, (unsigned)r->steps);
     /* spec 8.4, P7 (1.2.0): --resume and --from-step come together */
     if (!iut_given(r, "--resume") != !iut_given(r, "--from-step"))
-        return usage(err, cap, IUT_EXIT_USAGE, "--resume DIR and --from-step K go together");
+        return it_errf(err, cap, IUT_EXIT_USAGE, "--resume DIR and --from-step K go together");
     if (iut_given(r, "--resume") && r->from_step > r->steps)
-        return usage(err, cap, IUT_EXIT_USAGE, "--from-step %u is beyond --steps %u", (unsigned)r->from_step,
+        return it_errf(err, cap, IUT_EXIT_USAGE, "--from-step %u is beyond --steps %u", (unsigned)r->from_step,
                      (unsigned)r->steps);
     if (r->n_sk && !r->dir)
-        return usage(err, cap, IUT_EXIT_USAGE, "--state-steps needs --checkpoint-dir");
+        return it_errf(err, cap, IUT_EXIT_USAGE, "--state-steps needs --checkpoint-dir");
     int rc = beyond(r->sk, r->n_sk, r->steps, "state", err, cap);
     if (rc)
         return rc;
     if (iut_given(r, "--checkpoint-steps") && !r->dir)
-        return usage(err, cap, IUT_EXIT_USAGE, "--checkpoint-steps needs --checkpoint-dir");
+        return it_errf(err, cap, IUT_EXIT_USAGE, "--checkpoint-steps needs --checkpoint-dir");
     return beyond(r->ck, r->n_ck, r->steps, "checkpoint", err, cap);
 }
 
@@ -131,7 +122,7 @@ static int checkpoint_list(iut_train_request *r, char *err, size_t cap)
         r->opt.n_checkpoint_steps = p->n_checkpoint_steps;
     } else if (r->all_steps) {
         if ((uint64_t)r->steps + 1 > SIZE_MAX / sizeof *r->all || !(r->all = malloc(((size_t)r->steps + 1) * sizeof *r->all)))
-            return usage(err, cap, IUT_EXIT_USAGE, "--checkpoint-steps all: cannot hold %llu steps",
+            return it_errf(err, cap, IUT_EXIT_USAGE, "--checkpoint-steps all: cannot hold %llu steps",
                          (unsigned long long)r->steps + 1);
         for (uint64_t t = 0; t <= r->steps; t++)
             r->all[t] = (uint32_t)t;
@@ -331,9 +322,10 @@ int iut_train(int argc, char **argv, const iut_front *f)
     return rc;
 }
 
-void iut_train_usage(FILE *out, const char *prog, int data_parallel)
+void iut_usage(FILE *out, const char *head, const char *prog, int data_parallel, const char *rest)
 {
     char known[128];
+    fputs(head, out);
     it_profile_names("|", known, sizeof known);
     fprintf(out,
             "  %s train --profile %s [--steps N] [--trace FILE|-] [--seed S]\n"
@@ -341,4 +333,5 @@ void iut_train_usage(FILE *out, const char *prog, int data_parallel)
             "           [--state-steps S,S,...] [--resume DIR --from-step K]\n"
             "           [--threads N] [--force-ftz]%s\n",
             prog, known, data_parallel ? " [--block-bytes B] [--stats]" : "");
+    fputs(rest, out);
 }

@@ -92,9 +92,8 @@ static void barrier_idle(void)
 
 static void usage(FILE *out)
 {
-    fputs("usage: mpirun [mpirun options] -np N isotrain-mpi VERB ...\n", out);
-    iut_train_usage(out, "isotrain-mpi", 1);
-    fputs("  isotrain-mpi hello | ops | info | --version | --help\n"
+    iut_usage(out, "usage: mpirun [mpirun options] -np N isotrain-mpi VERB ...\n", "isotrain-mpi", 1,
+          "  isotrain-mpi hello | ops | info | --version | --help\n"
           "  isotrain-mpi --kernels NAME VERB ...\n"
           "\n"
           "The reference trainer with the batch's rows split across the N ranks in\n"
@@ -107,8 +106,7 @@ static void usage(FILE *out)
           "        between ranks (default 16384, at least 32 output rows; speed\n"
           "        only, never bits).\n"
           "--stats  prints per rank: rows, CPU seconds, seconds waiting in MPI, bytes\n"
-          "        sent (make mpi-scaling).\n",
-          out);
+          "        sent (make mpi-scaling).\n");
 }
 
 static double cpu_seconds(void)
@@ -186,6 +184,7 @@ static it_status front_run(const iut_front *f, const iut_train_request *r, it_tr
         snprintf(err, cap, "out of memory for the reducer");
         return IT_ERR_IO;
     }
+    it_mpi_reducer_describe(rd, r->profile->tensors, r->profile->ntensors, s->grads);
     double t0 = MPI_Wtime(), c0 = it_mpi_thread_cpu();
     it_status st = it_train_run_profile(r->profile, &r->cfg, &r->opt, rd, s, err, cap);
     double wall = MPI_Wtime() - t0, run_cpu = it_mpi_thread_cpu() - c0;

@@ -2,7 +2,6 @@
  * state and resume, §7 updates): what a profile row (isotrain_profile.h)
  * does not say itself is done here, the same way for every row. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,15 +27,6 @@ static int is_finite(float f)
     uint32_t u;
     memcpy(&u, &f, sizeof u); /* inline: this runs on every parameter of every step */
     return (u & 0x7f800000u) != 0x7f800000u;
-}
-
-static it_status fail(char *err, size_t cap, it_status st, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, cap, fmt, ap);
-    va_end(ap);
-    return st;
 }
 
 it_train_config it_train_config_default(const it_profile *p)
@@ -200,7 +190,7 @@ static it_status emit(const it_train_run *run, const it_run_options *o, int firs
                       : fprintf(o->trace, "step=%u loss=0x%08x loss_dec=%.9g digest=%s%s\n", (unsigned)s->step,
                                 (unsigned)it_f32_bits(s->last_loss), (double)s->last_loss, digest, extra);
         if (w < 0 || fflush(o->trace) != 0)
-            return fail(err, cap, IT_ERR_IO, "cannot write trace line for step %u: %s", (unsigned)s->step,
+            return (it_status)it_errf(err, cap, IT_ERR_IO, "cannot write trace line for step %u: %s", (unsigned)s->step,
                         strerror(errno));
     }
     return it_run_write_step(o, s->step, p->nparams, s->params, s->m, s->v, err, cap);
@@ -226,11 +216,11 @@ static it_status resume(const it_profile *p, const it_run_options *o, it_train_s
 static it_status step_failure(const it_train_state *s, it_status st, char *err, size_t cap)
 {
     if (st == IT_ERR_NONFINITE_LOSS)
-        return fail(err, cap, st, "step %u: loss is not finite (bits 0x%08x)", (unsigned)s->step + 1,
+        return (it_status)it_errf(err, cap, st, "step %u: loss is not finite (bits 0x%08x)", (unsigned)s->step + 1,
                     (unsigned)it_f32_bits(s->last_loss));
     if (st == IT_ERR_NONFINITE_PARAM)
-        return fail(err, cap, st, "step %u: parameter %zu is not finite", (unsigned)s->step, s->bad_index);
-    return fail(err, cap, st, "step %u: the workspace does not hold a step's batch", (unsigned)s->step + 1);
+        return (it_status)it_errf(err, cap, st, "step %u: parameter %zu is not finite", (unsigned)s->step, s->bad_index);
+    return (it_status)it_errf(err, cap, st, "step %u: the workspace does not hold a step's batch", (unsigned)s->step + 1);
 }
 
 static it_status run_steps(const it_train_run *run, const it_run_options *o, char *err, size_t cap)
@@ -244,7 +234,7 @@ static it_status run_steps(const it_train_run *run, const it_run_options *o, cha
             return rs;
     }
     if (o->trace && fprintf(o->trace, "# isotrain-trace v1 profile=%s steps=%u\n", p->name, (unsigned)o->steps) < 0)
-        return fail(err, cap, IT_ERR_IO, "cannot write trace header");
+        return (it_status)it_errf(err, cap, IT_ERR_IO, "cannot write trace header");
     it_status st = emit(run, o, 1, err, cap);
     while (st == IT_OK && s->step < o->steps) {
         st = it_train_step(run);
@@ -259,7 +249,7 @@ it_status it_fpenv_check(char *err, size_t cap)
 {
     it_fpenv_report env;
     if (it_fpenv_probe(&env) != 0)
-        return fail(err, cap, IT_ERR_FPENV,
+        return (it_status)it_errf(err, cap, IT_ERR_FPENV,
                     "floating-point environment is not IEEE default (ftz=%d daz=%d rounding=%d); "
                     "spec 2.1-2.2 require round-to-nearest-even with subnormals kept",
                     env.ftz, env.daz, env.rounding);
@@ -274,11 +264,11 @@ it_status it_train_run_profile(const it_profile *p, const it_train_config *cfg, 
         return IT_ERR_FPENV;
     /* §11.5 draws offsets in [0, len-1) with a 32-bit multiplier */
     if (cfg->corpus && (cfg->corpus_len < 2 || cfg->corpus_len - 1 > 0xffffffffu))
-        return fail(err, cap, IT_ERR_ARG, "corpus of %zu bytes: needs 2 to 2^32 bytes", cfg->corpus_len);
+        return (it_status)it_errf(err, cap, IT_ERR_ARG, "corpus of %zu bytes: needs 2 to 2^32 bytes", cfg->corpus_len);
     it_train_run run = {p, cfg, s, rd ? rd : &it_reducer_local, NULL};
     /* every buffer of every step, allocated once for the run */
     if (p->work_new && !(run.work = p->work_new(&run)))
-        return fail(err, cap, IT_ERR_IO, "out of memory for the activations of a step's %s", p->row_noun);
+        return (it_status)it_errf(err, cap, IT_ERR_IO, "out of memory for the activations of a step's %s", p->row_noun);
     it_status st = run_steps(&run, o, err, cap);
     if (p->work_free)
         p->work_free(run.work);
