@@ -96,14 +96,7 @@ static int cmd_info(int argc, char **argv)
     printf("cpu_model_source=/proc/cpuinfo\n");
 #endif
     printf("cpu_features=%s\n", features);
-#if defined(__GNUC__) && !defined(__clang__)
-    printf("compiler=gcc %d.%d.%d\n", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
-#elif defined(__clang__)
-    printf("compiler=clang %d.%d.%d\n", __clang_major__, __clang_minor__, __clang_patchlevel__);
-#else
-    printf("compiler=unknown\n");
-#endif
-    printf("build_flags=%s\n", IT_BUILD_FLAGS);
+    iut_print_build(stdout, IT_BUILD_FLAGS);
     const char *sets[16];
     size_t nsets = it_kernels_available(sets, 16);
     printf("kernels=%s\n", it_kernels_name());

@@ -50,6 +50,9 @@ struct iut_front {
 /* `PROG train ARGS...` (argv without the verb): the exit status of P7. */
 int iut_train(int argc, char **argv, const iut_front *f);
 
+/* info's compiler= and build_flags= keys (iut-protocol P2's info). */
+void iut_print_build(FILE *out, const char *build_flags);
+
 /* A front end's usage: head, the train verb's lines (the profiles from the
  * table), then the rest. */
 void iut_usage(FILE *out, const char *head, const char *prog, int data_parallel, const char *rest);

@@ -275,12 +275,7 @@ static int cmd_info(int argc)
     printf("isotrain_version=%s\nspec_version=%s\nisa=%s\nos=%s\nendianness=%s\ncpu_model=%s\n", IT_VERSION,
            IT_SPEC_VERSION, it_host_isa(), it_host_os(), it_host_endianness(), model);
     printf("cpu_features=%s\n", features);
-#if defined(__GNUC__) && !defined(__clang__)
-    printf("compiler=gcc %d.%d.%d\n", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
-#elif defined(__clang__)
-    printf("compiler=clang %d.%d.%d\n", __clang_major__, __clang_minor__, __clang_patchlevel__);
-#endif
-    printf("build_flags=%s\n", IT_BUILD_FLAGS);
+    iut_print_build(stdout, IT_BUILD_FLAGS);
     printf("kernels=%s\n", it_kernels_name());
     printf("fpenv=%s ftz=%d daz=%d rounding=%d\n", env_ok ? "ok" : "flush", env.ftz, env.daz, env.rounding);
     printf("mpi_library=%s\nmpi_ranks=%d\n", lib, nranks);
