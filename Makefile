@@ -50,12 +50,12 @@ reference-aarch64: deps-cross
 
 TEST_SRCS := $(wildcard reference/tests/*.c)
 # The CLI's protocol encoder/decoder and export writers are tested as units too.
-TEST_CLI_SRCS := reference/cli/wire.c reference/cli/wire.h reference/cli/export.c reference/cli/export.h
+TEST_CLI_SRCS := reference/iut/wire.c reference/iut/wire.h reference/cli/export.c reference/cli/export.h
 
 # $(call test_binary,OUT,EXTRA_FLAGS): Criterion suite linked against OUT's library.
 define test_binary
 $(1)/reference_tests: $(TEST_SRCS) $(TEST_CLI_SRCS) reference/tests/testutil.h $(1)/libisotrain.a
-	$$(CC) $(TEST_CFLAGS) -O1 $(NUMERIC_CFLAGS) $(2) -Ireference/include -Ireference/src -Ireference/cli \
+	$$(CC) $(TEST_CFLAGS) -O1 $(NUMERIC_CFLAGS) $(2) -Ireference/include -Ireference/src -Ireference/cli -Ireference/iut \
 	    $(TEST_SRCS) $(filter %.c,$(TEST_CLI_SRCS)) $(1)/libisotrain.a -lcriterion -lm $(2) -o $$@
 endef
 $(eval $(call test_binary,$(NATIVE),))

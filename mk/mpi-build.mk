@@ -17,11 +17,13 @@ MPICC ?= mpicc
 NUMERIC_CFLAGS := -ffp-contract=off -fno-fast-math
 WARN_CFLAGS    := -std=c11 -Wall -Wextra -Werror -pedantic
 MPI_CFLAGS = $(WARN_CFLAGS) $(OPT) $(NUMERIC_CFLAGS) $(EXTRA_CFLAGS) \
-             -Ireference/include -Ireference/src -Ireference/cli -Ireference/mpi
+             -Ireference/include -Ireference/src -Ireference/iut -Ireference/mpi
 MPI_SRCS := $(wildcard reference/mpi/*.c)
 MPI_HDRS := $(wildcard reference/mpi/*.h) $(wildcard reference/include/*.h)
-# the op protocol of the reference CLI, served by rank 0
-MPI_CLI_SRCS := reference/cli/ops_server.c reference/cli/ops_gptchar.c reference/cli/wire.c
+# the IUT front end the reference CLI shares (reference/iut/: the train verb,
+# the op protocol rank 0 serves)
+MPI_CLI_SRCS := $(wildcard reference/iut/*.c)
+MPI_HDRS += $(wildcard reference/iut/*.h)
 
 all: $(OUT)/isotrain-mpi
 

@@ -11,6 +11,8 @@
 #                          (mlp13k's 200 steps, addmod113's first MPI_TEST_STEPS),
 #                          and the ops level once through mpirun; each PARTIAL
 #                          (the narrower scope) with every case passed
+#   make test-iut-front-ends  isotrain and isotrain-mpi (-np 1) refuse one table
+#                          of bad train command lines alike (ci/check-iut-front-ends.sh)
 #   make test-mpi-faults   a rank killed, a rank hung, too many ranks (ci/mpi-faults.sh)
 #   make mpi-scaling       steps/s and CPU time for 1-4 ranks against the
 #                          reference on 1 and 2 threads; build/mpi/scaling.{md,csv,svg}
@@ -35,7 +37,7 @@ MPIRUN_FLAGS ?= $(if $(filter 0,$(shell id -u)),--allow-run-as-root) --oversubsc
 # one place the command is spelled (spec/iut-protocol.md P1).
 MPI_IUT = mpirun $(MPIRUN_FLAGS) -np $(1) $(MPI_OUT)/isotrain-mpi
 
-.PHONY: mpi deps-mpi conformance-mpi test-mpi test-mpi-faults mpi-scaling
+.PHONY: mpi deps-mpi conformance-mpi test-mpi test-mpi-faults mpi-scaling test-iut-front-ends
 
 deps-mpi:
 	@sh ci/ensure-deps.sh build mpi
@@ -58,8 +60,12 @@ conformance-mpi: mpi conformance-runner
 # make test's share: every rank count on the prefix that fits the CI budget
 # (README: its measured cost). Exit 3 = PARTIAL: nothing failed, the scope is
 # narrower than a certification (one level, one profile, --steps).
-test-mpi: mpi conformance-runner
+test-mpi: mpi conformance-runner test-iut-front-ends
 	sh ci/mpi-test.sh "$(CONFORM)" "$(call MPI_IUT,NP)" "$(MPI_NPS)" $(MPI_TEST_STEPS)
+
+# one front end (reference/iut/): both binaries refuse the same lines alike
+test-iut-front-ends: mpi
+	sh ci/mpi-private-tmp.sh sh ci/check-iut-front-ends.sh $(NATIVE)/isotrain $(call MPI_IUT,1)
 
 test-mpi-faults: mpi conformance-runner
 	sh ci/mpi-faults.sh "$(CONFORM)" "$(call MPI_IUT,NP)" $(NATIVE)/isotrain $${MPI_HANG_DEADLINE:-45}

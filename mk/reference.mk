@@ -46,7 +46,7 @@ EXE ?=
 
 all: $(OUT)/libisotrain.a $(OUT)/isotrain$(EXE)
 
-$(OUT)/obj/%.o: reference/src/%.c reference/include/isotrain.h reference/include/isotrain_reduce.h $(wildcard reference/src/*.h) \
+$(OUT)/obj/%.o: reference/src/%.c $(wildcard reference/include/*.h) $(wildcard reference/src/*.h) \
                  reference/src/kernels/kernels.h | $(OUT)/obj
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -71,11 +71,13 @@ $(OUT)/libisotrain.a: $(LIB_OBJS)
 
 # The CLI: every reference/cli/*.c (main in isotrain.c; the line protocol in
 # wire.c and ops_server.c), libc and the library only, so it links statically.
-CLI_SRCS := $(wildcard reference/cli/*.c)
-CLI_HDRS := $(wildcard reference/cli/*.h)
+# The IUT front end (reference/iut/: the wire format, the ops server, the
+# train verb) is shared with the MPI trainer.
+CLI_SRCS := $(wildcard reference/cli/*.c) $(wildcard reference/iut/*.c)
+CLI_HDRS := $(wildcard reference/cli/*.h) $(wildcard reference/iut/*.h) $(wildcard reference/include/*.h)
 
 $(OUT)/isotrain$(EXE): $(CLI_SRCS) $(CLI_HDRS) $(OUT)/libisotrain.a
-	$(CC) $(ALL_CFLAGS) -DIT_BUILD_FLAGS='"$(CC) $(OPT) $(NUMERIC_CFLAGS) $(EXTRA_CFLAGS) $(EXTRA_LDFLAGS)"' \
+	$(CC) $(ALL_CFLAGS) -Ireference/iut -DIT_BUILD_FLAGS='"$(CC) $(OPT) $(NUMERIC_CFLAGS) $(EXTRA_CFLAGS) $(EXTRA_LDFLAGS)"' \
 	    $(CLI_SRCS) $(OUT)/libisotrain.a $(EXTRA_LDFLAGS) -o $@
 
 $(OUT)/obj $(OUT)/obj/kernels $(OUT)/gen:

@@ -26,11 +26,11 @@ deps-vectors:
 # profile, one case emitter) links the native library and the CLI's P4
 # encoder (wire.c), so the vectors spell values exactly as the reference IUT does.
 MAKE_VECTORS_SRCS := $(sort $(wildcard reference/tools/make_vectors/*.c))
-$(MAKE_VECTORS): $(MAKE_VECTORS_SRCS) reference/tools/make_vectors/mv.h reference/cli/wire.c reference/cli/wire.h \
+$(MAKE_VECTORS): $(MAKE_VECTORS_SRCS) reference/tools/make_vectors/mv.h reference/iut/wire.c reference/iut/wire.h \
                  reference/include/isotrain.h $(NATIVE)/libisotrain.a | deps-vectors
 	@mkdir -p $(TOOLS)
-	$(CC) $(WARN_CFLAGS) -O2 $(NUMERIC_CFLAGS) -pthread -Ireference/include -Ireference/cli \
-	    -Ireference/tools/make_vectors $(MAKE_VECTORS_SRCS) reference/cli/wire.c $(NATIVE)/libisotrain.a \
+	$(CC) $(WARN_CFLAGS) -O2 $(NUMERIC_CFLAGS) -pthread -Ireference/include -Ireference/iut \
+	    -Ireference/tools/make_vectors $(MAKE_VECTORS_SRCS) reference/iut/wire.c $(NATIVE)/libisotrain.a \
 	    -lcjson -o $@
 
 # Generates into a scratch directory first, so a failed generation leaves

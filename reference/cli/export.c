@@ -212,30 +212,21 @@ int it_safetensors_write(it_buf *out, const it_tensor_info *ts, size_t n, const 
 
 /* ---- the command ----------------------------------------------------------- */
 
-typedef struct {
-    const char *name;
-    const it_tensor_info *tensors;
-    size_t n_tensors, n_params;
-} export_profile;
-
-static const export_profile profiles[] = {
-    {"mlp13k", it_mlp13k_tensors, 5, IT_MLP13K_NPARAMS},
-    {"addmod113", it_addmod113_tensors, 11, IT_AM_NPARAMS},
-};
-
 static void export_usage(FILE *f)
 {
-    fputs("usage: isotrain export --profile mlp13k|addmod113 --format npy|npz|safetensors --out PATH CHECKPOINT\n"
-          "  npy          PATH is a directory (created if missing): one NAME.npy per tensor\n"
+    char known[128];
+    it_profile_names("|", known, sizeof known);
+    fprintf(f, "usage: isotrain export --profile %s --format npy|npz|safetensors --out PATH CHECKPOINT\n", known);
+    fputs(          "  npy          PATH is a directory (created if missing): one NAME.npy per tensor\n"
           "  npz          PATH is one .npz archive of NAME.npy members (numpy.load)\n"
           "  safetensors  PATH is one .safetensors file (dtype F32, metadata: profile,\n"
           "               checkpoint_sha256)\n"
           "Tensor names and shapes are the profile's, in checkpoint order:\n",
           f);
-    for (size_t k = 0; k < sizeof profiles / sizeof profiles[0]; k++) {
-        fprintf(f, "  %s:", profiles[k].name);
-        for (size_t t = 0; t < profiles[k].n_tensors; t++) {
-            const it_tensor_info *ti = &profiles[k].tensors[t];
+    for (size_t k = 0; k < it_n_profiles; k++) {
+        fprintf(f, "  %s:", it_profiles[k]->name);
+        for (size_t t = 0; t < it_profiles[k]->ntensors; t++) {
+            const it_tensor_info *ti = &it_profiles[k]->tensors[t];
             if (ti->cols == 1)
                 fprintf(f, " %s [%zu]", ti->name, ti->rows);
             else
@@ -243,6 +234,18 @@ static void export_usage(FILE *f)
         }
         fputc('\n', f);
     }
+}
+
+/* the profile table (profiles.c) */
+static const it_profile *find_profile(const char *name)
+{
+    const it_profile *p = it_profile_find(name);
+    if (!p) {
+        char known[128];
+        it_profile_names(" ", known, sizeof known);
+        fprintf(stderr, "isotrain export: unknown profile '%s' (known: %s)\n", name, known);
+    }
+    return p;
 }
 
 static int write_file(const char *path, const it_buf *b)
@@ -354,27 +357,22 @@ int it_export_main(int argc, char **argv)
         export_usage(stderr);
         return EXIT_USAGE;
     }
-    const export_profile *pr = NULL;
-    for (size_t k = 0; k < sizeof profiles / sizeof profiles[0]; k++)
-        if (!strcmp(profiles[k].name, profile))
-            pr = &profiles[k];
-    if (!pr) {
-        fprintf(stderr, "isotrain export: unknown profile '%s' (known: mlp13k addmod113)\n", profile);
+    const it_profile *pr = find_profile(profile);
+    if (!pr)
         return EXIT_USAGE;
-    }
     int npy = !strcmp(format, "npy"), npz = !strcmp(format, "npz"), st = !strcmp(format, "safetensors");
     if (!npy && !npz && !st) {
         fprintf(stderr, "isotrain export: unknown format '%s' (known: npy npz safetensors)\n", format);
         return EXIT_USAGE;
     }
-    unsigned char *ckpt = read_checkpoint(in, 4 * pr->n_params);
+    unsigned char *ckpt = read_checkpoint(in, 4 * pr->nparams);
     if (!ckpt)
         return EXIT_IO;
     int rc = 0;
     if (npy) {
         if (make_dir(out) != 0)
             rc = EXIT_IO;
-        for (size_t k = 0; rc == 0 && k < pr->n_tensors; k++) {
+        for (size_t k = 0; rc == 0 && k < pr->ntensors; k++) {
             it_buf b = {0};
             char path[4096];
             if (snprintf(path, sizeof path, "%s/%s.npy", out, pr->tensors[k].name) >= (int)sizeof path) {
@@ -391,10 +389,10 @@ int it_export_main(int argc, char **argv)
         it_buf b = {0};
         unsigned char d[32];
         char hex[65];
-        it_sha256(ckpt, 4 * pr->n_params, d);
+        it_sha256(ckpt, 4 * pr->nparams, d);
         it_hex(d, 32, hex);
-        int bad = npz ? it_npz_write(&b, pr->tensors, pr->n_tensors, ckpt)
-                      : it_safetensors_write(&b, pr->tensors, pr->n_tensors, ckpt, pr->name, hex);
+        int bad = npz ? it_npz_write(&b, pr->tensors, pr->ntensors, ckpt)
+                      : it_safetensors_write(&b, pr->tensors, pr->ntensors, ckpt, pr->name, hex);
         if (bad) {
             fprintf(stderr, "isotrain export: out of memory\n");
             rc = EXIT_IO;

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "isotrain.h"
+#include "isotrain_profile.h"
 
 typedef struct {
     unsigned char *p;

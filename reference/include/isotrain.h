@@ -154,11 +154,23 @@ enum {
     IT_MLP13K_NPARAMS = IT_MLP13K_OFF_B2 + IT_MLP13K_VOCAB /* 13,088 */
 };
 
+/* How a tensor starts (§11.4, §13.4, §14.4): uniform on [-c, c), u(word)
+ * times c with the words of stream = the tensor's checkpoint index (§6.3),
+ * or c in every element. */
+typedef enum { IT_INIT_CONST = 0, IT_INIT_UNIFORM = 1 } it_init_kind;
+
 typedef struct {
     const char *name;   /* spec name, e.g. "embed" */
     size_t offset;      /* first element in the flat parameter vector */
     size_t rows, cols;  /* row-major shape; cols == 1 for a vector */
+    it_init_kind init;  /* the profile's init clause */
+    uint32_t init_bits; /* c, as binary32 bits */
+    int decay;          /* §7.2: AdamW's weight decay applies to it */
 } it_tensor_info;
+
+/* The initial parameters of a profile's tensors as their init columns say
+ * (the tensors cover params without gaps). */
+void it_tensors_init(const it_tensor_info *tensors, size_t ntensors, uint64_t seed, float *params);
 
 /* The five tensors of mlp13k in checkpoint order (§11.2). */
 extern const it_tensor_info it_mlp13k_tensors[5];

@@ -16,37 +16,32 @@
  * floating-point environment, whether rank 0 could create its files) is
  * agreed by all ranks before anything runs, so every rank ends with the same
  * exit status and no rank waits for one that has gone. */
-#define _POSIX_C_SOURCE 200809L /* mkdir, nanosleep, getrusage */
+#define _POSIX_C_SOURCE 200809L /* nanosleep, getrusage */
 #include <mpi.h>
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
+
 #include <sys/types.h>
 #include <time.h>
 
 #include "fpenv_force.h"
 #include "isotrain.h"
 #include "isotrain_reduce.h"
+#include "iut.h"
 #include "ops_server.h"
 #include "reduce_mpi.h"
 #include "stdin_pipe.h"
-#include "wire.h"
 
 #ifndef IT_BUILD_FLAGS
 #define IT_BUILD_FLAGS "unknown"
 #endif
 
 /* iut-protocol P1, P7 (as the reference CLI) */
-enum { EXIT_TRAIN_FAILED = 1, EXIT_USAGE = 2, EXIT_FPENV = 3, EXIT_IO = 4, EXIT_UNSUPPORTED = 64 };
-/* a block of a partial gradient passed between ranks: small enough that the
- * pipeline fills quickly, large enough that a message costs little; the
- * reducer makes a block at least 32 output rows (reduce_mpi.c) */
-enum { DEFAULT_BLOCK_BYTES = 16384 };
+enum { EXIT_USAGE = IUT_EXIT_USAGE, EXIT_FPENV = IUT_EXIT_FPENV, EXIT_IO = IUT_EXIT_IO, EXIT_UNSUPPORTED = IUT_EXIT_UNSUPPORTED };
 
 static int rank, nranks;
 
@@ -97,67 +92,21 @@ static void barrier_idle(void)
 
 static void usage(FILE *out)
 {
-    fputs("usage: mpirun [mpirun options] -np N isotrain-mpi VERB ...\n"
-          "  isotrain-mpi train --profile mlp13k|addmod113 [--steps N] [--trace FILE|-] [--seed S]\n"
-          "                     [--checkpoint-dir DIR] [--checkpoint-steps S,S,...|all] [--threads N]\n"
-          "                     [--block-bytes B] [--stats] [--force-ftz]\n"
+    iut_usage(out, "usage: mpirun [mpirun options] -np N isotrain-mpi VERB ...\n", "isotrain-mpi", 1,
           "  isotrain-mpi hello | ops | info | --version | --help\n"
           "  isotrain-mpi --kernels NAME VERB ...\n"
           "\n"
           "The reference trainer with the batch's rows split across the N ranks in\n"
           "batch order (spec 15): every gradient, embedding-gradient and loss sum\n"
           "runs through the ranks as one chain, so every N gives the bits of\n"
-          "`isotrain train` (N at most the batch's rows: 64 for mlp13k, 3831 for\n"
-          "addmod113). Rank 0 writes the trace and checkpoints and answers hello\n"
+          "`isotrain train` (N at most the batch's rows, spec 11.6, 13.5, 14.5).\n"
+          "Rank 0 writes the trace and checkpoints and answers hello\n"
           "and ops; the options are the reference CLI's (spec/iut-protocol.md P7).\n"
           "--block-bytes B  the size of one block of a partial gradient passed\n"
           "        between ranks (default 16384, at least 32 output rows; speed\n"
           "        only, never bits).\n"
           "--stats  prints per rank: rows, CPU seconds, seconds waiting in MPI, bytes\n"
-          "        sent (make mpi-scaling).\n",
-          out);
-}
-
-static int parse_u32(const char *flag, const char *s, uint32_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (errno || end == s || *end || s[0] == '-' || v > 0xffffffffUL) {
-        say("isotrain-mpi: %s expects a non-negative integer, got '%s'\n", flag, s);
-        return -1;
-    }
-    *out = (uint32_t)v;
-    return 0;
-}
-
-/* iut-protocol P7: DIR and its missing parents, as mkdir -p (rank 0) */
-static int make_dir(const char *dir)
-{
-    size_t n = strlen(dir);
-    char *p = malloc(n + 1);
-    if (!p)
-        return -1;
-    memcpy(p, dir, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (p[i] != '/' && p[i] != '\0')
-            continue;
-        char c = p[i];
-        p[i] = '\0';
-        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-            fprintf(stderr, "isotrain-mpi train: cannot create checkpoint directory %s: %s\n", p, strerror(errno));
-            free(p);
-            return -1;
-        }
-        p[i] = c;
-    }
-    free(p);
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "isotrain-mpi train: --checkpoint-dir %s is not a directory\n", dir);
-        return -1;
-    }
-    return 0;
+          "        sent (make mpi-scaling).\n");
 }
 
 static double cpu_seconds(void)
@@ -203,230 +152,63 @@ static void print_stats(const it_reducer *rd, size_t batch, double wall, double 
     free(all);
 }
 
+/* ---- the train verb: the shared front end (reference/iut/) with the
+ * ranks as its processes ---- */
+
+static int front_agree(const iut_front *f, int status)
+{
+    (void)f;
+    return agree(status);
+}
+
+/* spec §15: each rank holds at least one row of the batch */
+static int front_check(const iut_front *f, const iut_train_request *r, char *err, size_t cap)
+{
+    (void)f;
+    const it_profile *p = r->profile;
+    if ((size_t)nranks <= p->batch_rows)
+        return 0;
+    snprintf(err, cap,
+             "%d ranks for a batch of %zu %s (profile %s): each rank needs at least one row of the batch, so at "
+             "most %zu ranks (spec 15)",
+             nranks, p->batch_rows, p->row_noun, p->name, p->batch_rows);
+    return IUT_EXIT_USAGE;
+}
+
+/* every step's sums through the ranks (reduce_mpi.c) */
+static it_status front_run(const iut_front *f, const iut_train_request *r, it_train_state *s, char *err, size_t cap)
+{
+    (void)f;
+    it_reducer *rd = it_mpi_reducer_new(MPI_COMM_WORLD, r->block_bytes);
+    if (!rd) {
+        snprintf(err, cap, "out of memory for the reducer");
+        return IT_ERR_IO;
+    }
+    it_mpi_reducer_describe(rd, r->profile->tensors, r->profile->ntensors, s->grads);
+    double t0 = MPI_Wtime(), c0 = it_mpi_thread_cpu();
+    it_status st = it_train_run_profile(r->profile, &r->cfg, &r->opt, rd, s, err, cap);
+    double wall = MPI_Wtime() - t0, run_cpu = it_mpi_thread_cpu() - c0;
+    /* every outcome but the writer's I/O is the same on every rank */
+    if (r->stats && st == IT_OK)
+        print_stats(rd, r->profile->batch_rows, wall, run_cpu, r->steps);
+    it_mpi_reducer_free(rd);
+    return st;
+}
+
+/* rank 0 alone writes, so it alone sees its I/O failure; the others are
+ * already in the next step's chain, waiting for it: end the job */
+static void front_abort(const iut_front *f, int status)
+{
+    (void)f;
+    fflush(stdout);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, status);
+}
+
 static int cmd_train(int argc, char **argv)
 {
-    const char *profile = NULL, *trace_path = "-", *dir = NULL;
-    uint32_t steps = IT_MLP13K_STEPS, block = DEFAULT_BLOCK_BYTES, threads = 1;
-    uint32_t ck[64] = {50, 100, 150, 200};
-    size_t n_ck = 4;
-    int all_steps = 0, force_ftz = 0, steps_given = 0, steps_set = 0, stats = 0;
-    const char *env_threads = getenv("ISOTRAIN_THREADS");
-    if (env_threads && *env_threads &&
-        (parse_u32("ISOTRAIN_THREADS", env_threads, &threads) != 0 || threads < 1 || threads > 64)) {
-        say("isotrain-mpi train: ISOTRAIN_THREADS expects 1..64, got '%s'\n", env_threads);
-        return EXIT_USAGE;
-    }
-    it_mlp13k_recipe recipe = it_mlp13k_default_recipe();
-    const char *env_eval = getenv("ISOTRAIN_EVAL");
-    it_addmod113_recipe am = {IT_AM_SEED, 1, !(env_eval && strcmp(env_eval, "0") == 0)};
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--force-ftz") == 0 || strcmp(a, "--stats") == 0) {
-            force_ftz |= a[2] == 'f';
-            stats |= a[2] == 's';
-            continue;
-        }
-        if (i + 1 >= argc) {
-            say("isotrain-mpi train: option '%s' needs a value (or is unknown)\n", a);
-            return EXIT_USAGE;
-        }
-        const char *v = argv[++i];
-        if (strcmp(a, "--profile") == 0)
-            profile = v;
-        else if (strcmp(a, "--steps") == 0) {
-            if (parse_u32(a, v, &steps) != 0)
-                return EXIT_USAGE;
-            steps_set = 1;
-        } else if (strcmp(a, "--threads") == 0) {
-            if (parse_u32(a, v, &threads) != 0 || threads < 1 || threads > 64) {
-                say("isotrain-mpi train: --threads expects 1..64, got '%s'\n", v);
-                return EXIT_USAGE;
-            }
-        } else if (strcmp(a, "--block-bytes") == 0) {
-            if (parse_u32(a, v, &block) != 0 || block < 4) {
-                say("isotrain-mpi train: --block-bytes expects 4 or more, got '%s'\n", v);
-                return EXIT_USAGE;
-            }
-        } else if (strcmp(a, "--trace") == 0)
-            trace_path = v;
-        else if (strcmp(a, "--checkpoint-dir") == 0)
-            dir = v;
-        else if (strcmp(a, "--seed") == 0) {
-            char why[160];
-            uint64_t seed;
-            if (wire_parse_int(v, strlen(v), UINT64_MAX, &seed, why, sizeof why) != 0) {
-                say("isotrain-mpi train: --seed expects a decimal integer 0..18446744073709551615 (no sign, no "
-                    "leading zeros), got '%s': %s\n",
-                    v, why);
-                return EXIT_USAGE;
-            }
-            recipe.seed = seed;
-            am.seed = seed;
-        } else if (strcmp(a, "--checkpoint-steps") == 0) {
-            steps_given = 1;
-            all_steps = strcmp(v, "all") == 0;
-            if (!all_steps) {
-                char buf[1024];
-                if (strlen(v) >= sizeof buf) {
-                    say("isotrain-mpi train: --checkpoint-steps list too long\n");
-                    return EXIT_USAGE;
-                }
-                strcpy(buf, v);
-                n_ck = 0;
-                for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-                    if (n_ck == sizeof ck / sizeof ck[0]) {
-                        say("isotrain-mpi train: --checkpoint-steps takes at most %zu steps\n", n_ck);
-                        return EXIT_USAGE;
-                    }
-                    if (parse_u32("--checkpoint-steps", tok, &ck[n_ck]) != 0)
-                        return EXIT_USAGE;
-                    n_ck++;
-                }
-            }
-        } else {
-            say("isotrain-mpi train: unknown option '%s'\n", a);
-            return EXIT_USAGE;
-        }
-    }
-    if (!profile) {
-        say("isotrain-mpi train: --profile is required (known: mlp13k, addmod113)\n");
-        return EXIT_USAGE;
-    }
-    int is_am = strcmp(profile, "addmod113") == 0;
-    if (!is_am && strcmp(profile, "mlp13k") != 0) {
-        say("isotrain-mpi train: unsupported profile '%s' (known: mlp13k, addmod113)\n", profile);
-        return EXIT_UNSUPPORTED;
-    }
-    if (is_am) { /* spec §13.1 */
-        am.threads = threads;
-        if (!steps_set)
-            steps = IT_AM_STEPS;
-        if (!steps_given) {
-            ck[0] = 100, ck[1] = 200, ck[2] = 300;
-            n_ck = 3;
-        }
-    }
-    /* spec §15: each rank holds at least one row of the batch */
-    const size_t batch = is_am ? IT_AM_NTRAIN : IT_MLP13K_BATCH;
-    if ((size_t)nranks > batch) {
-        say("isotrain-mpi train: %d ranks for a batch of %zu %s (profile %s): each rank needs at least one row of "
-            "the batch, so at most %zu ranks (spec 15)\n",
-            nranks, batch, is_am ? "pairs" : "positions", profile, batch);
-        return EXIT_USAGE;
-    }
-    if (steps_given && !dir) {
-        say("isotrain-mpi train: --checkpoint-steps needs --checkpoint-dir\n");
-        return EXIT_USAGE;
-    }
-    for (size_t k = 0; steps_given && !all_steps && k < n_ck; k++)
-        if (ck[k] > steps) {
-            say("isotrain-mpi train: checkpoint step %u is beyond --steps %u\n", (unsigned)ck[k], (unsigned)steps);
-            return EXIT_USAGE;
-        }
-    uint32_t *all = NULL;
-    const uint32_t *ck_list = ck;
-    if (all_steps && dir) {
-        if (!(all = malloc(((size_t)steps + 1) * sizeof *all))) {
-            say("isotrain-mpi train: --checkpoint-steps all: cannot hold %llu steps\n", (unsigned long long)steps + 1);
-            return EXIT_USAGE;
-        }
-        for (uint64_t t = 0; t <= steps; t++)
-            all[t] = (uint32_t)t;
-        ck_list = all;
-        n_ck = (size_t)steps + 1;
-    }
-
-    /* spec §2.2: every rank probes its own floating-point environment (a
-     * host of the job that flushes subnormals would change the bits) */
-    int st = 0;
-    if (force_ftz && it_fpenv_force_flush() != 0) {
-        fprintf(stderr, "isotrain-mpi train: rank %d: --force-ftz: no flush mode known on %s\n", rank, it_host_isa());
-        st = EXIT_USAGE;
-    }
-    it_fpenv_report env;
-    if (!st && it_fpenv_probe(&env) != 0) {
-        fprintf(stderr,
-                "isotrain-mpi train: rank %d: floating-point environment is not IEEE default (ftz=%d daz=%d "
-                "rounding=%d); spec 2.1-2.2 require round-to-nearest-even with subnormals kept\n",
-                rank, env.ftz, env.daz, env.rounding);
-        st = EXIT_FPENV;
-    }
-    if ((st = agree(st)) != 0) {
-        if (st == EXIT_FPENV)
-            say("failure=fpenv-flush step=0\n");
-        free(all);
-        return st;
-    }
-
-    /* rank 0's files, before anything runs (P7: a run that cannot write
-     * its checkpoints leaves nothing behind) */
-    FILE *trace = NULL;
-    if (rank == 0) {
-        if (dir && make_dir(dir) != 0)
-            st = EXIT_IO;
-        else if (strcmp(trace_path, "-") == 0)
-            trace = stdout;
-        else if (!(trace = fopen(trace_path, "wb"))) {
-            fprintf(stderr, "isotrain-mpi train: cannot create trace %s: %s\n", trace_path, strerror(errno));
-            st = EXIT_IO;
-        }
-    }
-    if ((st = agree(st)) != 0) {
-        if (trace && trace != stdout)
-            fclose(trace);
-        free(all);
-        return st;
-    }
-
-    it_reducer *rd = it_mpi_reducer_new(MPI_COMM_WORLD, block);
-    if (!rd) {
-        say("isotrain-mpi train: out of memory\n");
-        free(all);
-        if (trace && trace != stdout)
-            fclose(trace);
-        return EXIT_IO;
-    }
-    static it_mlp13k_state state;
-    static it_addmod113_state am_state;
-    it_run_options opt = {.steps = steps,
-                          .trace = trace,
-                          .checkpoint_dir = rank == 0 ? dir : NULL,
-                          .checkpoint_steps = ck_list,
-                          .n_checkpoint_steps = n_ck};
-    char err[512];
-    double t0 = MPI_Wtime(), c0 = it_mpi_thread_cpu();
-    it_status rs = is_am ? it_addmod113_run_reduced(&am, &opt, rd, &am_state, err, sizeof err)
-                         : it_mlp13k_run_reduced(&recipe, &opt, rd, &state, err, sizeof err);
-    double wall = MPI_Wtime() - t0, run_cpu = it_mpi_thread_cpu() - c0;
-    free(all);
-    if (rank == 0 && trace) {
-        if (trace == stdout)
-            fflush(stdout);
-        else if (fclose(trace) != 0 && rs == IT_OK) {
-            snprintf(err, sizeof err, "cannot close trace %s: %s", trace_path, strerror(errno));
-            rs = IT_ERR_IO;
-        }
-    }
-    if (rs == IT_ERR_IO) {
-        /* rank 0 alone writes, so it alone sees this; the others are
-         * already in the next step's chain, waiting for it: end the job */
-        fprintf(stderr, "isotrain-mpi train: FAILED (%s): %s\n", it_status_name(rs), err);
-        fflush(stderr);
-        MPI_Abort(MPI_COMM_WORLD, EXIT_IO);
-    }
-    /* every other outcome is the same on every rank: they hold the same bits */
-    if (stats && rs == IT_OK)
-        print_stats(rd, batch, wall, run_cpu, steps);
-    it_mpi_reducer_free(rd);
-    if (rs != IT_OK) {
-        uint32_t done = is_am ? am_state.step : state.step;
-        say("isotrain-mpi train: FAILED (%s): %s\n", it_status_name(rs), err);
-        if (rs == IT_ERR_NONFINITE_LOSS || rs == IT_ERR_NONFINITE_PARAM)
-            say("failure=%s step=%lu\n", it_status_name(rs),
-                (unsigned long)done + (rs == IT_ERR_NONFINITE_LOSS ? 1 : 0));
-        return rs == IT_ERR_FPENV ? EXIT_FPENV : EXIT_TRAIN_FAILED;
-    }
-    return 0;
+    const iut_front front = {"isotrain-mpi", rank == 0, 1, front_agree, front_check, front_run, front_abort, NULL};
+    return iut_train(argc, argv, &front);
 }
 
 /* The spec this trainer implements: the profiles of 1.1 (mlp13k, addmod113)
@@ -493,12 +275,7 @@ static int cmd_info(int argc)
     printf("isotrain_version=%s\nspec_version=%s\nisa=%s\nos=%s\nendianness=%s\ncpu_model=%s\n", IT_VERSION,
            IT_SPEC_VERSION, it_host_isa(), it_host_os(), it_host_endianness(), model);
     printf("cpu_features=%s\n", features);
-#if defined(__GNUC__) && !defined(__clang__)
-    printf("compiler=gcc %d.%d.%d\n", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
-#elif defined(__clang__)
-    printf("compiler=clang %d.%d.%d\n", __clang_major__, __clang_minor__, __clang_patchlevel__);
-#endif
-    printf("build_flags=%s\n", IT_BUILD_FLAGS);
+    iut_print_build(stdout, IT_BUILD_FLAGS);
     printf("kernels=%s\n", it_kernels_name());
     printf("fpenv=%s ftz=%d daz=%d rounding=%d\n", env_ok ? "ok" : "flush", env.ftz, env.daz, env.rounding);
     printf("mpi_library=%s\nmpi_ranks=%d\n", lib, nranks);

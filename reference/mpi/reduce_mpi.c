@@ -58,6 +58,9 @@ typedef struct {
     float *dy;
     size_t scratch_rows, scratch_dim;
     it_mpi_stats stats;
+    const it_tensor_info *tensors; /* the run's tensors and gradient, to name a failed sum */
+    size_t ntensors;
+    const float *grads;
 } mpi_reducer;
 
 void it_mpi_rows_of(size_t n, int r, int p, size_t *lo, size_t *hi)
@@ -80,6 +83,23 @@ static void die(const mpi_reducer *m, const char *what)
     fprintf(stderr, "isotrain-mpi: rank %d: %s\n", m->rank, what);
     fflush(stderr);
     MPI_Abort(m->comm, 70);
+}
+
+/* A sum this rank cannot continue: the chain cannot complete, and the
+ * ranks after this one would wait for it forever, so the whole job ends,
+ * naming the rank and the tensor (it_mpi_reducer_describe). */
+static void die_in(const mpi_reducer *m, const void *sum, const char *what)
+{
+    const char *name = "(a tensor the run did not describe)";
+    const float *f = sum;
+    for (size_t t = 0; m->grads && t < m->ntensors; t++) {
+        const it_tensor_info *ti = &m->tensors[t];
+        if (f >= m->grads + ti->offset && f < m->grads + ti->offset + ti->rows * ti->cols)
+            name = ti->name;
+    }
+    char why[512];
+    snprintf(why, sizeof why, "the gradient sum of tensor %s: %s", name, what);
+    die(m, why);
 }
 
 /* every tensor's sum goes through the chain once per step: a second call
@@ -153,8 +173,11 @@ static int mpi_linear_params(const it_reducer *rd, size_t rows, size_t in, size_
 {
     mpi_reducer *m = (mpi_reducer *)rd;
     once(m, dW);
-    if (m->size == 1) /* nothing to pass on: the call as it stands */
-        return it_rows_linear_backward_params(rows, in, out, dY, lddy, X, ldx, dW, db, threads);
+    if (m->size == 1) { /* nothing to pass on: the call as it stands */
+        if (it_rows_linear_backward_params(rows, in, out, dY, lddy, X, ldx, dW, db, threads) != 0)
+            die_in(m, dW, "the product was refused (an invalid argument)");
+        return 0;
+    }
     size_t per_row = in + (db ? 1 : 0), ob = m->block_floats / (per_row ? per_row : 1);
     if (ob < MIN_BLOCK_ROWS)
         ob = MIN_BLOCK_ROWS;
@@ -167,6 +190,8 @@ static int mpi_linear_params(const it_reducer *rd, size_t rows, size_t in, size_
             receive(m, db + o0, k, tb);
         rc |= it_rows_linear_backward_params(rows, in, k, dY + o0, lddy, X, ldx, dW + o0 * in, db ? db + o0 : NULL,
                                              threads);
+        if (rc)
+            die_in(m, dW, "the product was refused (an invalid argument)");
         pass_on(m, dW + o0 * in, k * in, tw);
         if (db)
             pass_on(m, db + o0, k, tb);
@@ -197,17 +222,22 @@ static int mpi_embedding(const it_reducer *rd, size_t rows, size_t dim, size_t v
     mpi_reducer *m = (mpi_reducer *)rd;
     once(m, dE);
     for (size_t r = 0; r < rows; r++)
-        if (tokens[r] >= vocab)
-            return -1; /* as it_rows_embedding_backward: nothing written */
+        if (tokens[r] >= vocab) { /* nothing written, and nothing can be passed on */
+            char why[160];
+            snprintf(why, sizeof why, "token %u of row %zu is not below the vocabulary of %zu", (unsigned)tokens[r], r,
+                     vocab);
+            die_in(m, dE, why);
+        }
     size_t vb = m->block_floats / (dim ? dim : 1);
     if (vb < MIN_BLOCK_ROWS)
         vb = MIN_BLOCK_ROWS;
     if (vb >= vocab || m->size == 1) { /* one block: the call as it stands */
         int tag = next_tag(m);
         receive(m, dE, vocab * dim, tag);
-        int rc = it_rows_embedding_backward(rows, dim, vocab, tokens, dY, lddy, dE, threads);
+        if (it_rows_embedding_backward(rows, dim, vocab, tokens, dY, lddy, dE, threads) != 0)
+            die_in(m, dE, "the scatter-add was refused (an invalid argument)");
         pass_on(m, dE, vocab * dim, tag);
-        return rc;
+        return 0;
     }
     scratch(m, rows, dim);
     int rc = 0;
@@ -222,6 +252,8 @@ static int mpi_embedding(const it_reducer *rd, size_t rows, size_t dim, size_t v
             }
         receive(m, dE + v0 * dim, k * dim, tag);
         rc |= it_rows_embedding_backward(sel, dim, k, m->tok, m->dy, dim, dE + v0 * dim, threads);
+        if (rc)
+            die_in(m, dE, "the scatter-add was refused (an invalid argument)");
         pass_on(m, dE + v0 * dim, k * dim, tag);
     }
     return rc;
@@ -293,6 +325,14 @@ void it_mpi_reducer_free(it_reducer *rd)
     free(m->tok);
     free(m->dy);
     free(m);
+}
+
+void it_mpi_reducer_describe(it_reducer *rd, const it_tensor_info *tensors, size_t ntensors, const float *grads)
+{
+    mpi_reducer *m = (mpi_reducer *)rd;
+    m->tensors = tensors;
+    m->ntensors = ntensors;
+    m->grads = grads;
 }
 
 const it_mpi_stats *it_mpi_reducer_stats(const it_reducer *rd)

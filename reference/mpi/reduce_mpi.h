@@ -26,6 +26,10 @@ typedef struct {
  * same blocks). NULL: out of memory. */
 it_reducer *it_mpi_reducer_new(MPI_Comm comm, size_t block_bytes);
 void it_mpi_reducer_free(it_reducer *rd);
+/* The tensors of the run and the gradient array its steps hand over: a sum
+ * this rank cannot continue ends the whole job (MPI_Abort) with a message
+ * naming the rank and the tensor. */
+void it_mpi_reducer_describe(it_reducer *rd, const it_tensor_info *tensors, size_t ntensors, const float *grads);
 const it_mpi_stats *it_mpi_reducer_stats(const it_reducer *rd);
 
 /* CPU seconds of the calling thread so far (CLOCK_THREAD_CPUTIME_ID). */

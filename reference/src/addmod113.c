@@ -21,17 +21,7 @@
 
 enum { D = IT_AM_D, H = IT_AM_HEADS, DH = IT_AM_DHEAD, F = IT_AM_MLP, NV = IT_AM_VOCAB, NO = IT_AM_MOD, T = IT_AM_CTX };
 
-/* spec §13.2: checkpoint order; the stream of §13.4 is the index here */
-const it_tensor_info it_addmod113_tensors[11] = {
-    {"w_e", IT_AM_OFF_WE, NV, D},      {"w_pos", IT_AM_OFF_WPOS, T, D}, {"w_q", IT_AM_OFF_WQ, D, D},
-    {"w_k", IT_AM_OFF_WK, D, D},       {"w_v", IT_AM_OFF_WV, D, D},     {"w_o", IT_AM_OFF_WO, D, D},
-    {"w_in", IT_AM_OFF_WIN, F, D},     {"b_in", IT_AM_OFF_BIN, F, 1},   {"w_out", IT_AM_OFF_WOUT, D, F},
-    {"b_out", IT_AM_OFF_BOUT, D, 1},   {"w_u", IT_AM_OFF_WU, NO, D},
-};
-
-/* spec §13.1 and §13.4 */
-#define SCALE_D_BITS 0x3e1cc471u   /* RN(sqrt(3/128)): uniform with the std of randn/sqrt(128) */
-#define SCALE_U_BITS 0x3e261d5fu   /* RN(sqrt(3/114)): W_U was randn/sqrt(d_vocab = 114) */
+/* spec §13.1 */
 #define ATTN_SCALE_BITS 0x3e3504f3u /* RN(1/sqrt(32)) */
 #define INV_NTRAIN_BITS 0x3988daa5u /* RN(1/3831) = 1 / 3831 in one rounding */
 enum { STREAM_PERM = 11 };
@@ -50,22 +40,10 @@ void it_addmod113_permutation(uint64_t seed, uint32_t perm[IT_AM_PAIRS])
     }
 }
 
-/* spec §13.4: every weight uniform on [-c, c) from its own stream; biases +0 */
+/* spec §13.4, by the init columns of the table (profiles.c) */
 void it_addmod113_init(uint64_t seed, float *params)
 {
-    for (uint32_t s = 0; s < 11; s++) {
-        const it_tensor_info *ti = &it_addmod113_tensors[s];
-        size_t n = ti->rows * ti->cols;
-        float *t = params + ti->offset;
-        if (ti->cols == 1) { /* b_in, b_out */
-            for (size_t i = 0; i < n; i++)
-                t[i] = 0.0f;
-            continue;
-        }
-        float c = it_f32_from_bits(s == 10 ? SCALE_U_BITS : SCALE_D_BITS);
-        for (size_t i = 0; i < n; i++)
-            t[i] = it_u32_to_symmetric(it_rng_u32(seed, s, i)) * c;
-    }
+    it_tensors_init(it_addmod113_tensors, 11, seed, params);
 }
 
 /* ---- the workspace: activations and gradients of a chunk of pairs ----------- */

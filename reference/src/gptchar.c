@@ -29,61 +29,10 @@ enum {
 #define ATTN_SCALE_BITS 0x3e800000u /* 1/sqrt(16) = 0.25, exact */
 enum { STREAM_SAMPLE = 64 };
 
-/* spec §14.2: checkpoint order; a tensor's init stream is its index here */
-#define BLOCK_TENSORS(l)                                                                                        \
-    {"h" #l "_ln1_w", IT_GC_OFF_H0 + (l) * IT_GC_BLOCK + IT_GC_B_LN1_W, D, 1},                                 \
-        {"h" #l "_ln1_b", IT_GC_OFF_H0 + (l) * IT_GC_BLOCK + IT_GC_B_LN1_B, D, 1},                             \
-        {"h" #l "_q_w", IT_GC_OFF_H0 + (l) * IT_GC_BLOCK + IT_GC_B_Q_W, D, D},                                 \
-        {"h" #l "_q_b", IT_GC_OFF_H0 + (l) * IT_GC_BLOCK + IT_GC_B_Q_B, D, 1},                                 \
-        {"h" #l "_k_w", IT_GC_OFF_H0 + (l) * IT_GC_BLOCK + IT_GC_B_K_W, D, D},                                 \
-        {"h" #l "_k_b", IT_GC_OFF_H0 + (l) * IT_GC_BLOCK + IT_GC_B_K_B, D, 1},                                 \
-        {"h" #l "_v_w", IT_GC_OFF_H0 + (l) * IT_GC_BLOCK + IT_GC_B_V_W, D, D},                                 \
-        {"h" #l "_v_b", IT_GC_OFF_H0 + (l) * IT_GC_BLOCK + IT_GC_B_V_B, D, 1},                                 \
-        {"h" #l "_o_w", IT_GC_OFF_H0 + (l) * IT_GC_BLOCK + IT_GC_B_O_W, D, D},                                 \
-        {"h" #l "_o_b", IT_GC_OFF_H0 + (l) * IT_GC_BLOCK + IT_GC_B_O_B, D, 1},                                 \
-        {"h" #l "_ln2_w", IT_GC_OFF_H0 + (l) * IT_GC_BLOCK + IT_GC_B_LN2_W, D, 1},                             \
-        {"h" #l "_ln2_b", IT_GC_OFF_H0 + (l) * IT_GC_BLOCK + IT_GC_B_LN2_B, D, 1},                             \
-        {"h" #l "_fc_w", IT_GC_OFF_H0 + (l) * IT_GC_BLOCK + IT_GC_B_FC_W, F, D},                               \
-        {"h" #l "_fc_b", IT_GC_OFF_H0 + (l) * IT_GC_BLOCK + IT_GC_B_FC_B, F, 1},                               \
-        {"h" #l "_proj_w", IT_GC_OFF_H0 + (l) * IT_GC_BLOCK + IT_GC_B_PROJ_W, D, F},                           \
-        {"h" #l "_proj_b", IT_GC_OFF_H0 + (l) * IT_GC_BLOCK + IT_GC_B_PROJ_B, D, 1}
-
-const it_tensor_info it_gptchar_tensors[IT_GC_NTENSORS] = {
-    {"wte", IT_GC_OFF_WTE, V, D}, {"wpe", IT_GC_OFF_WPE, T, D}, BLOCK_TENSORS(0), BLOCK_TENSORS(1),
-    {"lnf_w", IT_GC_OFF_LNF_W, D, 1}, {"lnf_b", IT_GC_OFF_LNF_B, D, 1},
-};
-
-/* spec §14.4: how each tensor starts. Uniform tensors are u(word) times
- * their bound; LayerNorm gains are 1, every bias +0. */
-static uint32_t init_bits(const it_tensor_info *ti, int *uniform)
-{
-    const char *name = ti->name;
-    size_t len = strlen(name);
-    *uniform = 0;
-    if (len >= 2 && strcmp(name + len - 2, "_b") == 0)
-        return 0x00000000u;
-    if (strstr(name, "ln"))
-        return 0x3f800000u; /* ln1_w, ln2_w, lnf_w */
-    *uniform = 1;
-    if (strcmp(name, "wte") == 0)
-        return 0x3d000000u; /* 2^-5 */
-    if (strcmp(name, "wpe") == 0)
-        return 0x3c800000u; /* 2^-6 */
-    if (strstr(name, "_proj_w"))
-        return 0x3d800000u; /* 1/sqrt(256) = 2^-4 */
-    return 0x3e000000u;     /* 1/sqrt(64) = 2^-3: q, k, v, o, fc */
-}
-
+/* spec §14.4, by the init columns of the table (profiles.c) */
 void it_gptchar_init(uint64_t seed, float *params)
 {
-    for (uint32_t s = 0; s < IT_GC_NTENSORS; s++) {
-        const it_tensor_info *ti = &it_gptchar_tensors[s];
-        int uniform;
-        float c = it_f32_from_bits(init_bits(ti, &uniform));
-        float *t = params + ti->offset;
-        for (size_t i = 0; i < ti->rows * ti->cols; i++)
-            t[i] = uniform ? it_u32_to_symmetric(it_rng_u32(seed, s, i)) * c : c;
-    }
+    it_tensors_init(it_gptchar_tensors, IT_GC_NTENSORS, seed, params);
 }
 
 /* spec §14.3 */

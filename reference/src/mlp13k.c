@@ -9,25 +9,13 @@
 
 enum { V = IT_MLP13K_VOCAB, D = IT_MLP13K_EMBED, H = IT_MLP13K_HIDDEN };
 
-/* spec §11.2: checkpoint order. */
-const it_tensor_info it_mlp13k_tensors[5] = {
-    {"embed", IT_MLP13K_OFF_EMBED, V, D},
-    {"w1", IT_MLP13K_OFF_W1, H, D},
-    {"b1", IT_MLP13K_OFF_B1, H, 1},
-    {"w2", IT_MLP13K_OFF_W2, V, H},
-    {"b2", IT_MLP13K_OFF_B2, V, 1},
-};
-
 /* spec §11.1 */
 #define MLP13K_SEED 0x69736f747261696eull /* "isotrain" in ASCII */
 #define MLP13K_LR_BITS 0x3f000000u        /* 0.5 */
 
-/* spec §11.4: stream numbers are the tensor's checkpoint index; sampling has
- * its own stream after them. */
-enum { STREAM_EMBED = 0, STREAM_W1 = 1, STREAM_W2 = 3, STREAM_SAMPLE = 5 };
-#define SCALE_EMBED_BITS 0x3f800000u /* 1.0 */
-#define SCALE_W1_BITS 0x3e800000u    /* 0.25 = 1/sqrt(16), exact */
-#define SCALE_W2_BITS 0x3e3504f3u    /* RN(1/sqrt(32)) */
+/* spec §11.5: sampling's stream comes after the tensors' (§11.4: a
+ * tensor's stream is its checkpoint index) */
+enum { STREAM_SAMPLE = 5 };
 
 it_mlp13k_recipe it_mlp13k_default_recipe(void)
 {
@@ -39,23 +27,10 @@ it_mlp13k_recipe it_mlp13k_default_recipe(void)
     return r;
 }
 
-static void init_uniform(float *t, size_t n, uint64_t seed, uint32_t stream, uint32_t scale_bits)
-{
-    float scale = it_f32_from_bits(scale_bits);
-    for (size_t i = 0; i < n; i++)
-        t[i] = it_u32_to_symmetric(it_rng_u32(seed, stream, i)) * scale;
-}
-
-/* spec §11.4 */
+/* spec §11.4, by the init columns of the table (profiles.c) */
 void it_mlp13k_init(const it_mlp13k_recipe *r, float *params)
 {
-    init_uniform(params + IT_MLP13K_OFF_EMBED, V * D, r->seed, STREAM_EMBED, SCALE_EMBED_BITS);
-    init_uniform(params + IT_MLP13K_OFF_W1, H * D, r->seed, STREAM_W1, SCALE_W1_BITS);
-    for (size_t i = 0; i < H; i++)
-        params[IT_MLP13K_OFF_B1 + i] = 0.0f;
-    init_uniform(params + IT_MLP13K_OFF_W2, V * H, r->seed, STREAM_W2, SCALE_W2_BITS);
-    for (size_t i = 0; i < V; i++)
-        params[IT_MLP13K_OFF_B2 + i] = 0.0f;
+    it_tensors_init(it_mlp13k_tensors, 5, r->seed, params);
 }
 
 /* spec §11.5: a uniformly drawn offset o in [0, len-1) gives the pair

@@ -4,21 +4,15 @@
  * AdamW running products are a function of the step (§7.2). What is left
  * is the parameters and, for AdamW, the two moments. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "isotrain.h"
+#include "isotrain_profile.h"
 
-static it_status fail(char *err, size_t cap, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, cap, fmt, ap);
-    va_end(ap);
-    return IT_ERR_IO;
-}
+/* every failure here is one of I/O */
+#define fail(err, cap, ...) ((it_status)it_errf((err), (cap), IT_ERR_IO, __VA_ARGS__))
 
 static const char *const KIND[3] = {"step", "adam-m", "adam-v"};
 

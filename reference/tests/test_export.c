@@ -17,7 +17,7 @@ Test(export, crc32_known_answers)
 Test(export, npy_header_is_padded_to_64_and_ends_the_dict_with_a_newline)
 {
     static const unsigned char zeros[4 * 256 * 16];
-    const it_tensor_info mat = {"embed", 0, 256, 16}, vec = {"b1", 0, 32, 1};
+    const it_tensor_info mat = {"embed", 0, 256, 16, IT_INIT_UNIFORM, 0, 0}, vec = {"b1", 0, 32, 1, IT_INIT_CONST, 0, 0};
     it_buf b = {0};
     cr_assert_eq(it_npy_write(&b, &mat, zeros), 0);
     cr_assert(memcmp(b.p, "\x93NUMPY\x01\x00", 8) == 0);

@@ -13,7 +13,6 @@ static char am_digest[AMSTEPS + 1][65];
 static uint32_t am_perm[IT_AM_PAIRS];
 
 /* The reference run of spec 13.8, through the library's own loop pieces. */
-const uint32_t AM_WINDOW_STEPS[AM_WINDOWS] = {150, 299};
 float am_window_state[AM_WINDOWS][3][IT_AM_NPARAMS];
 const char *am_trace_digest(uint32_t step) { return am_digest[step]; }
 
@@ -39,7 +38,7 @@ static void am_train(void)
         if (t % 100 == 0)
             memcpy(am_hist[t / 100], params, sizeof params);
         for (int w = 0; w < AM_WINDOWS; w++) /* the golden states of set 1.2.0's windows */
-            if (t == AM_WINDOW_STEPS[w]) {
+            if (t == it_profile_addmod113.windows[w + 1].from) { /* the table's resumed windows */
                 memcpy(am_window_state[w][0], params, sizeof params);
                 memcpy(am_window_state[w][1], m, sizeof m);
                 memcpy(am_window_state[w][2], v, sizeof v);
@@ -277,7 +276,7 @@ static void gen_adamw(void)
 static void gen_am_profile(void)
 {
     group g;
-    group_begin(&g, "addmod113", "13");
+    group_begin(&g, it_profile_addmod113.name, it_profile_addmod113.clause);
     static const uint64_t seeds[3] = {IT_AM_SEED, 1, 0};
     static uint32_t perm[IT_AM_PAIRS];
     for (int i = 0; i < 3; i++) {
@@ -316,7 +315,7 @@ static void gen_am_train(void)
             pb[4 * i + b] = (unsigned char)(am_perm[i] >> (8 * b));
     it_sha256(pb, sizeof pb, d);
     it_hex(d, 32, hex);
-    const train_file tf = {"addmod113", "13", it_addmod113_tensors, 11, AMP, hex, AMSTEPS, am_loss, am_digest,
+    const train_file tf = {it_profile_addmod113.name, it_profile_addmod113.clause, it_addmod113_tensors, 11, AMP, hex, AMSTEPS, am_loss, am_digest,
                            ck_steps, 4, ck_params};
     emit_train_file(&tf);
 }

@@ -515,7 +515,7 @@ static void gen_schedule(void)
 static void gen_gptchar_profile(void)
 {
     group g;
-    group_begin(&g, "gptchar", "14");
+    group_begin(&g, it_profile_gptchar.name, it_profile_gptchar.clause);
     for (int t = 0; t < IT_GC_NTENSORS; t++) {
         const it_tensor_info *ti = &it_gptchar_tensors[t];
         op_case(&g, "gptchar_init", FL(TYPICAL),
@@ -556,23 +556,21 @@ static void gen_gptchar_profile(void)
 /* The claim the windows rest on (spec 8.4): the library resumed from the
  * state files just written gives the golden digest at every step of the
  * window. */
-static void check_window(const char *profile, uint32_t from, uint32_t to, const char *(*digest)(uint32_t))
+static void check_window(const it_profile *p, uint32_t from, uint32_t to, const char *(*digest)(uint32_t))
 {
+    const char *profile = p->name;
     char dir[4096], err[512], line[512];
     snprintf(dir, sizeof dir, "%s/windows/%s", outdir, profile);
     FILE *trace = tmpfile();
     require(trace, "tmpfile");
     it_run_options o = {to, trace, NULL, NULL, 0, NULL, 0, dir, from};
-    it_status st;
-    if (strcmp(profile, "gptchar") == 0) {
-        static it_gptchar_state s;
-        const it_gptchar_recipe r = {IT_GC_SEED};
-        st = it_gptchar_run(&r, &o, &s, err, sizeof err);
-    } else {
-        static it_addmod113_state s;
-        const it_addmod113_recipe r = {IT_AM_SEED, 2, 0};
-        st = it_addmod113_run(&r, &o, &s, err, sizeof err);
-    }
+    it_train_config c = it_train_config_default(p);
+    c.threads = 2; /* any count: the same bits */
+    c.eval = 0;
+    it_train_state *s = it_train_state_new(p);
+    require(s, "out of memory");
+    it_status st = it_train_run_profile(p, &c, &o, NULL, s, err, sizeof err);
+    it_train_state_free(s);
     require(st == IT_OK, "%s window %u: resuming failed: %s", profile, (unsigned)from, err);
     rewind(trace);
     uint32_t seen = 0;
@@ -599,21 +597,26 @@ static void gen_gptchar_train(void)
     char corpus_hex[65];
     it_sha256(it_gptchar_corpus, it_gptchar_corpus_len, d);
     it_hex(d, 32, corpus_hex);
-    const train_file tf = {"gptchar", "14", it_gptchar_tensors, IT_GC_NTENSORS, CP, corpus_hex, IT_GC_STEPS,
+    const it_profile *gp = &it_profile_gptchar, *ap = &it_profile_addmod113;
+    const train_file tf = {gp->name, gp->clause, it_gptchar_tensors, IT_GC_NTENSORS, CP, corpus_hex, IT_GC_STEPS,
                            gc_loss, gc_digest, ck_steps, GC_CKPTS, ck_params};
     emit_train_file(&tf);
-    const window_desc gw[3] = {{0, 3, NULL, NULL, NULL},
-                               {250, 253, gc_state[0][0], gc_state[0][1], gc_state[0][2]},
-                               {497, 500, gc_state[1][0], gc_state[1][1], gc_state[1][2]}};
-    emit_windows("gptchar", CP, 1, gw, 3, gc_trace_digest);
+    /* the windows of the table (profiles.c); the states were kept at their
+     * starts by gc_train and the addmod113 run */
+    require(gp->n_windows == 3 && ap->n_windows == 3, "three windows a profile");
+    const it_window *g = gp->windows, *a = ap->windows;
+    const window_desc gw[3] = {{g[0].from, g[0].to, NULL, NULL, NULL},
+                               {g[1].from, g[1].to, gc_state[0][0], gc_state[0][1], gc_state[0][2]},
+                               {g[2].from, g[2].to, gc_state[1][0], gc_state[1][1], gc_state[1][2]}};
+    emit_windows(gp->name, CP, 1, gw, 3, gc_trace_digest);
     const window_desc aw[3] = {
-        {0, 1, NULL, NULL, NULL},
-        {150, 151, am_window_state[0][0], am_window_state[0][1], am_window_state[0][2]},
-        {299, 300, am_window_state[1][0], am_window_state[1][1], am_window_state[1][2]}};
-    emit_windows("addmod113", IT_AM_NPARAMS, 1, aw, 3, am_trace_digest);
+        {a[0].from, a[0].to, NULL, NULL, NULL},
+        {a[1].from, a[1].to, am_window_state[0][0], am_window_state[0][1], am_window_state[0][2]},
+        {a[2].from, a[2].to, am_window_state[1][0], am_window_state[1][1], am_window_state[1][2]}};
+    emit_windows(ap->name, IT_AM_NPARAMS, 1, aw, 3, am_trace_digest);
     for (int i = 1; i < 3; i++) {
-        check_window("gptchar", gw[i].from, gw[i].to, gc_trace_digest);
-        check_window("addmod113", aw[i].from, aw[i].to, am_trace_digest);
+        check_window(gp, gw[i].from, gw[i].to, gc_trace_digest);
+        check_window(ap, aw[i].from, aw[i].to, am_trace_digest);
     }
 }
 

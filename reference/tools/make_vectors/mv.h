@@ -25,6 +25,7 @@
 #include <stdlib.h>
 
 #include "isotrain.h"
+#include "isotrain_profile.h"
 #include "wire.h"
 
 /* The claims are checked with binary32 arithmetic in C; excess precision
@@ -239,9 +240,8 @@ void gen_sweep(void);
 /* vector set 1.1.0: profile addmod113 (g_addmod113.c) */
 void gen_addmod113(void);
 /* its golden states for the windows of set 1.2.0: params, m, v after the
- * steps AM_WINDOW_STEPS, and the run's digests */
+ * steps of the table's resumed windows (profiles.c), and the run's digests */
 enum { AM_WINDOWS = 2 };
-extern const uint32_t AM_WINDOW_STEPS[AM_WINDOWS];
 extern float am_window_state[AM_WINDOWS][3][IT_AM_NPARAMS];
 const char *am_trace_digest(uint32_t step);
 

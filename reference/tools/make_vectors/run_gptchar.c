@@ -10,7 +10,6 @@ float gc_hist[GC_CKPTS][IT_GC_NPARAMS]; /* parameters at steps 0, 100, ..., 500 
 uint32_t gc_loss[IT_GC_STEPS + 1];
 char gc_digest[IT_GC_STEPS + 1][65];
 float gc_state[GC_WINDOWS][3][IT_GC_NPARAMS]; /* params, m, v after the window starts */
-const uint32_t GC_WINDOW_FROM[GC_WINDOWS] = {250, 497};
 float gc_grad1[IT_GC_NPARAMS]; /* the step-1 gradient, before clipping */
 uint32_t gc_x1[IT_GC_ROWS], gc_y1[IT_GC_ROWS];
 gc_taps gc_step1;
@@ -77,7 +76,7 @@ void gc_train(void)
         it_params_digest(s.params, IT_GC_NPARAMS, gc_digest[t]);
         if (t % 100 == 0)
             memcpy(gc_hist[t / 100], s.params, sizeof s.params);
-        if (w < GC_WINDOWS && t == GC_WINDOW_FROM[w]) {
+        if (w < GC_WINDOWS && t == it_profile_gptchar.windows[w + 1].from) { /* the table's resumed windows */
             memcpy(gc_state[w][0], s.params, sizeof s.params);
             memcpy(gc_state[w][1], s.m, sizeof s.m);
             memcpy(gc_state[w][2], s.v, sizeof s.v);

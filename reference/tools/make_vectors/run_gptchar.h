@@ -10,7 +10,6 @@ extern float gc_hist[GC_CKPTS][IT_GC_NPARAMS];
 extern uint32_t gc_loss[IT_GC_STEPS + 1];
 extern char gc_digest[IT_GC_STEPS + 1][65];
 extern float gc_state[GC_WINDOWS][3][IT_GC_NPARAMS];
-extern const uint32_t GC_WINDOW_FROM[GC_WINDOWS];
 extern float gc_grad1[IT_GC_NPARAMS];
 extern uint32_t gc_x1[IT_GC_ROWS], gc_y1[IT_GC_ROWS];
 
