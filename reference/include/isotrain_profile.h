@@ -21,7 +21,7 @@
 #include "isotrain_reduce.h"
 
 typedef enum { IT_OPT_SGD, IT_OPT_ADAMW } it_optimizer;             /* §7.1, §7.2 */
-typedef enum { IT_LR_CONSTANT, IT_LR_WARMUP_COSINE } it_lr_schedule_kind; /* §7.4 */
+typedef enum { IT_LR_CONSTANT, IT_LR_WARMUP_LINEAR } it_lr_schedule_kind; /* §7.4 */
 
 /* A window of the vector set: resumed from the state of `from`, to `to`. */
 typedef struct {

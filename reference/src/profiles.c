@@ -125,7 +125,7 @@ const it_profile it_profile_gptchar = {
      * wd RN(0.1); §7.3 clip to norm 1 with eps RN(1e-6); §7.4 warmup-cosine */
     .optimizer = IT_OPT_ADAMW, .lr_bits = 0x3b449ba6u, .beta1_bits = 0x3f666666u, .beta2_bits = 0x3f733333u,
     .eps_bits = 0x322bcc77u, .wd_bits = 0x3dcccccdu, .clip_max_bits = ONE, .clip_eps_bits = 0x358637bdu,
-    .schedule = IT_LR_WARMUP_COSINE, .warmup = IT_GC_WARMUP,
+    .schedule = IT_LR_WARMUP_LINEAR, .warmup = IT_GC_WARMUP,
     .corpus = it_gptchar_corpus, .corpus_len = &it_gptchar_corpus_len, /* §14.3 */
     .steps = IT_GC_STEPS, .checkpoint_steps = gptchar_checkpoints, .n_checkpoint_steps = 5,
     .fresh_steps = 5, /* §11.9, P7 */

@@ -108,7 +108,7 @@ static float step_lr(const it_train_run *run)
         s->last_norm = it_clip_grad_norm(s->grads, p->nparams, it_f32_from_bits(p->clip_max_bits),
                                          it_f32_from_bits(p->clip_eps_bits));
     float lr = run->cfg->lr;
-    if (p->schedule == IT_LR_WARMUP_COSINE)
+    if (p->schedule == IT_LR_WARMUP_LINEAR)
         lr = it_lr_schedule(s->step + 1, p->warmup, p->steps, lr);
     s->last_lr = lr;
     return lr;

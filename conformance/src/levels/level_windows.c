@@ -73,8 +73,10 @@ static void window_localize(const window_job *j, const train_vec *tv, const trai
     char *rpath = fresh_windows_ref_checkpoint(j->ref_dir, j->from, s);
     it_tensor_info *ti = xcalloc(tv->n_tensors ? tv->n_tensors : 1, sizeof *ti);
     for (size_t k = 0; k < tv->n_tensors; k++)
-        ti[k] = (it_tensor_info){tv->tensors[k].name, (size_t)tv->tensors[k].offset, (size_t)tv->tensors[k].rows,
-                                 (size_t)tv->tensors[k].cols};
+        ti[k] = (it_tensor_info){.name = tv->tensors[k].name,
+                                 .offset = (size_t)tv->tensors[k].offset,
+                                 .rows = (size_t)tv->tensors[k].rows,
+                                 .cols = (size_t)tv->tensors[k].cols};
     if (load_params(x->ck_fd, name, n, iut) == 0 && load_params(-1, rpath, n, ref) == 0) {
         cJSON *j_unused = cJSON_CreateObject();
         line(where, "first step whose parameters differ: %u", (unsigned)s);
