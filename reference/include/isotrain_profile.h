@@ -126,7 +126,11 @@ void it_train_start(const it_profile *p, const it_train_config *cfg, it_train_st
 
 /* Writes the message (printf's fmt) into err (cap bytes) and returns status. */
 int it_errf(char *err, size_t cap, int status, const char *fmt, ...)
-#if defined(__GNUC__)
+#if defined(__MINGW32__)
+    /* the Windows build's vsnprintf is MinGW's C99 one (mk/cross.mk
+     * __USE_MINGW_ANSI_STDIO), which reads %zu; "printf" would check msvcrt's */
+    __attribute__((format(gnu_printf, 4, 5)))
+#elif defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
