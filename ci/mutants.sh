@@ -107,7 +107,9 @@ EOF
         # a defect that reads the run's own length (its patch says
         # MUTANT-WHOLE-RUN) shows only against a run of another length: gptchar
         # in full (500 steps), where only the 53-step fresh-seed run sees it
-        grep -q 'MUTANT-WHOLE-RUN' "spec/mutants/$patchfile" && set_opts="--vectors vectors/v1.2.0 --profile gptchar"
+        if grep -q 'MUTANT-WHOLE-RUN' "spec/mutants/$patchfile"; then
+            set_opts="--vectors vectors/v1.2.0 --profile gptchar"
+        fi
     fi
 }
 
