@@ -44,8 +44,8 @@
 # cuts it to N steps and the table says so.
 # MATRIX_VECTORS=DIR runs another set the same way (vectors/v1.1.0, which
 # has no windows: its emulated hosts certify every op vector and the
-# prefix); MATRIX_SIGN_KEY=FILE signs every receipt (run --sign-key; `make
-# publish-matrix SET=...` passes the project key).
+# prefix); MATRIX_SIGN_KEY=FILE signs every receipt once its run is over
+# (isotrain-conform sign; `make publish-matrix SET=...` passes the project key).
 #
 # The table (ci/matrix_windows_table.py; stdout and OUT_DIR/MATRIX-windows.md,
 # or MATRIX-gptchar-full.md) shows per host and profile: the full run or the prefix (steps certified:
@@ -132,7 +132,6 @@ done < "$out/plan.tsv" | xargs -0 -n 5 -P "$jobs" sh -c '
     set -- --windows
     [ "$steps" = all ] || set -- "$@" --steps "$steps"
     [ "$MODE" = windows ] || set -- "$@" --profile gptchar
-    [ -z "${MATRIX_SIGN_KEY:-}" ] || set -- "$@" --sign-key "$MATRIX_SIGN_KEY"
     ISOTRAIN_THREADS=2 ISOTRAIN_EVAL=0 "$CONFORM" run --vectors "$VECTORS" "$@" \
         --level "$level" --slowdown "$slowdown" --timeout-run 3600 --host "$name" --receipt "$OUT/$name.json" \
         -- $iut > "$OUT/$name.log" 2>&1
@@ -140,6 +139,10 @@ done < "$out/plan.tsv" | xargs -0 -n 5 -P "$jobs" sh -c '
     # this machine must verify (every verdict recomputed)
     "$CONFORM" verify --allow-unsigned --vectors "$VECTORS" "$OUT/$name.json" > "$OUT/$name.verify" 2>&1
     echo $? > "$OUT/$name.verified"
+    # signed in a step of its own, every IUT process gone: the key is never
+    # on the machine while the trainer under test runs (isotrain-conform sign)
+    [ -z "${MATRIX_SIGN_KEY:-}" ] || "$CONFORM" sign --sign-key "$MATRIX_SIGN_KEY" "$OUT/$name.json" >> "$OUT/$name.log" 2>&1 ||
+        echo "$TAG: $name: could not sign $OUT/$name.json (see $OUT/$name.log)"
     echo "$TAG: $name: $steps steps + windows, $(( $(date +%s) - t0 )) s: $(tail -n 1 "$OUT/$name.log" | cut -c1-90)"
 ' sh
 echo "$tag: $(( $(date +%s) - start )) s wall clock ($jobs hosts at a time)"

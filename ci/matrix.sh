@@ -11,7 +11,7 @@
 # The host list comes from the hosts file through `isotrain-conform matrix
 # --list` (one parser of hosts.json). MATRIX_HOSTS="a b" limits the run to
 # those hosts (the table then lists the others as without receipt).
-# MATRIX_SIGN_KEY=FILE signs every receipt with that SSH key (run --sign-key;
+# MATRIX_SIGN_KEY=FILE signs every receipt with that SSH key once its run is over (isotrain-conform sign;
 # `make publish-matrix` passes the project key).
 set -u
 
@@ -31,9 +31,11 @@ if [ "${1:-}" = --one ]; then
     set -f
     # shellcheck disable=SC2086
     "$conform" run --vectors "${MATRIX_VECTORS:-vectors/v1.0.0}" --level all --slowdown "$slowdown" --host "$name" \
-        ${MATRIX_SIGN_KEY:+--sign-key "$MATRIX_SIGN_KEY"} \
         --receipt "$out/$name.json" --junit "$out/$name.junit.xml" -- $iut > "$out/$name.log" 2>&1
     rc=$?
+    # signed in a step of its own once the IUT is gone (isotrain-conform sign)
+    [ -z "${MATRIX_SIGN_KEY:-}" ] || "$conform" sign --sign-key "$MATRIX_SIGN_KEY" "$out/$name.json" >> "$out/$name.log" 2>&1 ||
+        echo "matrix: $name: could not sign $out/$name.json (see $out/$name.log)"
     set +f
     echo "matrix: $name: $(tail -n 1 "$out/$name.log") (exit $rc, $(( $(date +%s) - start )) s wall)"
     exit 0
