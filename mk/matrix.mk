@@ -110,7 +110,15 @@ check-published: conformance-runner deps-sign
 	        { tail -n 30 $$o/matrix.log; echo "check-published: $$v: the published matrix is not as the hosts file expects"; exit 1; }; \
 	    cmp -s $$o/MATRIX.md $$d/MATRIX.md || \
 	        { diff $$d/MATRIX.md $$o/MATRIX.md | head -n 20; echo "check-published: $$v: $$d/MATRIX.md is not the table of its receipts (make publish-report)"; exit 1; }; \
-	    echo "check-published: $$v: $$(ls $$d/*.json | wc -l) receipts verify, each signed by an allowed signer; $$(tail -n 1 $$o/matrix.log)"; \
+	    $(CONFORM) report --hosts $(HOSTS_FILE) --vectors vectors/$$v --allowed-signers $(ALLOWED_SIGNERS) \
+	        -o $$o/index.html $$d/*.json > $$o/report.log 2>&1 || \
+	        { tail -n 20 $$o/report.log; echo "check-published: $$v: the page of the published receipts could not be made"; exit 1; }; \
+	    : the page names the revision that wrote it, the one thing left out of the comparison; \
+	    sed 's|(revision <code>[0-9a-f]*\(-dirty\)\{0,1\}</code>|(revision)|g' $$o/index.html > $$o/index.cmp; \
+	    sed 's|(revision <code>[0-9a-f]*\(-dirty\)\{0,1\}</code>|(revision)|g' $$d/index.html > $$o/index.pub; \
+	    cmp -s $$o/index.cmp $$o/index.pub || \
+	        { diff $$o/index.pub $$o/index.cmp | cut -c1-300 | head -n 8; echo "check-published: $$v: $$d/index.html is not the page of its receipts (make publish-report)"; exit 1; }; \
+	    echo "check-published: $$v: $$(ls $$d/*.json | wc -l) receipts verify, each signed by an allowed signer; MATRIX.md and index.html are theirs; $$(tail -n 1 $$o/matrix.log)"; \
 	done
 	@# the negative control: one published receipt with one byte changed is refused
 	@o=$(BUILD)/published/control; rm -rf $$o; mkdir -p $$o; first=$$(ls vectors/v1.0.0/receipts/*.json | head -n 1); \
