@@ -4,19 +4,25 @@
 # make test-mpi-faults: what the runner does when the MPI trainer breaks
 # (spec/iut-protocol.md P8), each case with what must come out:
 #
-#   killed  rank 1 of 3 is SIGKILLed mid-run (after step 2 of addmod113's
-#           FAULT_STEPS is in
-#           the trace): mpirun ends the job; the runner reports FAIL, the run
-#           case naming how the IUT ended and every step not reached ERROR,
-#           well within its deadline; no process of the run is left, and
-#           Open MPI (whose mpirun survived) leaves nothing in the TMPDIR;
-#   hung    rank 1 of 3 is SIGSTOPped mid-run: nothing more happens until the
-#           runner's deadline (--timeout-run), which must end the whole mpirun
-#           tree (mpirun, three ranks, the stopped one too): FAIL naming the
-#           time-out, the steps not reached ERROR, the runner back within the
-#           deadline plus a margin, no process left; the mpirun the runner
-#           SIGKILLed cannot remove its session directory, which
-#           ci/mpi-private-tmp.sh lists and removes;
+#   killed  rank 1 of 3 is SIGKILLed mid-run (after step 2 of FAULT_STEPS
+#           is in the trace), on addmod113 and on gptchar: mpirun ends the
+#           job; the runner reports FAIL, the run case naming how the IUT
+#           ended and every step not reached ERROR, well within its deadline;
+#           no process of the run is left, and nothing in the TMPDIR;
+#   hung    rank 1 of 3 is SIGSTOPped mid-run, on both profiles: nothing more
+#           happens until the runner's deadline (--timeout-run), which must
+#           end the whole mpirun tree (mpirun, three ranks, the stopped one
+#           too): FAIL naming the time-out, the steps not reached ERROR, the
+#           runner back within the deadline plus a margin, no process left,
+#           and nothing in the TMPDIR although the runner SIGKILLed mpirun
+#           (isotrain-mpirun: Open MPI's files on the job's own tmpfs);
+#   cleanup (issue 27 item 8) the runner SIGKILLed mid-train, and the IUT's
+#           mpirun SIGTERMed, on gptchar: Open MPI's session directory and
+#           shared-memory segments are gone (the TMPDIR they would be in holds
+#           only the runner's own work directory, the trace), and nothing new
+#           in /dev/shm. Negative control: the same with plain `mpirun` (the
+#           IUT command before isotrain-mpirun) must leave them, or the check
+#           proves nothing;
 #   io      rank 0 cannot write a checkpoint mid-run (its path is a
 #           directory): rank 0 alone sees it and ends the job (MPI_Abort),
 #           exit 4 (P7: I/O) with the reason, the trace up to the step before;
@@ -57,15 +63,21 @@ marked() { # marked [ENV=VALUE]: those that also carry ENV=VALUE
     done
 }
 
-fault() { # fault killed|hung SIGNAL TIMEOUT
-    what=$1 sig=$2 timeout=$3
+# the vector set of each profile's first spec version
+vectors_of() { case $1 in gptchar) echo vectors/v1.2.0 ;; *) echo vectors/v1.1.0 ;; esac; }
+
+# /dev/shm entries that were not there at the start (Open MPI's segments
+# would be vader_segment.*)
+shm0=$(ls /dev/shm 2>/dev/null | sort)
+shm_new() { printf '%s\n' "$shm0" >"$root/mpi-faults-shm.$$"; ls /dev/shm 2>/dev/null | sort | comm -13 "$root/mpi-faults-shm.$$" -; rm -f "$root/mpi-faults-shm.$$"; }
+
+fault() { # fault killed|hung SIGNAL TIMEOUT PROFILE
+    what=$1 sig=$2 timeout=$3 prof=$4
     base=$(mktemp -d "$root/mpi-faults.XXXXXX")
     log=$base.log
-    keep=
-    [ "$what" = hung ] && keep=--killed
     t0=$(date +%s)
-    TMPDIR=$base sh ci/mpi-private-tmp.sh $keep "$conform" run --vectors vectors/v1.1.0 --level train \
-        --profile addmod113 --steps $FAULT_STEPS --timeout-run "$timeout" --receipt "$base.json" -- $(iut 3) >"$log" 2>&1 &
+    TMPDIR=$base sh ci/mpi-private-tmp.sh "$conform" run --vectors "$(vectors_of "$prof")" --level train \
+        --profile "$prof" --steps $FAULT_STEPS --timeout-run "$timeout" --receipt "$base.json" -- $(iut 3) >"$log" 2>&1 &
     runner=$!
     target=
     for _ in $(seq 1 6000); do # up to 10 minutes for step 2 on a loaded machine
@@ -79,7 +91,7 @@ fault() { # fault killed|hung SIGNAL TIMEOUT
         sleep 0.1
     done
     if [ -z "$target" ]; then
-        fail "$what: never found rank 1 mid-run"
+        fail "$what ($prof): never found rank 1 mid-run"
         wait "$runner"
         cat "$log" >&2
         rm -rf "$base" "$log" "$base.json"
@@ -91,9 +103,9 @@ fault() { # fault killed|hung SIGNAL TIMEOUT
     wait "$runner"
     rc=$?
     t2=$(date +%s)
-    echo "test-mpi-faults: $what: SIG$sig to rank 1 (pid $target) with step $at in the trace; runner exit $rc $((t2 - t1)) s later"
+    echo "test-mpi-faults: $what ($prof): SIG$sig to rank 1 (pid $target) with step $at in the trace; runner exit $rc $((t2 - t1)) s later"
     [ "$rc" = 1 ] || fail "$what: the runner exited $rc, expected 1 (FAIL)"
-    run_line=$(grep 'FAIL addmod113/run' "$log" | head -1)
+    run_line=$(grep "FAIL $prof/run" "$log" | head -1)
     echo "  $run_line"
     case $what in
     killed)
@@ -108,13 +120,15 @@ fault() { # fault killed|hung SIGNAL TIMEOUT
     # the receipt's cases: the steps after the fault are ERROR, "not reached: <why>"
     errs=$(/usr/bin/python3 ci/receipt_json.py "$base.json" | /usr/bin/python3 -c '
 import json, sys
-r = json.load(sys.stdin)
-bad = [c for c in r["cases"] if c["level"] == "train" and c["id"].startswith("addmod113/")
-       and c["id"] != "addmod113/run" and c["verdict"] == "ERROR" and "not reached" in c.get("reason", "")]
-print(len(bad), bad[0]["id"] if bad else "-", bad[0].get("reason", "")[:160] if bad else "")')
+r, p = json.load(sys.stdin), sys.argv[1]
+bad = [c for c in r["cases"] if c["level"] == "train" and c["id"].startswith(p + "/")
+       and c["id"] != p + "/run" and c["verdict"] == "ERROR" and "not reached" in c.get("reason", "")]
+print(len(bad), bad[0]["id"] if bad else "-", bad[0].get("reason", "")[:160] if bad else "")' "$prof")
     echo "  receipt: steps ERROR (not reached), count, first, reason: $errs"
     [ "${errs%% *}" -ge 1 ] 2>/dev/null || fail "$what: no step is ERROR (not reached) in the receipt"
     grep -E 'mpi-private-tmp' "$log" | sed 's/^/  /'
+    grep -q 'mpi-private-tmp' "$log" && fail "$what ($prof): Open MPI left files in the TMPDIR"
+    [ -z "$(shm_new | grep vader_segment)" ] || fail "$what ($prof): new segments in /dev/shm: $(shm_new | tr '\n' ' ')"
     left=$(marked)
     [ -z "$left" ] || fail "$what: processes of the run still running: $left"
     [ -z "$(ls -A "$base")" ] || fail "$what: left in TMPDIR: $(ls -A "$base")"
@@ -161,8 +175,61 @@ io() {
     rm -rf "$base"
 }
 
-fault killed KILL 600
-fault hung STOP "$hang_deadline"
+# cleanup_case LAUNCHER|CONTROL: the runner SIGKILLed mid-train and the
+# IUT's mpirun SIGTERMed (gptchar, 3 ranks), Open MPI told to keep its files
+# in the TMPDIR (as the segments' directory too); prints what was left there
+# besides the runner's work directory and the trace, and in /dev/shm.
+cleanup_case() {
+    cmd=$1
+    base=$(mktemp -d "$root/mpi-faults.XXXXXX")
+    # shellcheck disable=SC2086
+    TMPDIR=$base OMPI_MCA_btl_vader_backing_directory=$base "$conform" run --vectors vectors/v1.2.0 --level train \
+        --profile gptchar --steps $FAULT_STEPS -- $cmd >"$base.log" 2>&1 &
+    runner=$!
+    for _ in $(seq 1 6000); do
+        tr=$(ls "$base"/isotrain-conform.*/trace.txt 2>/dev/null | head -1)
+        [ -n "$tr" ] && [ "$(grep -c '^step=' "$tr")" -ge 3 ] && break
+        kill -0 "$runner" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -KILL "$runner"
+    wait "$runner" 2>/dev/null
+    for _ in $(seq 1 100); do [ -z "$(marked)" ] && break; sleep 0.1; done
+    # shellcheck disable=SC2086
+    TMPDIR=$base OMPI_MCA_btl_vader_backing_directory=$base $cmd train --profile gptchar --steps $FAULT_STEPS \
+        --trace "$base/term-trace.txt" >>"$base.log" 2>&1 &
+    job=$!
+    for _ in $(seq 1 6000); do
+        [ "$(grep -c '^step=' "$base/term-trace.txt" 2>/dev/null)" -ge 3 ] 2>/dev/null && break
+        kill -0 "$job" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -TERM "$job"
+    wait "$job" 2>/dev/null
+    for _ in $(seq 1 100); do [ -z "$(marked)" ] && break; sleep 0.1; done
+    left=$(cd "$base" && find . -mindepth 1 -maxdepth 2 ! -path './isotrain-conform.*' ! -name term-trace.txt | sed 's|^\./||' | sort | tr '\n' ' ')
+    echo "$left$(shm_new | sed 's|^|/dev/shm/|' | tr '\n' ' ')"
+    rm -rf "$base" "$base.log"
+}
+
+cleanup() {
+    plain=$(iut 3 | sed 's|^[^ ]*isotrain-mpirun |mpirun |')
+    ctl=$(cleanup_case "$plain")
+    echo "test-mpi-faults: cleanup: control, plain mpirun (runner SIGKILLed, then mpirun SIGTERMed): left ${ctl:-nothing}"
+    [ -n "$ctl" ] || fail "cleanup: the control (plain mpirun) left nothing: the check cannot tell"
+    case $ctl in *ompi.*) ;; *) fail "cleanup: the control left no Open MPI session directory: the check cannot tell" ;; esac
+    # the control's segments in /dev/shm, if its Open MPI put them there, are this run's
+    for f in $(shm_new | grep '^vader_segment\.'); do rm -f "/dev/shm/$f"; done
+    got=$(cleanup_case "$(iut 3)")
+    echo "test-mpi-faults: cleanup: isotrain-mpirun (runner SIGKILLed, then mpirun SIGTERMed): left ${got:-nothing}"
+    [ -z "$got" ] || fail "cleanup: isotrain-mpirun left: $got"
+}
+
+fault killed KILL 600 addmod113
+fault killed KILL 600 gptchar
+fault hung STOP "$hang_deadline" addmod113
+fault hung STOP "$hang_deadline" gptchar
+cleanup
 io
 ranks
 left=$(marked)

@@ -8,10 +8,12 @@
 # (ompi.HOST.UID/) and those segments there while a job runs.
 #
 # Afterwards: when every mpirun ended by itself, Open MPI has removed what it
-# made, and anything left is an error (exit 1, listed). With --killed, CMD
-# is expected to have SIGKILLed an mpirun (the runner does at a deadline:
-# P8), which cannot clean up after itself: what it left is listed and
-# removed. Either way the private TMPDIR is removed, so make test's TMPDIR
+# made, and anything left is an error (exit 1, listed). Through
+# build/mpi/isotrain-mpirun (mk/mpi.mk's MPI_IUT) Open MPI's files are on the
+# job's own tmpfs instead, so nothing may be left even after a SIGKILLed
+# mpirun. With --killed (plain mpirun only), CMD is expected to have
+# SIGKILLed an mpirun (the runner does at a deadline: P8), which cannot
+# clean up after itself: what it left is listed and removed. Either way the private TMPDIR is removed, so make test's TMPDIR
 # (ci/check-leftovers.sh) stays empty. Exit status: CMD's, or 1 for an
 # unexpected leftover.
 set -u

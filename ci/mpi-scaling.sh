@@ -6,6 +6,7 @@
 # runner certifies (a trace line with the digest every step; no checkpoint
 # files, no evaluation keys: ISOTRAIN_EVAL=0):
 #   addmod113  AM_STEPS steps (default 10)   mlp13k  MLP_STEPS steps (default 200)
+#   gptchar    GC_STEPS steps (default 20; its 16 sequences split by sequence)
 # Each configuration runs REPEAT times (default 5); the best wall time is
 # kept (on a shared machine the others measure the neighbours), with the CPU
 # seconds of that run (every process: /usr/bin/time of mpirun counts the
@@ -24,7 +25,8 @@
 # reference: its CPU seconds (1 thread), or CPU / min(2, cores) (2 threads:
 # an upper bound on its speed).
 # Writes OUTDIR/scaling.csv, scaling.md and scaling.svg (ci/mpi_scaling_plot.py).
-# Environment: MAX_RANKS (4), AM_STEPS, MLP_STEPS, REPEAT.
+# Environment: MAX_RANKS (4), AM_STEPS, MLP_STEPS, GC_STEPS, REPEAT, PROFILES
+# (default "addmod113 mlp13k gptchar").
 set -u
 tmpl=${1:?usage: ci/mpi-scaling.sh IUT-TEMPLATE REFERENCE-CLI OUTDIR}
 ref=${2:?}
@@ -32,6 +34,8 @@ out=${3:?}
 max=${MAX_RANKS:-4}
 am_steps=${AM_STEPS:-10}
 mlp_steps=${MLP_STEPS:-200}
+gc_steps=${GC_STEPS:-20}
+profiles=${PROFILES:-addmod113 mlp13k gptchar}
 repeat=${REPEAT:-5}
 export ISOTRAIN_EVAL=0
 mkdir -p "$out"
@@ -93,9 +97,8 @@ measure() {
     [ "$same" = yes ] || { echo "mpi-scaling: $config's trace differs from the reference" >&2; exit 1; }
 }
 
-for p in addmod113 mlp13k; do
-    steps=$am_steps
-    [ $p = mlp13k ] && steps=$mlp_steps
+for p in $profiles; do
+    case $p in mlp13k) steps=$mlp_steps ;; gptchar) steps=$gc_steps ;; *) steps=$am_steps ;; esac
     measure $p "$steps" reference-1thread 1 1 "--threads 1" "$ref"
     measure $p "$steps" reference-2threads 1 2 "--threads 2" "$ref"
     n=1

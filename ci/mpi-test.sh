@@ -1,10 +1,13 @@
 #!/bin/sh
-# Usage: ci/mpi-test.sh CONFORM 'IUT with -np NP' 'N...' STEPS
+# Usage: ci/mpi-test.sh CONFORM 'IUT with -np NP' 'N...' STEPS ['GPTCHAR-N...' GPTCHAR-STEPS]
 #
 # make test-mpi (part of make test): the MPI trainer certified by the runner
 # for every rank count N on the prefix that fits the CI budget:
 #   - train level, mlp13k: all 200 steps and the 20-step fresh-seed run;
 #   - train level, addmod113: the first STEPS steps and the 3-step fresh-seed run;
+#   - train level, gptchar (vectors/v1.2.0): the first GPTCHAR-STEPS steps for
+#     the GPTCHAR-N counts only (1 and 3: 3 does not divide its 16 sequences;
+#     every count in full is make conformance-mpi's, the scheduled tier);
 #   - the ops level once (N = the second count): hello and ops through mpirun.
 # Each must come out PARTIAL (exit 3: every case that ran passed, the scope is
 # one level and one profile, or --steps), never FAIL (1); `make
@@ -15,6 +18,8 @@ conform=${1:?usage: ci/mpi-test.sh CONFORM IUT-TEMPLATE 'N...' STEPS}
 tmpl=${2:?}
 nps=${3:?}
 steps=${4:?}
+gc_nps=${5:-}
+gc_steps=${6:-20}
 bad=0
 t0=$(date +%s)
 
@@ -26,7 +31,9 @@ run() { # run N EXPECTED-EXIT WHAT RUNNER-ARGS...
     s=$(date +%s)
     # the argv form (after --, no shell): the receipt binds mpirun and isotrain-mpi
     # shellcheck disable=SC2086
-    sh ci/mpi-private-tmp.sh "$conform" run --vectors vectors/v1.1.0 "$@" -- $iut >"$log" 2>&1
+    vec=vectors/v1.1.0
+    case " $* " in *" gptchar "*) vec=vectors/v1.2.0 ;; esac
+    sh ci/mpi-private-tmp.sh "$conform" run --vectors $vec "$@" -- $iut >"$log" 2>&1
     rc=$?
     verdict=$(grep -E '; (PASS|FAIL|PARTIAL|UNOFFICIAL|ERROR|REPRODUCTION)' "$log" | tail -1)
     if [ "$rc" = "$want" ]; then
@@ -43,6 +50,9 @@ second=$(echo $nps | awk '{ print ($2 != "" ? $2 : $1) }')
 for n in $nps; do
     run "$n" 3 "mlp13k, 200 steps" --level train --profile mlp13k
     run "$n" 3 "addmod113, $steps steps" --level train --profile addmod113 --steps "$steps"
+done
+for n in $gc_nps; do
+    run "$n" 3 "gptchar, $gc_steps steps" --level train --profile gptchar --steps "$gc_steps"
 done
 run "$second" 3 "ops level" --level ops
 echo "test-mpi: $(($(date +%s) - t0)) s in all"

@@ -101,7 +101,7 @@ EOF
     # Likewise a mutant of profile gptchar's rules (spec 1.2.0, §14) against
     # vectors/v1.2.0 with gptchar trained for 3 steps.
     gc=0
-    if [ "$patchfile" != - ] && grep -q 'reference/src/\(gptchar\|layernorm\|gelu\|causal_attention\|clip\|schedule\|residual\|kernels/gpt_body\)\|MUTANT-WHOLE-RUN' "spec/mutants/$patchfile"; then
+    if [ "$patchfile" != - ] && grep -q 'reference/src/\(gptchar\|layernorm\|gelu\|causal_attention\|clip\|schedule\|residual\|kernels/gpt_body\)\|MUTANT-WHOLE-RUN\|MUTANT-GPTCHAR' "spec/mutants/$patchfile"; then
         set_opts="--vectors vectors/v1.2.0 --profile gptchar --steps 3"
         gc=1
         # a defect that reads the run's own length (its patch says

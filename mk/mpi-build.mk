@@ -25,7 +25,7 @@ MPI_HDRS := $(wildcard reference/mpi/*.h) $(wildcard reference/include/*.h)
 MPI_CLI_SRCS := $(wildcard reference/iut/*.c)
 MPI_HDRS += $(wildcard reference/iut/*.h)
 
-all: $(OUT)/isotrain-mpi
+all: $(OUT)/isotrain-mpi $(OUT)/isotrain-mpirun
 
 ifeq ($(LIB),)
 LIB := $(OUT)/libisotrain.a
@@ -42,3 +42,9 @@ $(OUT)/isotrain-mpi: $(MPI_SRCS) $(MPI_HDRS) $(MPI_CLI_SRCS) $(LIB)
 	    $(MPI_SRCS) $(MPI_CLI_SRCS) $(LIB) -pthread $(EXTRA_LDFLAGS) -o $@
 
 .PHONY: all
+
+# the launcher the IUT command starts with (a private tmpfs for Open MPI's
+# files: reference/mpi/launcher/isotrain_mpirun.c); no MPI in it
+$(OUT)/isotrain-mpirun: reference/mpi/launcher/isotrain_mpirun.c
+	@mkdir -p $(OUT)
+	$(MPICC) $(WARN_CFLAGS) $(OPT) $< -o $@

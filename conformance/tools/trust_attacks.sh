@@ -141,3 +141,23 @@ fi
 # only); after, fresh/addmod113/resume FAILs.
 $C run --vectors $V/v1.1.0 --profile addmod113 --steps 2 --iut-exec "$I/bad_state_writer.sh" > o27f 2>&1; rc=$?
 line "27.6 broken state writer" $rc "$(last o27f)"
+# ---- issue 27 item 8 (branch mpi-gptchar): MPI cleanup ----
+# 27.8 the runner SIGKILLed mid-train with the MPI trainer as the IUT (3 ranks, gptchar),
+# Open MPI told to keep its session directory and segments in the run's TMPDIR (by default
+# the segments go to /dev/shm). Before (plain mpirun): both stay; after (isotrain-mpirun:
+# the job's own tmpfs, freed by the kernel): nothing but the runner's own work directory.
+MB=$REPO/build/mpi
+if [ -x "$MB/isotrain-mpi" ] && command -v mpirun > /dev/null; then
+    L=mpirun; [ -x "$MB/isotrain-mpirun" ] && L=$MB/isotrain-mpirun
+    RF=; [ "$(id -u)" = 0 ] && RF=--allow-run-as-root
+    mkdir -p mt
+    TMPDIR=$W/mt OMPI_MCA_btl_vader_backing_directory=$W/mt $C run --vectors $V/v1.2.0 --level train --profile gptchar \
+        --steps 100 -- $L $RF --oversubscribe --bind-to none --mca btl self,vader -np 3 "$MB/isotrain-mpi" > o27m 2>&1 & rp=$!
+    for i in $(seq 1200); do t=$(ls mt/isotrain-conform.*/trace.txt 2> /dev/null | head -n 1)
+        [ -n "$t" ] && [ "$(grep -c '^step=' "$t")" -ge 3 ] && break; sleep 0.1; done
+    kill -9 $rp; wait $rp 2> /dev/null; sleep 3
+    left=$(ls -A mt | grep -v '^isotrain-conform\.' | tr '\n' ' '); segs=$(find mt -name 'vader_segment*' | wc -l)
+    line "27.8 MPI: runner SIGKILLed mid-train" - "$(basename "$L"): left in TMPDIR: ${left:-nothing} ($segs shared-memory segments)"
+else
+    line "27.8 MPI: runner SIGKILLed mid-train" - "not built: make mpi"
+fi

@@ -98,8 +98,9 @@ static void usage(FILE *out)
           "\n"
           "The reference trainer with the batch's rows split across the N ranks in\n"
           "batch order (spec 15): every gradient, embedding-gradient and loss sum\n"
-          "runs through the ranks as one chain, so every N gives the bits of\n"
-          "`isotrain train` (N at most the batch's rows, spec 11.6, 13.5, 14.5).\n"
+          "runs through the ranks as one chain (gptchar's tied wte as two, spec\n"
+          "5.20), so every N gives the bits of `isotrain train` (N at most the\n"
+          "batch's rows, spec 11.6, 13.5, 14.5).\n"
           "Rank 0 writes the trace and checkpoints and answers hello\n"
           "and ops; the options are the reference CLI's (spec/iut-protocol.md P7).\n"
           "--block-bytes B  the size of one block of a partial gradient passed\n"
@@ -211,11 +212,11 @@ static int cmd_train(int argc, char **argv)
     return iut_train(argc, argv, &front);
 }
 
-/* The spec this trainer implements: the profiles of 1.1 (mlp13k, addmod113)
- * with the 1.1.1 errata. gptchar and the resumable windows (1.2.0) are not
- * data-parallel here yet, so claiming the library's IT_SPEC_VERSION would
- * make a 1.2.0 vector set require what this program cannot do. */
-#define MPI_SPEC_VERSION "1.1.1"
+/* The spec this trainer implements: the library's, every profile of the
+ * table data-parallel (gptchar's tied wte as two chains, reduce_mpi.c) and
+ * resume through the shared front end (reference/iut/: every rank reads the
+ * state, rank 0 writes it), as `isotrain hello` says. */
+#define MPI_SPEC_VERSION IT_SPEC_VERSION
 
 static int cmd_hello(int argc)
 {
@@ -223,9 +224,11 @@ static int cmd_hello(int argc)
         say("isotrain-mpi hello: takes no arguments\n");
         return EXIT_USAGE;
     }
-    /* P2; ranks= is informative (an unknown key to the runner) */
+    /* P2; train_resume=1: `train --resume DIR --from-step K` (1.2.0); ranks=
+     * is informative (an unknown key to the runner) */
     if (rank == 0) {
-        printf("protocol=1 name=isotrain-mpi version=%s spec=%s train_seed=1 isa=%s kernels=%s ranks=%d\n",
+        printf("protocol=1 name=isotrain-mpi version=%s spec=%s train_seed=1 train_resume=1 isa=%s kernels=%s "
+               "ranks=%d\n",
                IT_VERSION, MPI_SPEC_VERSION, it_host_isa(), it_kernels_name(), nranks);
         if (fflush(stdout) != 0)
             return EXIT_IO;

@@ -21,6 +21,14 @@
  * rank (MPI_Bcast: a copy, not arithmetic), so every rank applies the same
  * update to the same bits.
  *
+ * A sum handed over a second time in a step continues the first one's
+ * COMPLETE result (gptchar's tied wte, spec §5.20: the output side over
+ * every row of the batch, then each row's input side, rows ascending): the
+ * last rank, which holds the completed first sum, passes it to rank 0, and
+ * the second sum runs through the ranks as a chain of its own. Only that
+ * pattern is accepted (an embedding after a bias-free product of the same
+ * tensor); any other repeat would need a rank's rows in two chunks.
+ *
  * What this file must never do (spec §15): add two partial sums that each
  * started from +0 (MPI_Reduce/MPI_Allreduce with MPI_SUM, a ring or tree
  * reduction): binary32 addition is not associative, and those bits would
@@ -35,7 +43,9 @@
 #include <string.h>
 #include <time.h>
 
-enum { MAX_TENSORS = 32 }; /* sums handed over per step (addmod113: 9 tensors and the loss) */
+enum { MAX_TENSORS = 64 }; /* sums handed over per step (gptchar: 26 and the loss) */
+/* what a sum was handed over as: a repeat may continue only the §5.20 pair */
+enum { SUM_PRODUCT, SUM_PRODUCT_NO_BIAS, SUM_EMBEDDING, SUM_LOSS, SUM_CONTINUED };
 /* A block of dW is at least this many output rows: the matrix product
  * copies its other operand (X, rows x in) into panels once per call and per
  * 16 MR output rows, so a call for fewer rows repeats that copy for little
@@ -52,6 +62,7 @@ typedef struct {
     size_t n_pending, cap_pending;
     int seq; /* messages of this step: their tags, so a block can only meet its own receive */
     const void *seen[MAX_TENSORS];
+    int seen_kind[MAX_TENSORS];
     size_t n_seen;
     float loss_out; /* the partial loss in flight to the next rank */
     uint32_t *tok;  /* embedding blocks: the rows whose token falls in the block */
@@ -104,15 +115,25 @@ static void die_in(const mpi_reducer *m, const void *sum, const char *what)
 
 /* every tensor's sum goes through the chain once per step: a second call
  * for the same gradient would have to resume a partial that already left
- * this rank (the step must give each rank its rows in one chunk) */
-static void once(mpi_reducer *m, const void *tensor)
+ * this rank (the step must give each rank its rows in one chunk), except
+ * the §5.20 pair (an embedding continuing a bias-free product's complete
+ * sums), which is a second chain. Returns 1 for that continuation. */
+static int once(mpi_reducer *m, const void *tensor, int kind)
 {
     for (size_t i = 0; i < m->n_seen; i++)
-        if (m->seen[i] == tensor)
-            die(m, "a gradient was handed over twice in one step: this reducer needs each rank's rows in one chunk");
+        if (m->seen[i] == tensor) {
+            if (m->seen_kind[i] == SUM_PRODUCT_NO_BIAS && kind == SUM_EMBEDDING) {
+                m->seen_kind[i] = SUM_CONTINUED;
+                return 1;
+            }
+            die_in(m, tensor, "handed over twice in one step (only an embedding may continue a bias-free "
+                              "product's sums, spec 5.20): this reducer needs each rank's rows in one chunk");
+        }
     if (m->n_seen == MAX_TENSORS)
         die(m, "more sums in one step than this reducer tracks");
+    m->seen_kind[m->n_seen] = kind;
     m->seen[m->n_seen++] = tensor;
+    return 0;
 }
 
 static int next_tag(mpi_reducer *m)
@@ -140,6 +161,46 @@ static void receive(mpi_reducer *m, float *buf, size_t count, int tag)
                  got, count, tag);
         die(m, why);
     }
+}
+
+/* A continued sum (§5.20) starts from the first sum's complete result,
+ * which the last rank holds: it hands the block to rank 0 (a blocking send:
+ * it receives its own partial into the same block next). */
+static void wrap_around(mpi_reducer *m, float *buf, size_t count, int tag)
+{
+    if (m->size == 1 || count == 0 || (m->rank != 0 && m->rank != m->size - 1))
+        return;
+    double t0 = MPI_Wtime(), c0 = it_mpi_thread_cpu();
+    if (m->rank == m->size - 1) {
+        MPI_Send(buf, (int)count, MPI_FLOAT, 0, tag, m->comm);
+        m->stats.bytes_sent += 4 * count;
+        m->stats.messages++;
+    } else {
+        MPI_Status st;
+        MPI_Recv(buf, (int)count, MPI_FLOAT, m->size - 1, tag, m->comm, &st);
+        int got = -1;
+        MPI_Get_count(&st, MPI_FLOAT, &got);
+        if (got != (int)count) {
+            char why[160];
+            snprintf(why, sizeof why, "rank %d sent a completed block of %d values where %zu were expected (tag %d)",
+                     m->size - 1, got, count, tag);
+            die_in(m, buf, why);
+        }
+    }
+    m->stats.wait_s += MPI_Wtime() - t0;
+    m->stats.wait_cpu_s += it_mpi_thread_cpu() - c0;
+}
+
+/* The sends of the first sum read the blocks a continued sum writes next:
+ * they must be complete first (the next rank receives them without waiting
+ * for anything of this rank's, so this ends). */
+static void complete_sends(mpi_reducer *m)
+{
+    double t0 = MPI_Wtime(), c0 = it_mpi_thread_cpu();
+    MPI_Waitall((int)m->n_pending, m->pending, MPI_STATUSES_IGNORE);
+    m->n_pending = 0;
+    m->stats.wait_s += MPI_Wtime() - t0;
+    m->stats.wait_cpu_s += it_mpi_thread_cpu() - c0;
 }
 
 /* on to the next rank; buf must not change until finish() */
@@ -172,7 +233,7 @@ static int mpi_linear_params(const it_reducer *rd, size_t rows, size_t in, size_
                              const float *X, size_t ldx, float *dW, float *db, unsigned threads)
 {
     mpi_reducer *m = (mpi_reducer *)rd;
-    once(m, dW);
+    once(m, dW, db ? SUM_PRODUCT : SUM_PRODUCT_NO_BIAS);
     if (m->size == 1) { /* nothing to pass on: the call as it stands */
         if (it_rows_linear_backward_params(rows, in, out, dY, lddy, X, ldx, dW, db, threads) != 0)
             die_in(m, dW, "the product was refused (an invalid argument)");
@@ -220,7 +281,7 @@ static int mpi_embedding(const it_reducer *rd, size_t rows, size_t dim, size_t v
                          const float *dY, size_t lddy, float *dE, unsigned threads)
 {
     mpi_reducer *m = (mpi_reducer *)rd;
-    once(m, dE);
+    int cont = once(m, dE, SUM_EMBEDDING);
     for (size_t r = 0; r < rows; r++)
         if (tokens[r] >= vocab) { /* nothing written, and nothing can be passed on */
             char why[160];
@@ -231,8 +292,12 @@ static int mpi_embedding(const it_reducer *rd, size_t rows, size_t dim, size_t v
     size_t vb = m->block_floats / (dim ? dim : 1);
     if (vb < MIN_BLOCK_ROWS)
         vb = MIN_BLOCK_ROWS;
+    if (cont)
+        complete_sends(m);
     if (vb >= vocab || m->size == 1) { /* one block: the call as it stands */
         int tag = next_tag(m);
+        if (cont)
+            wrap_around(m, dE, vocab * dim, tag);
         receive(m, dE, vocab * dim, tag);
         if (it_rows_embedding_backward(rows, dim, vocab, tokens, dY, lddy, dE, threads) != 0)
             die_in(m, dE, "the scatter-add was refused (an invalid argument)");
@@ -250,6 +315,8 @@ static int mpi_embedding(const it_reducer *rd, size_t rows, size_t dim, size_t v
                 memcpy(m->dy + sel * dim, dY + r * lddy, dim * sizeof *dY);
                 sel++;
             }
+        if (cont)
+            wrap_around(m, dE + v0 * dim, k * dim, tag);
         receive(m, dE + v0 * dim, k * dim, tag);
         rc |= it_rows_embedding_backward(sel, dim, k, m->tok, m->dy, dim, dE + v0 * dim, threads);
         if (rc)
@@ -263,7 +330,7 @@ static int mpi_embedding(const it_reducer *rd, size_t rows, size_t dim, size_t v
 static float mpi_loss(const it_reducer *rd, float partial, const float *terms, size_t n)
 {
     mpi_reducer *m = (mpi_reducer *)rd;
-    once(m, terms);
+    once(m, terms, SUM_LOSS);
     int tag = next_tag(m);
     receive(m, &partial, 1, tag);
     for (size_t i = 0; i < n; i++)

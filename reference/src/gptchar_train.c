@@ -6,6 +6,7 @@
 
 #include "isotrain.h"
 #include "isotrain_profile.h"
+#include "isotrain_reduce.h"
 #include "profile_steps.h"
 
 /* a run's buffers: the activations of a step and the step's batch (one per
@@ -36,12 +37,17 @@ void it_gptchar_run_work_free(void *work)
     free(g);
 }
 
-/* §14.5-§14.6 */
+/* §14.5-§14.6, every sum through the run's reducer (a data-parallel run,
+ * spec §15: this process's sequences only) */
 it_status it_gptchar_step_loss(const it_train_run *run, uint32_t step, float *loss)
 {
     gc_run_work *g = run->work;
     it_gptchar_batch(run->cfg->seed, step, g->x, g->y);
-    return it_gptchar_loss_grad_work(g->w, run->s->params, g->x, g->y, IT_GC_SEQS, run->s->grads, NULL, NULL, loss);
+    if (run->rd == &it_reducer_local) /* the workspace's threads as its owner set them (bench) */
+        return it_gptchar_loss_grad_work(g->w, run->s->params, g->x, g->y, IT_GC_SEQS, run->s->grads, NULL, NULL,
+                                         loss);
+    return it_gptchar_loss_grad_reduced(g->w, run->s->params, g->x, g->y, IT_GC_SEQS, run->s->grads,
+                                        run->cfg->threads, loss, run->rd);
 }
 
 /* ---- the typed entry points (isotrain.h): it_gptchar_state viewed as an
