@@ -85,6 +85,8 @@ void fresh_want_u32(value *v, const uint32_t *x, size_t n);
 void fresh_want_sha256(value *v, const char *hex);
 void fresh_kv_f32(sbuf *b, const char *key, const float *x, size_t n);
 void fresh_kv_u32(sbuf *b, const char *key, const uint32_t *x, size_t n);
+/* key=a,b,c in decimal (token lists: P4 ints) */
+void fresh_kv_dec(sbuf *b, const char *key, const uint32_t *x, size_t n);
 
 /* Generates the fresh cases of an op group of the vector set. Returns the
  * number added; 0 with *why set when the group takes no fresh inputs. */

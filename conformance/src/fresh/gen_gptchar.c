@@ -256,12 +256,8 @@ static void gptchar_cases(fresh_list *l, fresh_rng *r)
         sbuf b;
         sbuf_init(&b);
         fresh_kv_f32(&b, "params", params, IT_GC_NPARAMS);
-        sbuf_adds(&b, " x=");
-        for (size_t i = 0; i < IT_GC_CTX; i++)
-            sbuf_printf(&b, "%s%u", i ? "," : "", (unsigned)x[i]);
-        sbuf_adds(&b, " y=");
-        for (size_t i = 0; i < IT_GC_CTX; i++)
-            sbuf_printf(&b, "%s%u", i ? "," : "", (unsigned)y[i]);
+        fresh_kv_dec(&b, "x", x, IT_GC_CTX);
+        fresh_kv_dec(&b, "y", y, IT_GC_CTX);
         value *want = fresh_add(l, it_profile_gptchar.name, "gptchar_loss_grad", "one sequence, parameters of a drawn seed",
                                 sbuf_take(&b));
         fresh_want_f32(&want[0], &loss, 1);

@@ -238,8 +238,11 @@ void replay_conclude(run_ctx *rc, replay *rp, double scale, uint32_t T, replay_w
     size_t unanswered, i = replay_run(rc, rp, scale, &res, &sum, &unanswered);
     if (i < rp->n)
         replay_say_op(&rep->loc_text, j, what(T, i), rp, i, res);
-    else
-        replay_say_none(&rep->loc_text, unanswered, rp->n, "calls", &sum, none);
+    else {
+        char why[256];
+        snprintf(why, sizeof why, "%s; the defect is in how the IUT stores, updates or writes its parameters", none);
+        replay_say_none(&rep->loc_text, unanswered, rp->n, "calls", &sum, why);
+    }
     replay_done(rp, res, &sum);
 }
 

@@ -68,10 +68,8 @@ static void am_op_replay(run_ctx *rc, uint32_t T, const float *before, const flo
     }
     sbuf_free(&kv);
     replay_conclude(rc, &rp, 4, T, am_what,
-                    T == 0 ? "addmod113_init matches for every tensor; the defect is in how the IUT stores, updates or "
-                             "writes its parameters"
-                           : "the step's loss, gradient and that element's update match; the defect is in how the IUT "
-                             "stores, updates or writes its parameters",
+                    T == 0 ? "addmod113_init matches for every tensor"
+                           : "the step's loss, gradient and that element's update match",
                     rep, j);
 }
 

@@ -111,12 +111,8 @@ static void build(replay *rp, uint32_t T, const it_gptchar_state *before, size_t
     /* the step's loss and gradient */
     sbuf_reset(&kv);
     fresh_kv_f32(&kv, "params", before->params, GP);
-    sbuf_adds(&kv, " x=");
-    for (size_t i = 0; i < IT_GC_ROWS; i++)
-        sbuf_printf(&kv, "%s%u", i ? "," : "", (unsigned)x[i]);
-    sbuf_adds(&kv, " y=");
-    for (size_t i = 0; i < IT_GC_ROWS; i++)
-        sbuf_printf(&kv, "%s%u", i ? "," : "", (unsigned)y[i]);
+    fresh_kv_dec(&kv, "x", x, IT_GC_ROWS);
+    fresh_kv_dec(&kv, "y", y, IT_GC_ROWS);
     snprintf(id, sizeof id, "replay/%u/loss_grad", (unsigned)T);
     v = rp_add(rp, "gptchar_loss_grad", id, kv.p);
     fresh_want_f32(&v[0], &loss, 1), fresh_want_f32(&v[1], grads, GP);
@@ -180,10 +176,8 @@ static void op_replay(run_ctx *rc, uint32_t T, const it_gptchar_state *before, s
     } else
         build(&rp, T, before, elem);
     replay_conclude(rc, &rp, 4, T, gc_what,
-                    T == 0 ? "gptchar_init matches for every tensor; the defect is in how the IUT stores, updates or "
-                             "writes its parameters"
-                           : "every op of the step and that element's update match; the defect is in how the IUT "
-                             "stores, updates or writes its parameters",
+                    T == 0 ? "gptchar_init matches for every tensor"
+                           : "every op of the step and that element's update match",
                     rep, j);
 }
 

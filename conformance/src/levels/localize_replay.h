@@ -58,7 +58,8 @@ void replay_done(replay *rp, ops_res *res, ops_summary *sum);
 typedef const char *replay_what_fn(uint32_t T, size_t i);
 
 /* replay_run, then the line and keys of the first differing op (what
- * names it), or replay_say_none with `none`; frees the replay. */
+ * names it), or replay_say_none saying `none` matched (so the defect is in
+ * how the IUT keeps its parameters); frees the replay. */
 void replay_conclude(run_ctx *rc, replay *rp, double scale, uint32_t T, replay_what_fn *what, const char *none,
                      train_report *rep, cJSON *j);
 
