@@ -65,7 +65,7 @@ deps-conform-test:
 
 # $(call conform_build,OUT,LIBDIR,OPT,EXTRA): objects, runner and test binary in OUT.
 define conform_build
-$(1)/obj/%.o: conformance/src/%.c $(CONF_HDRS) reference/include/isotrain.h | deps-conform
+$(1)/obj/%.o: conformance/src/%.c $(CONF_HDRS) reference/include/isotrain.h reference/include/isotrain_profile.h | deps-conform
 	@mkdir -p $$(@D)
 	$$(CC) $$(CONF_CFLAGS) -pedantic $(3) $(4) -DCONFORM_CFLAGS='"$$(CC) $$(CONF_CFLAGS) $(3) $(4)"' -c $$< -o $$@
 

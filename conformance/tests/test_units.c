@@ -231,3 +231,42 @@ Test(util, sanitizes_for_reports)
     cr_assert_str_eq(s, "ok \\x01\\xff \xc3\xa9");
     free(s);
 }
+
+/* The runner's profile table (levels/runner_profiles.c): a profile is found
+ * by the reference's row only when the vectors' tensors are that row's; a
+ * constant the trust layer keeps is the row's value. */
+#include "fresh/fresh.h"
+#include "levels/runner_profiles.h"
+
+Test(runner_profiles, rows_match_the_reference_and_its_tensors)
+{
+    cr_assert_eq(FRESH_MLP13K_STEPS, it_profile_mlp13k.fresh_steps);
+    for (size_t i = 0; i < it_n_profiles; i++) {
+        const it_profile *p = it_profiles[i];
+        tensor_desc td[64];
+        cr_assert_leq(p->ntensors, 64);
+        for (size_t t = 0; t < p->ntensors; t++)
+            td[t] = (tensor_desc){(char *)p->tensors[t].name, p->tensors[t].rows, p->tensors[t].cols,
+                                  p->tensors[t].offset};
+        train_vec tv;
+        memset(&tv, 0, sizeof tv);
+        tv.profile = (char *)p->name;
+        tv.parameters = p->nparams;
+        tv.tensors = td;
+        tv.n_tensors = p->ntensors;
+        const runner_profile *row = runner_profile_of(&tv);
+        cr_assert(row && row->ref == p && row->localize, "%s has no row", p->name);
+        /* negative controls: another tensor offset, another parameter count, another name */
+        td[p->ntensors - 1].offset++;
+        cr_assert_null(runner_profile_of(&tv), "%s: a moved tensor still matches", p->name);
+        td[p->ntensors - 1].offset--;
+        tv.parameters++;
+        cr_assert_null(runner_profile_of(&tv), "%s: another P still matches", p->name);
+        tv.parameters--;
+        tv.profile = "no-such-profile";
+        cr_assert_null(runner_profile_of(&tv));
+    }
+    char names[128];
+    runner_profile_names(names, sizeof names);
+    cr_assert_str_eq(names, "mlp13k, addmod113 and gptchar");
+}

@@ -79,11 +79,13 @@ struct it_profile {
     const unsigned char *corpus; /* NULL: the profile generates its data */
     const size_t *corpus_len;
     /* §N.1, §N.8, §11.9, P7: steps, the checkpoints of the default run, the
-     * fresh-seed run's length, the vector set's resume windows */
+     * fresh-seed run's length, the vector set's resume windows and the
+     * length of the windows the runner draws */
     uint32_t steps;
     const uint32_t *checkpoint_steps;
     size_t n_checkpoint_steps;
     uint32_t fresh_steps;
+    uint32_t window_steps; /* P7 "The runner's windows": steps of each window the runner draws */
     const it_window *windows;
     size_t n_windows;
     /* the rows of a step's batch (what a data-parallel run splits, §15) */

@@ -35,6 +35,7 @@ const it_profile it_profile_mlp13k = {
     .corpus = it_mlp13k_corpus, .corpus_len = &it_mlp13k_corpus_len, /* §11.3 */
     .steps = IT_MLP13K_STEPS, .checkpoint_steps = mlp13k_checkpoints, .n_checkpoint_steps = 4,
     .fresh_steps = 20, /* §11.9, P7 */
+    .window_steps = 3, /* P7: its steps are cheap */
     .batch_rows = IT_MLP13K_BATCH, .row_noun = "positions",
     .loss_grad = it_mlp13k_step_loss,
 };
@@ -74,6 +75,7 @@ const it_profile it_profile_addmod113 = {
     .schedule = IT_LR_CONSTANT,
     .steps = IT_AM_STEPS, .checkpoint_steps = addmod113_checkpoints, .n_checkpoint_steps = 3,
     .fresh_steps = 3, /* §11.9, P7 */
+    .window_steps = 1, /* P7: one step is a full batch of 3,831 pairs */
     .windows = addmod113_windows, .n_windows = 3,
     .batch_rows = IT_AM_NTRAIN, .row_noun = "pairs", .threaded = 1,
     .eval_steps = addmod113_evals, .n_eval_steps = 4,
@@ -128,7 +130,8 @@ const it_profile it_profile_gptchar = {
     .schedule = IT_LR_WARMUP_LINEAR, .warmup = IT_GC_WARMUP,
     .corpus = it_gptchar_corpus, .corpus_len = &it_gptchar_corpus_len, /* §14.3 */
     .steps = IT_GC_STEPS, .checkpoint_steps = gptchar_checkpoints, .n_checkpoint_steps = 5,
-    .fresh_steps = 5, /* §11.9, P7 */
+    .fresh_steps = 53, /* §11.9, P7: past the 50 warm-up steps into the decay (§14.1, §7.4) */
+    .window_steps = 3, /* P7: three steps cross a clipping decision or two */
     .windows = gptchar_windows, .n_windows = 3,
     .batch_rows = IT_GC_SEQS, .row_noun = "sequences",
     .work_new = it_gptchar_run_work_new, .work_free = it_gptchar_run_work_free,

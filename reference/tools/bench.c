@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include "isotrain.h"
+#include "isotrain_profile.h"
 
 static double clock_of(clockid_t id)
 {
@@ -363,7 +364,7 @@ static int bench_gptchar(const char *cli, const char **sets, size_t nsets, doubl
         *same &= strcmp(first, dig) == 0;
         double c1 = median(cc, runs), w1 = median(cw, runs);
         char cdig[65];
-        if (cli_per_step(cli, sets[k], "gptchar", steps, 1, runs, trace, &ccpu, &cwall, &cfirst, cdig) != 0)
+        if (cli_per_step(cli, sets[k], it_profile_gptchar.name, steps, 1, runs, trace, &ccpu, &cwall, &cfirst, cdig) != 0)
             return -1;
         *same &= strcmp(first, cdig) == 0; /* both trained 1 + steps steps */
         *lib1 = c1 < *lib1 ? c1 : *lib1;
@@ -399,6 +400,151 @@ static int bench_gptchar(const char *cli, const char **sets, size_t nsets, doubl
            "compile-time constants (isotrain.h IT_GC_*), not parameters\n");
     it_gptchar_work_free(w);
     return 0;
+}
+
+/* section 2: every set (library, CLI with digests); *same cleared when any
+ * digest differs; the best rates in *lib_best, *cli_best */
+static int bench_mlp13k(const char *cli, const char **sets, size_t nsets, double peak, const char *trace, int runs,
+                        long steps, int *same, double *lib_best, double *cli_best)
+{
+    const char *name = it_profile_mlp13k.name;
+    char first[65] = "", dig[65];
+    const double mf = mlp13k_flops();
+    printf("%s (%.2f MFLOP of products per step), median of %d runs of %ld steps:\n", name, mf / 1e6, runs, steps);
+    static it_mlp13k_state s;
+    it_mlp13k_recipe r = it_mlp13k_default_recipe();
+    double *t = malloc(sizeof *t * (size_t)runs), *tw = malloc(sizeof *tw * (size_t)runs);
+    double portable_rate = 0;
+    int rc = -1;
+    *lib_best = *cli_best = 0;
+    for (size_t k = 0; t && tw && k < nsets; k++) {
+        it_kernels_select(sets[k]);
+        for (int i = 0; i < runs; i++) {
+            double c0 = thread_cpu(), w0 = now();
+            it_mlp13k_start(&r, &s);
+            while (s.step < (uint32_t)steps)
+                if (it_mlp13k_step(&r, &s) != IT_OK) {
+                    fprintf(stderr, "bench: training failed at step %u\n", (unsigned)s.step);
+                    goto out;
+                }
+            t[i] = thread_cpu() - c0;
+            tw[i] = now() - w0;
+        }
+        double rate = (double)steps / median(t, runs), wrate = (double)steps / median(tw, runs);
+        if (k == 0)
+            portable_rate = rate;
+        it_params_digest(s.params, IT_MLP13K_NPARAMS, dig);
+        if (!first[0])
+            strcpy(first, dig);
+        *same &= strcmp(first, dig) == 0;
+        *lib_best = rate > *lib_best ? rate : *lib_best;
+        double ccpu, cwall, cfirst;
+        char cdig[65];
+        if (cli_per_step(cli, sets[k], name, steps, 1, runs, trace, &ccpu, &cwall, &cfirst, cdig) != 0) {
+            fprintf(stderr, "bench: %s --kernels %s train --profile %s failed\n", cli, sets[k], name);
+            goto out;
+        }
+        *cli_best = 1.0 / ccpu > *cli_best ? 1.0 / ccpu : *cli_best;
+        printf("  kernels=%-8s library %7.0f steps/s (%4.1f %% of peak; wall %.0f; x%.1f portable)   "
+               "CLI+digests %7.0f steps/s (%4.1f %% of peak; wall %.0f; sha256 %s)\n",
+               sets[k], rate, 100.0 * mf * rate / (peak * 1e9), wrate, rate / portable_rate, 1.0 / ccpu,
+               100.0 * mf / ccpu / (peak * 1e9), 1.0 / cwall, it_sha256_name());
+    }
+    it_mlp13k_start(&r, &s); /* the CLI's last digest: its run of 1 + `steps` steps, the library's too */
+    while (s.step < (uint32_t)steps + 1)
+        it_mlp13k_step(&r, &s);
+    it_params_digest(s.params, IT_MLP13K_NPARAMS, dig);
+    char cdig[65];
+    last_digest(trace, cdig);
+    *same &= strcmp(cdig, dig) == 0;
+    printf("  best: library %.0f steps/s, CLI with trace + digest every step %.0f steps/s\n", *lib_best, *cli_best);
+    rc = t && tw ? 0 : -1;
+out:
+    free(t);
+    free(tw);
+    return rc;
+}
+
+/* section 3: every set on 1 thread (library, CLI with digests), the best
+ * set on 1, 2 (up to 4) threads; *same cleared when any digest differs */
+static int bench_addmod113(const char *cli, const char **sets, size_t nsets, double peak, const char *trace,
+                           int am_runs, int am_steps, int *same, double *lib1, double *cli1)
+{
+    const char *name = it_profile_addmod113.name;
+    const double am = addmod113_macs();
+    printf("%s (%.3e multiply-adds = %.2f GFLOP of products per full-batch step of 3,831 pairs), "
+           "median of %d runs of %d steps:\n",
+           name, am, 2 * am / 1e9, am_runs, am_steps);
+    it_addmod113_work *w = it_addmod113_work_new(IT_AM_NTRAIN);
+    if (!w)
+        return -1;
+    char first_am[65] = "";
+    double best1 = 1e30, bestcli = 1e30;
+    char dig[65];
+    const char *best_set = sets[nsets - 1];
+    for (size_t k = 0; k < nsets; k++) {
+        it_kernels_select(sets[k]);
+        double cw[16], cc[16];
+        int n = am_runs > 16 ? 16 : am_runs;
+        for (int i = 0; i < n; i++)
+            am_library(w, 1, am_steps, &cw[i], &cc[i], dig);
+        if (!first_am[0])
+            strcpy(first_am, dig);
+        *same &= strcmp(first_am, dig) == 0;
+        double c1 = median(cc, n), w1 = median(cw, n);
+        best1 = c1 < best1 ? c1 : best1;
+        double ccpu, cwall, cfirst;
+        char cdig[65];
+        if (cli_per_step(cli, sets[k], name, am_steps, 1, am_runs, trace, &ccpu, &cwall, &cfirst, cdig) != 0) {
+            fprintf(stderr, "bench: %s --kernels %s train --profile %s failed\n", cli, sets[k], name);
+            it_addmod113_work_free(w);
+            return -1;
+        }
+        *same &= strcmp(first_am, cdig) == 0; /* am_library's warm-up step trains too: 1 + N steps each */
+        bestcli = ccpu < bestcli ? ccpu : bestcli;
+        printf("  kernels=%-8s 1 thread: library %.3f s/step (%4.1f %% of peak; wall %.3f)   CLI+digests %.3f s/step "
+               "(%4.1f %% of peak; wall %.3f; once a run: %.3f s)\n",
+               sets[k], c1, 100.0 * 2 * am / c1 / (peak * 1e9), w1, ccpu, 100.0 * 2 * am / ccpu / (peak * 1e9),
+               cwall, cfirst);
+    }
+    /* threads: the best set on 1, 2 (and the CPU count's) threads */
+    it_kernels_select(best_set);
+    unsigned ncpu = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+    double wall1 = 0, cpu1 = 0;
+    for (unsigned th = 1; th <= 2 || th <= ncpu; th++) {
+        double cw[16], cc[16];
+        int n = am_runs > 16 ? 16 : am_runs;
+        for (int i = 0; i < n; i++)
+            am_library(w, th, am_steps, &cw[i], &cc[i], dig);
+        *same &= strcmp(first_am, dig) == 0;
+        double wt = median(cw, n), ct = median(cc, n);
+        if (th == 1)
+            wall1 = wt, cpu1 = ct;
+        printf("  kernels=%-8s %u thread%s: library %.3f s/step wall, %.3f s/step CPU (all threads)%s", best_set, th,
+               th > 1 ? "s" : " ", wt, ct, th == 1 ? "\n" : "");
+        if (th > 1)
+            printf("; wall speed-up x%.2f, CPU spent x%.2f of 1 thread's\n", wall1 / wt, ct / cpu1);
+        if (th >= 4)
+            break;
+    }
+    {
+        double ccpu, cwall, cfirst;
+        char cdig[65];
+        if (cli_per_step(cli, best_set, name, am_steps, 2, am_runs, trace, &ccpu, &cwall, &cfirst, cdig) != 0) {
+            fprintf(stderr, "bench: %s --kernels %s train --profile %s --threads 2 failed\n", cli, best_set, name);
+            it_addmod113_work_free(w);
+            return -1;
+        }
+        *same &= strcmp(first_am, cdig) == 0;
+        printf("  kernels=%-8s 2 threads: CLI+digests %.3f s/step wall, %.3f s/step CPU\n", best_set, cwall, ccpu);
+    }
+    it_addmod113_work_free(w);
+    printf("  best 1 thread: library %.3f s/step, CLI+digests %.3f s/step (%.1f %% of peak)\n", best1, bestcli,
+           100.0 * 2 * am / bestcli / (peak * 1e9));
+    *lib1 = best1;
+    *cli1 = bestcli;
+    return 0;
+
 }
 
 int main(int argc, char **argv)
@@ -438,127 +584,16 @@ int main(int argc, char **argv)
     printf("non-FMA peak of one core, measured (independent vector multiplies and adds):\n");
     const double peak = measure_peak();
     int same = 1;
-    char first[65] = "", dig[65];
 
     /* ---- 2. mlp13k ---- */
-    const double mf = mlp13k_flops();
-    printf("mlp13k (%.2f MFLOP of products per step), median of %d runs of %ld steps:\n", mf / 1e6, runs, steps);
-    static it_mlp13k_state s;
-    it_mlp13k_recipe r = it_mlp13k_default_recipe();
-    double *t = malloc(sizeof *t * (size_t)runs), *tw = malloc(sizeof *tw * (size_t)runs);
-    double lib_best = 0, cli_best = 0, portable_rate = 0;
-    for (size_t k = 0; k < nsets; k++) {
-        it_kernels_select(sets[k]);
-        for (int i = 0; i < runs; i++) {
-            double c0 = thread_cpu(), w0 = now();
-            it_mlp13k_start(&r, &s);
-            while (s.step < (uint32_t)steps)
-                if (it_mlp13k_step(&r, &s) != IT_OK) {
-                    fprintf(stderr, "bench: training failed at step %u\n", (unsigned)s.step);
-                    return 1;
-                }
-            t[i] = thread_cpu() - c0;
-            tw[i] = now() - w0;
-        }
-        double rate = (double)steps / median(t, runs), wrate = (double)steps / median(tw, runs);
-        if (k == 0)
-            portable_rate = rate;
-        it_params_digest(s.params, IT_MLP13K_NPARAMS, dig);
-        if (!first[0])
-            strcpy(first, dig);
-        same &= strcmp(first, dig) == 0;
-        lib_best = rate > lib_best ? rate : lib_best;
-        double ccpu, cwall, cfirst;
-        char cdig[65];
-        if (cli_per_step(cli, sets[k], "mlp13k", steps, 1, runs, trace, &ccpu, &cwall, &cfirst, cdig) != 0) {
-            fprintf(stderr, "bench: %s --kernels %s train --profile mlp13k failed\n", cli, sets[k]);
-            return 1;
-        }
-        cli_best = 1.0 / ccpu > cli_best ? 1.0 / ccpu : cli_best;
-        printf("  kernels=%-8s library %7.0f steps/s (%4.1f %% of peak; wall %.0f; x%.1f portable)   "
-               "CLI+digests %7.0f steps/s (%4.1f %% of peak; wall %.0f; sha256 %s)\n",
-               sets[k], rate, 100.0 * mf * rate / (peak * 1e9), wrate, rate / portable_rate, 1.0 / ccpu,
-               100.0 * mf / ccpu / (peak * 1e9), 1.0 / cwall, it_sha256_name());
-    }
-    it_mlp13k_start(&r, &s); /* the CLI's last digest: its run of 1 + `steps` steps, the library's too */
-    while (s.step < (uint32_t)steps + 1)
-        it_mlp13k_step(&r, &s);
-    it_params_digest(s.params, IT_MLP13K_NPARAMS, dig);
-    {
-        char cdig[65];
-        last_digest(trace, cdig);
-        same &= strcmp(cdig, dig) == 0;
-    }
-    printf("  best: library %.0f steps/s, CLI with trace + digest every step %.0f steps/s\n", lib_best, cli_best);
+    double lib_best, cli_best;
+    if (bench_mlp13k(cli, sets, nsets, peak, trace, runs, steps, &same, &lib_best, &cli_best) != 0)
+        return 1;
 
     /* ---- 3. addmod113 ---- */
-    const double am = addmod113_macs();
-    printf("addmod113 (%.3e multiply-adds = %.2f GFLOP of products per full-batch step of 3,831 pairs), "
-           "median of %d runs of %d steps:\n",
-           am, 2 * am / 1e9, am_runs, am_steps);
-    it_addmod113_work *w = it_addmod113_work_new(IT_AM_NTRAIN);
-    if (!w)
+    double best1, bestcli;
+    if (bench_addmod113(cli, sets, nsets, peak, trace, am_runs, am_steps, &same, &best1, &bestcli) != 0)
         return 1;
-    char first_am[65] = "";
-    double best1 = 1e30, bestcli = 1e30;
-    const char *best_set = sets[nsets - 1];
-    for (size_t k = 0; k < nsets; k++) {
-        it_kernels_select(sets[k]);
-        double cw[16], cc[16];
-        int n = am_runs > 16 ? 16 : am_runs;
-        for (int i = 0; i < n; i++)
-            am_library(w, 1, am_steps, &cw[i], &cc[i], dig);
-        if (!first_am[0])
-            strcpy(first_am, dig);
-        same &= strcmp(first_am, dig) == 0;
-        double c1 = median(cc, n), w1 = median(cw, n);
-        best1 = c1 < best1 ? c1 : best1;
-        double ccpu, cwall, cfirst;
-        char cdig[65];
-        if (cli_per_step(cli, sets[k], "addmod113", am_steps, 1, am_runs, trace, &ccpu, &cwall, &cfirst, cdig) != 0) {
-            fprintf(stderr, "bench: %s --kernels %s train --profile addmod113 failed\n", cli, sets[k]);
-            return 1;
-        }
-        same &= strcmp(first_am, cdig) == 0; /* am_library's warm-up step trains too: 1 + N steps each */
-        bestcli = ccpu < bestcli ? ccpu : bestcli;
-        printf("  kernels=%-8s 1 thread: library %.3f s/step (%4.1f %% of peak; wall %.3f)   CLI+digests %.3f s/step "
-               "(%4.1f %% of peak; wall %.3f; once a run: %.3f s)\n",
-               sets[k], c1, 100.0 * 2 * am / c1 / (peak * 1e9), w1, ccpu, 100.0 * 2 * am / ccpu / (peak * 1e9),
-               cwall, cfirst);
-    }
-    /* threads: the best set on 1, 2 (and the CPU count's) threads */
-    it_kernels_select(best_set);
-    unsigned ncpu = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
-    double wall1 = 0, cpu1 = 0;
-    for (unsigned th = 1; th <= 2 || th <= ncpu; th++) {
-        double cw[16], cc[16];
-        int n = am_runs > 16 ? 16 : am_runs;
-        for (int i = 0; i < n; i++)
-            am_library(w, th, am_steps, &cw[i], &cc[i], dig);
-        same &= strcmp(first_am, dig) == 0;
-        double wt = median(cw, n), ct = median(cc, n);
-        if (th == 1)
-            wall1 = wt, cpu1 = ct;
-        printf("  kernels=%-8s %u thread%s: library %.3f s/step wall, %.3f s/step CPU (all threads)%s", best_set, th,
-               th > 1 ? "s" : " ", wt, ct, th == 1 ? "\n" : "");
-        if (th > 1)
-            printf("; wall speed-up x%.2f, CPU spent x%.2f of 1 thread's\n", wall1 / wt, ct / cpu1);
-        if (th >= 4)
-            break;
-    }
-    {
-        double ccpu, cwall, cfirst;
-        char cdig[65];
-        if (cli_per_step(cli, best_set, "addmod113", am_steps, 2, am_runs, trace, &ccpu, &cwall, &cfirst, cdig) != 0) {
-            fprintf(stderr, "bench: %s --kernels %s train --profile addmod113 --threads 2 failed\n", cli, best_set);
-            return 1;
-        }
-        same &= strcmp(first_am, cdig) == 0;
-        printf("  kernels=%-8s 2 threads: CLI+digests %.3f s/step wall, %.3f s/step CPU\n", best_set, cwall, ccpu);
-    }
-    it_addmod113_work_free(w);
-    printf("  best 1 thread: library %.3f s/step, CLI+digests %.3f s/step (%.1f %% of peak)\n", best1, bestcli,
-           100.0 * 2 * am / bestcli / (peak * 1e9));
 
     /* ---- 4. gptchar ---- */
     double gc_lib = 0, gc_cli = 0, gc_lib2 = 0;
@@ -584,7 +619,5 @@ int main(int argc, char **argv)
            "gptchar_lib=%.5f gptchar_cli=%.5f gptchar_lib2_wall=%.5f\n",
            lib_best, cli_best, best1, bestcli, peak, gc_lib, gc_cli, gc_lib2);
     unlink(trace);
-    free(t);
-    free(tw);
     return same ? 0 : 1;
 }

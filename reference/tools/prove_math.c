@@ -296,6 +296,19 @@ static double thread_cpu(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Keeps the first MAX_REPORT of a kind of disagreement, counts them all. */
+static void record(job_t *job, uint64_t *count, mismatch_t *first, uint32_t in, uint32_t got, uint32_t want)
+{
+    pthread_mutex_lock(&job->lock);
+    if (*count < MAX_REPORT) {
+        first[*count].in = in;
+        first[*count].got = got;
+        first[*count].want = want;
+    }
+    (*count)++;
+    pthread_mutex_unlock(&job->lock);
+}
+
 static void *worker(void *arg)
 {
     job_t *job = arg;
@@ -341,17 +354,8 @@ static void *worker(void *arg)
                 if (job->sample_every && i % job->sample_every == 0) {
                     want = oracle(&o, job->fn, u2f(bits));
                     sampled++;
-                    if (!same_result(pre, want)) {
-                        pthread_mutex_lock(&job->lock);
-                        if (job->sample_disagree < MAX_REPORT) {
-                            mismatch_t *m = &job->first_dis[job->sample_disagree];
-                            m->in = bits;
-                            m->got = pre;
-                            m->want = want;
-                        }
-                        job->sample_disagree++;
-                        pthread_mutex_unlock(&job->lock);
-                    }
+                    if (!same_result(pre, want))
+                        record(job, &job->sample_disagree, job->first_dis, bits, pre, want);
                 }
             } else {
                 want = oracle(&o, job->fn, u2f(bits));
@@ -362,17 +366,8 @@ static void *worker(void *arg)
                 uint32_t got = f2u(res[(size_t)s * CHUNK + (size_t)(i - start)]);
                 if (g_inject && bits == g_inject_bits)
                     got ^= 1u; /* negative control: flip the last bit */
-                if (!same_result(got, want)) {
-                    pthread_mutex_lock(&job->lock);
-                    if (job->mismatches[s] < MAX_REPORT) {
-                        mismatch_t *m = &job->first[s][job->mismatches[s]];
-                        m->in = bits;
-                        m->got = got;
-                        m->want = want;
-                    }
-                    job->mismatches[s]++;
-                    pthread_mutex_unlock(&job->lock);
-                }
+                if (!same_result(got, want))
+                    record(job, &job->mismatches[s], job->first[s], bits, got, want);
             }
         }
     }
@@ -597,6 +592,70 @@ static uint64_t parse_u(const char *s, int base, uint64_t max)
     return (uint64_t)v;
 }
 
+/* The functions checked: glibc's (--against-libm), or every kernel set
+ * that runs here, or those of the comma-separated list `kernels`. */
+static int choose_sets(const char *kernels)
+{
+    if (g_against_libm) {
+        g_set_name[0] = "glibc";
+        g_set_fn[FN_EXP][0] = libm_exp;
+        g_set_fn[FN_LOG][0] = libm_log;
+        g_set_sqrt[0] = libm_sqrt;
+        g_nsets = 1;
+    } else {
+        const char *avail[MAX_SETS];
+        size_t n = it_kernels_available(avail, MAX_SETS);
+        for (size_t k = 0; k < n && k < MAX_SETS; k++) {
+            if (kernels) { /* only the sets of the comma-separated list */
+                size_t len = strlen(avail[k]);
+                int listed = 0;
+                for (const char *p = strstr(kernels, avail[k]); p; p = strstr(p + 1, avail[k]))
+                    if ((p == kernels || p[-1] == ',') && (p[len] == ',' || p[len] == '\0'))
+                        listed = 1;
+                if (!listed)
+                    continue;
+            }
+            it_kernels_select(avail[k]);
+            const it_kernel_set *set = it_kernels();
+            g_set_name[g_nsets] = set->name;
+            g_set_fn[FN_EXP][g_nsets] = set->expf_v;
+            g_set_fn[FN_LOG][g_nsets] = set->logf_v;
+            g_set_sqrt[g_nsets] = set->sqrtf_v;
+            g_nsets++;
+        }
+        if (g_nsets == 0) {
+            fprintf(stderr, "prove_math: --kernels %s: none of them runs here\n", kernels);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* What is checked, and every negative control in force. */
+static void print_banner(uint64_t lo, uint64_t hi, int mpfr_all)
+{
+    printf("prove_math: MPFR %s, GMP %s, %s, pre-check margin 2^-40, %s\n", mpfr_get_version(),
+           gmp_version, g_against_libm ? "checking glibc expf/logf" : "checking every kernel set's exp/log/sqrt",
+           mpfr_all ? "MPFR on every input" : "MPFR on inconclusive + sampled inputs");
+    if (g_inject)
+        printf("prove_math: NEGATIVE CONTROL: result for input 0x%08" PRIx32
+               " has its last bit flipped\n",
+               g_inject_bits);
+    if (g_no_fallback)
+        printf("prove_math: NEGATIVE CONTROL: --no-fallback: SIMD lanes near a rounding boundary keep their "
+               "binary64 fast-path result\n");
+    if (g_sqrt_rsqrt)
+        printf("prove_math: NEGATIVE CONTROL: --sqrt-rsqrt-newton: every set's sqrt replaced by x * rsqrt(x) "
+               "refined by one Newton step\n");
+    if (g_inject_pre)
+        printf("prove_math: NEGATIVE CONTROL: the pre-check verdict for input 0x%08" PRIx32
+               " has its last bit flipped\n",
+               g_inject_pre_bits);
+    if (g_inject && (g_inject_bits < lo || g_inject_bits > hi))
+        printf("prove_math: note: injected input 0x%08" PRIx32 " is outside the checked range\n",
+               g_inject_bits);
+}
+
 int main(int argc, char **argv)
 {
     int do_exp = 0, do_log = 0, do_sqrt = 0, threads = 2, mpfr_all = 0, i, ok = 1;
@@ -645,61 +704,12 @@ int main(int argc, char **argv)
         usage();
     if (threads < 1 || lo > hi)
         usage();
-    if (g_against_libm) {
-        g_set_name[0] = "glibc";
-        g_set_fn[FN_EXP][0] = libm_exp;
-        g_set_fn[FN_LOG][0] = libm_log;
-        g_set_sqrt[0] = libm_sqrt;
-        g_nsets = 1;
-    } else {
-        const char *avail[MAX_SETS];
-        size_t n = it_kernels_available(avail, MAX_SETS);
-        for (size_t k = 0; k < n && k < MAX_SETS; k++) {
-            if (kernels) { /* only the sets of the comma-separated list */
-                size_t len = strlen(avail[k]);
-                int listed = 0;
-                for (const char *p = strstr(kernels, avail[k]); p; p = strstr(p + 1, avail[k]))
-                    if ((p == kernels || p[-1] == ',') && (p[len] == ',' || p[len] == '\0'))
-                        listed = 1;
-                if (!listed)
-                    continue;
-            }
-            it_kernels_select(avail[k]);
-            const it_kernel_set *set = it_kernels();
-            g_set_name[g_nsets] = set->name;
-            g_set_fn[FN_EXP][g_nsets] = set->expf_v;
-            g_set_fn[FN_LOG][g_nsets] = set->logf_v;
-            g_set_sqrt[g_nsets] = set->sqrtf_v;
-            g_nsets++;
-        }
-        if (g_nsets == 0) {
-            fprintf(stderr, "prove_math: --kernels %s: none of them runs here\n", kernels);
-            return 2;
-        }
-    }
+    if (choose_sets(kernels) != 0)
+        return 2;
     if (!mpfr_buildopt_tls_p())
         fprintf(stderr, "prove_math: note: MPFR is not thread-safe (no TLS); use --threads 1\n");
 
-    printf("prove_math: MPFR %s, GMP %s, %s, pre-check margin 2^-40, %s\n", mpfr_get_version(),
-           gmp_version, g_against_libm ? "checking glibc expf/logf" : "checking every kernel set's exp/log/sqrt",
-           mpfr_all ? "MPFR on every input" : "MPFR on inconclusive + sampled inputs");
-    if (g_inject)
-        printf("prove_math: NEGATIVE CONTROL: result for input 0x%08" PRIx32
-               " has its last bit flipped\n",
-               g_inject_bits);
-    if (g_no_fallback)
-        printf("prove_math: NEGATIVE CONTROL: --no-fallback: SIMD lanes near a rounding boundary keep their "
-               "binary64 fast-path result\n");
-    if (g_sqrt_rsqrt)
-        printf("prove_math: NEGATIVE CONTROL: --sqrt-rsqrt-newton: every set's sqrt replaced by x * rsqrt(x) "
-               "refined by one Newton step\n");
-    if (g_inject_pre)
-        printf("prove_math: NEGATIVE CONTROL: the pre-check verdict for input 0x%08" PRIx32
-               " has its last bit flipped\n",
-               g_inject_pre_bits);
-    if (g_inject && (g_inject_bits < lo || g_inject_bits > hi))
-        printf("prove_math: note: injected input 0x%08" PRIx32 " is outside the checked range\n",
-               g_inject_bits);
+    print_banner(lo, hi, mpfr_all);
     if (do_exp)
         ok &= run_fn(FN_EXP, lo, hi, threads, mpfr_all, sample_every);
     if (do_log)

@@ -12,17 +12,17 @@
 #include "protocol/optable.h"
 #include "protocol/wire.h"
 
-/* The fresh-seed training runs (levels/level_fresh.c): mlp13k's 20 steps,
- * addmod113's 3 (about 0.08 s each natively: they exercise init, sampling
- * and the update), gptchar's 53: past its 50 warm-up steps (spec §14.1)
- * into the decay, whose rate depends on the schedule length S = 500 (§7.4),
- * and of another length than 500, so a trainer that takes S from --steps N
- * fails a full certification (mutant schedule-run-steps; issue 27 item 7);
- * about 5 s natively. verify refuses a receipt that claims more (a claimed
- * 10,000-step run is not recomputed). */
+/* The fresh-seed training runs (levels/level_fresh.c) are as long as the
+ * profile's row says (fresh_steps, reference/src/profiles.c): mlp13k's 20
+ * steps, addmod113's 3 (about 0.08 s each natively: they exercise init,
+ * sampling and the update), gptchar's 53: past its 50 warm-up steps (spec
+ * §14.1) into the decay, whose rate depends on the schedule length S = 500
+ * (§7.4), and of another length than 500, so a trainer that takes S from
+ * --steps N fails a full certification (mutant schedule-run-steps; issue 27
+ * item 7); about 5 s natively. verify refuses a receipt that claims more (a
+ * claimed 10,000-step run is not recomputed); it sizes its memo with this
+ * constant, which tests/test_units.c holds equal to mlp13k's row. */
 #define FRESH_MLP13K_STEPS 20
-#define FRESH_ADDMOD113_STEPS 3
-#define FRESH_GPTCHAR_STEPS 53
 
 /* Every op group with fresh cases gets at least this many per run, spread
  * over its flag classes (conformance/README.md "Fresh cases"): four cases
@@ -85,6 +85,8 @@ void fresh_want_u32(value *v, const uint32_t *x, size_t n);
 void fresh_want_sha256(value *v, const char *hex);
 void fresh_kv_f32(sbuf *b, const char *key, const float *x, size_t n);
 void fresh_kv_u32(sbuf *b, const char *key, const uint32_t *x, size_t n);
+/* key=a,b,c in decimal (token lists: P4 ints) */
+void fresh_kv_dec(sbuf *b, const char *key, const uint32_t *x, size_t n);
 
 /* Generates the fresh cases of an op group of the vector set. Returns the
  * number added; 0 with *why set when the group takes no fresh inputs. */

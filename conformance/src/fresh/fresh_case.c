@@ -152,6 +152,13 @@ void fresh_kv_u32(sbuf *b, const char *key, const uint32_t *x, size_t n)
     encode_u32s(b, x, n);
 }
 
+void fresh_kv_dec(sbuf *b, const char *key, const uint32_t *x, size_t n)
+{
+    sbuf_printf(b, "%s%s=", b->len ? " " : "", key);
+    for (size_t i = 0; i < n; i++)
+        sbuf_printf(b, "%s%u", i ? "," : "", (unsigned)x[i]);
+}
+
 size_t fresh_ops_generate(fresh_list *l, const char *group, uint64_t run_seed, const char **why)
 {
     fresh_rng r;

@@ -11,27 +11,12 @@
 #include "core/util.h"
 #include "fresh/fresh.h"
 #include "isotrain.h"
+#include "isotrain_profile.h"
 #include "protocol/trace.h"
 
 /* The seed every profile publishes (spec §11.1, §13.1, §14.1): a window
  * under it could end on a shipped state, so it is never drawn. */
 #define PUBLISHED_SEED 0x69736f747261696eull
-
-/* Steps per window: mlp13k's are cheap; one addmod113 step is a full batch
- * of 3,831 pairs; gptchar's three cross a clipping decision or two. */
-static const struct {
-    const char *profile;
-    uint32_t len;
-    int adamw; /* the state has moments (spec §8.3) */
-} PROFILES[] = {{"mlp13k", 3, 0}, {"addmod113", 1, 1}, {"gptchar", 3, 1}};
-
-static int profile_row(const char *profile)
-{
-    for (size_t i = 0; i < sizeof PROFILES / sizeof PROFILES[0]; i++)
-        if (!strcmp(PROFILES[i].profile, profile))
-            return (int)i;
-    return -1;
-}
 
 /* One start in each third of the run [1, steps - len]: the start, the
  * middle and the end of the schedule (warm-up, decay, AdamW's bias
@@ -40,10 +25,10 @@ static int profile_row(const char *profile)
 int fresh_windows_plan(uint64_t run_seed, const char *profile, uint32_t steps, fresh_window_plan *p)
 {
     memset(p, 0, sizeof *p);
-    int row = profile_row(profile);
-    if (row < 0)
+    const it_profile *row = it_profile_find(profile);
+    if (!row || !row->window_steps)
         return -1;
-    p->len = PROFILES[row].len;
+    p->len = row->window_steps;
     if (steps < 3 * (p->len + 1) + 3)
         return -1;
     char stream[64];
@@ -67,9 +52,9 @@ int fresh_windows_plan(uint64_t run_seed, const char *profile, uint32_t steps, f
 
 size_t fresh_windows_state_files(const char *profile, const char *dir, uint32_t k, char *names[3])
 {
-    int row = profile_row(profile);
+    const it_profile *row = it_profile_find(profile);
     names[0] = xasprintf("%s/step-%06u.bin", dir, (unsigned)k);
-    if (row < 0 || !PROFILES[row].adamw)
+    if (!row || row->optimizer != IT_OPT_ADAMW) /* the moments of §8.3 */
         return 1;
     names[1] = xasprintf("%s/adam-m-%06u.bin", dir, (unsigned)k);
     names[2] = xasprintf("%s/adam-v-%06u.bin", dir, (unsigned)k);
@@ -102,31 +87,28 @@ void fresh_windows_cleanup(const char *profile, const fresh_window_plan *p, cons
     rmdir(dir);
 }
 
-/* The profile's run (spec §11.8, §13.8, §14.8) under seed with options o. */
+/* The profile's run (spec §11.8, §13.8, §14.8) under seed with options o,
+ * through the reference's one run loop. */
 static it_status ref_run(const char *profile, uint64_t seed, const it_run_options *o, char *err, size_t cap)
 {
-    it_status st = IT_ERR_ARG;
-    if (!strcmp(profile, "mlp13k")) {
-        it_mlp13k_recipe r = it_mlp13k_default_recipe();
-        r.seed = seed;
-        it_mlp13k_state *s = xmalloc(sizeof *s);
-        st = it_mlp13k_run(&r, o, s, err, cap);
-        free(s);
-    } else if (!strcmp(profile, "addmod113")) {
-        /* any thread count gives the same bits (isotrain.h); the starts are
-         * the one long computation of a run with --windows */
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        const it_addmod113_recipe r = {seed, cpus > 4 ? 4u : cpus > 1 ? (unsigned)cpus : 1u, 1};
-        it_addmod113_state *s = xmalloc(sizeof *s);
-        st = it_addmod113_run(&r, o, s, err, cap);
-        free(s);
-    } else if (!strcmp(profile, "gptchar")) {
-        const it_gptchar_recipe r = {seed};
-        it_gptchar_state *s = xmalloc(sizeof *s);
-        st = it_gptchar_run(&r, o, s, err, cap);
-        free(s);
-    } else
+    const it_profile *p = it_profile_find(profile);
+    if (!p) {
         snprintf(err, cap, "the runner links no reference for profile %s", profile);
+        return IT_ERR_ARG;
+    }
+    it_train_config c = it_train_config_default(p);
+    c.seed = seed;
+    /* any thread count gives the same bits (isotrain.h); the starts are the
+     * one long computation of a run with --windows */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    c.threads = !p->threaded ? 1u : cpus > 4 ? 4u : cpus > 1 ? (unsigned)cpus : 1u;
+    it_train_state *s = it_train_state_new(p);
+    if (!s) {
+        snprintf(err, cap, "out of memory for the state of profile %s", profile);
+        return IT_ERR_IO;
+    }
+    it_status st = it_train_run_profile(p, &c, o, NULL, s, err, cap);
+    it_train_state_free(s);
     return st;
 }
 

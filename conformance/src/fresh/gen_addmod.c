@@ -5,6 +5,7 @@
 
 #include "fresh/fresh.h"
 #include "isotrain.h"
+#include "isotrain_profile.h" /* the op group named after its profile */
 
 enum { N_ELEM = 16 };
 
@@ -147,7 +148,7 @@ static void am_loss_grad_case(fresh_list *l, fresh_rng *r)
     sbuf_init(&b);
     fresh_kv_f32(&b, "params", params, IT_AM_NPARAMS);
     fresh_kv_u32(&b, "pairs", pairs, n);
-    value *want = fresh_add(l, "addmod113", "addmod113_loss_grad", "random parameters and pairs", sbuf_take(&b));
+    value *want = fresh_add(l, it_profile_addmod113.name, "addmod113_loss_grad", "random parameters and pairs", sbuf_take(&b));
     fresh_want_f32(&want[0], &loss, 1);
     fresh_want_f32(&want[1], grads, IT_AM_NPARAMS);
 }
@@ -174,13 +175,13 @@ size_t fresh_gen_addmod(fresh_list *l, const char *group, fresh_rng *r)
     } else if (!strcmp(group, "adamw")) {
         for (int k = 0; k < FRESH_MIN_PER_GROUP; k++)
             adamw_case(l, r, k % 5);
-    } else if (!strcmp(group, "addmod113")) {
+    } else if (!strcmp(group, it_profile_addmod113.name)) {
         static uint32_t perm[IT_AM_PAIRS];
         for (int k = 0; k < FRESH_MIN_PER_GROUP - 4; k++) {
             uint64_t seed = ((uint64_t)fresh_u32(r) << 32) | fresh_u32(r);
             it_addmod113_permutation(seed, perm);
             char *kv = xasprintf("seed=%016llx", (unsigned long long)seed);
-            fresh_want_u32(&fresh_add(l, "addmod113", "addmod113_perm", "the permutation under a fresh seed", kv)[0],
+            fresh_want_u32(&fresh_add(l, it_profile_addmod113.name, "addmod113_perm", "the permutation under a fresh seed", kv)[0],
                            perm, IT_AM_PAIRS);
         }
         for (int k = 0; k < 4; k++)

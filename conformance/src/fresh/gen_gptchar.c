@@ -7,6 +7,7 @@
 
 #include "fresh/fresh.h"
 #include "isotrain.h"
+#include "isotrain_profile.h" /* the op group named after its profile */
 
 enum { N_CASES = 16, N_ELEM = 16 };
 
@@ -237,7 +238,7 @@ static void gptchar_cases(fresh_list *l, fresh_rng *r)
         uint32_t step = 1 + fresh_below(r, 0xfffffffeu);
         it_gptchar_batch(IT_GC_SEED, step, x, y);
         char *kv = xasprintf("step=%u", (unsigned)step);
-        value *want = fresh_add(l, "gptchar", "gptchar_batch", "a drawn step", kv);
+        value *want = fresh_add(l, it_profile_gptchar.name, "gptchar_batch", "a drawn step", kv);
         fresh_want_u32(&want[0], x, IT_GC_ROWS);
         fresh_want_u32(&want[1], y, IT_GC_ROWS);
         want[0].type = want[1].type = VT_INTS;
@@ -255,37 +256,31 @@ static void gptchar_cases(fresh_list *l, fresh_rng *r)
         sbuf b;
         sbuf_init(&b);
         fresh_kv_f32(&b, "params", params, IT_GC_NPARAMS);
-        sbuf_adds(&b, " x=");
-        for (size_t i = 0; i < IT_GC_CTX; i++)
-            sbuf_printf(&b, "%s%u", i ? "," : "", (unsigned)x[i]);
-        sbuf_adds(&b, " y=");
-        for (size_t i = 0; i < IT_GC_CTX; i++)
-            sbuf_printf(&b, "%s%u", i ? "," : "", (unsigned)y[i]);
-        value *want = fresh_add(l, "gptchar", "gptchar_loss_grad", "one sequence, parameters of a drawn seed",
+        fresh_kv_dec(&b, "x", x, IT_GC_CTX);
+        fresh_kv_dec(&b, "y", y, IT_GC_CTX);
+        value *want = fresh_add(l, it_profile_gptchar.name, "gptchar_loss_grad", "one sequence, parameters of a drawn seed",
                                 sbuf_take(&b));
         fresh_want_f32(&want[0], &loss, 1);
         fresh_want_f32(&want[1], grads, IT_GC_NPARAMS);
     }
 }
 
+/* The groups of profile gptchar and their generators; NULL: the group
+ * named after the profile (its row in reference/src/profiles.c). */
+static const struct {
+    const char *group;
+    void (*cases)(fresh_list *l, fresh_rng *r);
+} GROUPS[] = {
+    {"residual", residual_cases}, {"layernorm", layernorm_cases}, {"gelu", gelu_cases},
+    {"causal_attention", causal_cases}, {"tied", tied_cases}, {"clip", clip_cases},
+    {"schedule", schedule_cases}, {NULL, gptchar_cases},
+};
+
 size_t fresh_gen_gptchar(fresh_list *l, const char *group, fresh_rng *r)
 {
     size_t before = l->n;
-    if (!strcmp(group, "residual"))
-        residual_cases(l, r);
-    else if (!strcmp(group, "layernorm"))
-        layernorm_cases(l, r);
-    else if (!strcmp(group, "gelu"))
-        gelu_cases(l, r);
-    else if (!strcmp(group, "causal_attention"))
-        causal_cases(l, r);
-    else if (!strcmp(group, "tied"))
-        tied_cases(l, r);
-    else if (!strcmp(group, "clip"))
-        clip_cases(l, r);
-    else if (!strcmp(group, "schedule"))
-        schedule_cases(l, r);
-    else if (!strcmp(group, "gptchar"))
-        gptchar_cases(l, r);
+    for (size_t i = 0; i < sizeof GROUPS / sizeof GROUPS[0]; i++)
+        if (!strcmp(group, GROUPS[i].group ? GROUPS[i].group : it_profile_gptchar.name))
+            GROUPS[i].cases(l, r);
     return l->n - before;
 }

@@ -92,33 +92,45 @@ static void sweep_case(fresh_list *l, fresh_rng *r, const char *fn_name, f32_fn 
     fresh_want_sha256(&w[0], hex);
 }
 
+/* The elementwise groups: each class of input with its draw, in turn. */
+static const struct {
+    const char *group;
+    f32_fn fn;
+    struct {
+        const char *what;
+        float (*draw)(fresh_rng *, int);
+    } cls[5]; /* a NULL `what` ends the list */
+} ELEMENTWISE[] = {
+    {"exp", it_expf,
+     {{"Typical", d_typical},
+      {"Overflow/Underflow/Subnormal edges", d_exp_edges},
+      {"Subnormal inputs", d_subnormal},
+      {"any finite exponent", d_wide},
+      {"SpecialValue: signed zeros, inf, NaN", d_special}}},
+    {"log", it_logf,
+     {{"positive, any exponent", d_log_pos},
+      {"Edge: near 1, FLT_MAX, the smallest normal", d_log_edges},
+      {"Subnormal inputs (and negative ones: NaN)", d_subnormal},
+      {"SpecialValue: signed zeros, inf, NaN", d_special}}},
+    {"tanh", tanh1,
+     {{"Typical", d_typical},
+      {"Edge: saturation and small arguments", d_tanh_edges},
+      {"Subnormal inputs", d_subnormal},
+      {"any finite exponent", d_wide},
+      {"SpecialValue: signed zeros, inf, NaN", d_special}}},
+};
+
 size_t fresh_gen_math(fresh_list *l, const char *group, fresh_rng *r)
 {
     size_t before = l->n;
     /* FRESH_MIN_PER_GROUP or more, every class in turn */
     for (int rep = 0; rep < 4; rep++) {
-        if (!strcmp(group, "exp")) {
-            elementwise(l, group, "Typical", it_expf, r, d_typical);
-            elementwise(l, group, "Overflow/Underflow/Subnormal edges", it_expf, r, d_exp_edges);
-            elementwise(l, group, "Subnormal inputs", it_expf, r, d_subnormal);
-            elementwise(l, group, "any finite exponent", it_expf, r, d_wide);
-            elementwise(l, group, "SpecialValue: signed zeros, inf, NaN", it_expf, r, d_special);
-        } else if (!strcmp(group, "log")) {
-            elementwise(l, group, "positive, any exponent", it_logf, r, d_log_pos);
-            elementwise(l, group, "Edge: near 1, FLT_MAX, the smallest normal", it_logf, r, d_log_edges);
-            elementwise(l, group, "Subnormal inputs (and negative ones: NaN)", it_logf, r, d_subnormal);
-            elementwise(l, group, "SpecialValue: signed zeros, inf, NaN", it_logf, r, d_special);
-        } else if (!strcmp(group, "tanh")) {
-            elementwise(l, group, "Typical", tanh1, r, d_typical);
-            elementwise(l, group, "Edge: saturation and small arguments", tanh1, r, d_tanh_edges);
-            elementwise(l, group, "Subnormal inputs", tanh1, r, d_subnormal);
-            elementwise(l, group, "any finite exponent", tanh1, r, d_wide);
-            elementwise(l, group, "SpecialValue: signed zeros, inf, NaN", tanh1, r, d_special);
-        } else if (!strcmp(group, "sweep")) {
-            for (int k = 0; k < 2; k++) {
-                sweep_case(l, r, "exp", it_expf);
-                sweep_case(l, r, "log", it_logf);
-            }
+        for (size_t g = 0; g < sizeof ELEMENTWISE / sizeof ELEMENTWISE[0]; g++)
+            for (size_t c = 0; !strcmp(group, ELEMENTWISE[g].group) && c < 5 && ELEMENTWISE[g].cls[c].what; c++)
+                elementwise(l, group, ELEMENTWISE[g].cls[c].what, ELEMENTWISE[g].fn, r, ELEMENTWISE[g].cls[c].draw);
+        for (int k = 0; !strcmp(group, "sweep") && k < 2; k++) {
+            sweep_case(l, r, "exp", it_expf);
+            sweep_case(l, r, "log", it_logf);
         }
     }
     return l->n - before;

@@ -11,23 +11,16 @@
 #include "fresh/fresh.h"
 #include "fresh/fresh_windows.h"
 #include "isotrain.h"
+#include "isotrain_reduce.h"
 #include "levels/levels.h"
+#include "levels/runner_profiles.h"
 #include "protocol/train_exec.h"
 
-/* The fresh-seed run is 20 steps, every one compared: the published 200
- * steps already cover the long run; this run's job is to show the IUT
- * trains from a seed nobody has published, and 20 steps exercise init,
- * sampling and the update at a tenth of the cost (it runs on every host of
- * the matrix, under emulation too). */
-/* addmod113's steps cost about 10^4 times mlp13k's: three of them still
- * exercise the init, the permutation, the full-batch gradient and AdamW's
- * running products under the fresh seed. */
-enum {
-    FRESH_TRAIN_STEPS = FRESH_MLP13K_STEPS,
-    FRESH_AM_STEPS = FRESH_ADDMOD113_STEPS,
-    FRESH_GC_STEPS = FRESH_GPTCHAR_STEPS,
-    LIST_PER_GROUP = 4
-};
+/* The fresh-seed run's length is the profile's fresh_steps (its row,
+ * spec §11.9, P7: fresh/fresh.h says why each is what it is), every step
+ * compared: the published run already covers the long run; this run's job
+ * is to show the IUT trains from a seed nobody has published. */
+enum { LIST_PER_GROUP = 4 };
 
 static void fresh_ops(run_ctx *rc)
 {
@@ -108,68 +101,30 @@ static void fresh_ops(run_ctx *rc)
     fresh_list_free(&l);
 }
 
-/* The linked reference's run under the fresh seed: digest and loss per step. */
-static void reference_run(uint64_t seed, uint32_t steps, struct fresh_step *fs)
+/* The linked reference's run of profile p under the fresh seed, step by
+ * step through its one run loop's step (isotrain_profile.h): digest and
+ * loss per step. A step that fails leaves the digests of the rest empty. */
+static void reference_run(const it_profile *p, uint64_t seed, uint32_t steps, struct fresh_step *fs)
 {
-    it_mlp13k_recipe r = it_mlp13k_default_recipe();
-    r.seed = seed;
-    it_mlp13k_state *s = xmalloc(sizeof *s);
-    it_mlp13k_start(&r, s);
+    it_train_config c = it_train_config_default(p);
+    c.seed = seed;
+    c.threads = p->threaded ? 2 : 1; /* the same bits as one (isotrain.h) */
+    it_train_state *s = it_train_state_new(p);
+    it_train_run run = {p, &c, s, &it_reducer_local, NULL};
+    int ok = s && !(p->work_new && !(run.work = p->work_new(&run)));
+    if (ok)
+        it_train_start(p, &c, s);
     for (uint32_t t = 0; t <= steps; t++) {
-        if (t > 0 && it_mlp13k_step(&r, s) != IT_OK) {
-            for (uint32_t u = t; u <= steps; u++)
-                fs[u].ref_sha256[0] = 0;
-            break;
-        }
-        it_params_digest(s->params, IT_MLP13K_NPARAMS, fs[t].ref_sha256);
+        ok = ok && (t == 0 || it_train_step(&run) == IT_OK);
+        fs[t].ref_sha256[0] = 0;
+        if (ok)
+            it_params_digest(s->params, p->nparams, fs[t].ref_sha256);
         fs[t].ref_has_loss = t > 0;
-        fs[t].ref_loss = t > 0 ? it_f32_bits(s->last_loss) : 0;
+        fs[t].ref_loss = ok && t > 0 ? it_f32_bits(s->last_loss) : 0;
     }
-    free(s);
-}
-
-/* spec §13.9: the addmod113 recipe under seed S, in the linked reference */
-static void reference_run_am(uint64_t seed, uint32_t steps, struct fresh_step *fs)
-{
-    static it_addmod113_state s;
-    it_adamw_consts c = {it_f32_from_bits(0x3a83126f), it_f32_from_bits(0x3f666666), it_f32_from_bits(0x3f7ae148),
-                         it_f32_from_bits(0x322bcc77), it_f32_from_bits(0x3f7fbe77), it_f32_from_bits(0x3dccccd0),
-                         it_f32_from_bits(0x3ca3d700)};
-    it_adamw_clock k = {1.0f, 1.0f, 0};
-    it_addmod113_permutation(seed, s.perm);
-    it_addmod113_init(seed, s.params);
-    memset(s.m, 0, sizeof s.m);
-    memset(s.v, 0, sizeof s.v);
-    for (uint32_t t = 0; t <= steps; t++) {
-        float loss = 0.0f;
-        if (t > 0) {
-            float bc1, bc2;
-            loss = it_addmod113_loss_grad(s.params, s.perm, IT_AM_NTRAIN, s.grads, 2);
-            it_adamw_tick(&c, &k, &bc1, &bc2);
-            it_adamw_update(&c, bc1, bc2, s.params, s.grads, s.m, s.v, IT_AM_NPARAMS);
-        }
-        it_params_digest(s.params, IT_AM_NPARAMS, fs[t].ref_sha256);
-        fs[t].ref_has_loss = t > 0;
-        fs[t].ref_loss = t > 0 ? it_f32_bits(loss) : 0;
-    }
-}
-
-/* spec §14.9: the gptchar recipe under seed S, in the linked reference */
-static void reference_run_gc(uint64_t seed, uint32_t steps, struct fresh_step *fs)
-{
-    static it_gptchar_state s;
-    const it_gptchar_recipe r = {seed};
-    it_gptchar_start(&r, &s);
-    for (uint32_t t = 0; t <= steps; t++) {
-        if (t > 0 && it_gptchar_step(&r, &s) != IT_OK) {
-            for (uint32_t u = t; u <= steps; u++)
-                fs[u].ref_sha256[0] = 0;
-            break;
-        }
-        it_params_digest(s.params, IT_GC_NPARAMS, fs[t].ref_sha256);
-        fs[t].ref_has_loss = t > 0;
-        fs[t].ref_loss = t > 0 ? it_f32_bits(s.last_loss) : 0;
-    }
+    if (p->work_free && run.work)
+        p->work_free(run.work);
+    it_train_state_free(s);
 }
 
 /* Why the state the IUT wrote at step k is not one to resume from, or NULL:
@@ -235,11 +190,10 @@ static void own_state_resume(run_ctx *rc, const train_vec *tv, const train_exec 
         train_exec_free(&y, 0);
 }
 
-static void fresh_train(run_ctx *rc, const train_vec *tv)
+static void fresh_train(run_ctx *rc, const train_vec *tv, const runner_profile *row)
 {
     const conform_args *a = rc->a;
-    const int gc = strcmp(tv->profile, "gptchar") == 0;
-    const int am = strcmp(tv->profile, "addmod113") == 0 || gc; /* its steps are cases, not the mlp13k record */
+    const int am = !row->fresh_record; /* its steps are cases, not the receipt's fresh_train record */
     const char *prof = tv->profile;
     char suite[64], run_id[64];
     snprintf(suite, sizeof suite, "fresh/train/%s", prof);
@@ -258,7 +212,7 @@ static void fresh_train(run_ctx *rc, const train_vec *tv)
         fprintf(rc->out, "  SKIP %s: %s\n", run_id, why);
         return;
     }
-    uint32_t n = gc ? FRESH_GC_STEPS : am ? FRESH_AM_STEPS : FRESH_TRAIN_STEPS;
+    uint32_t n = row->ref->fresh_steps; /* §11.9, P7 */
     if (a->steps >= 0 && (uint64_t)a->steps < n)
         n = (uint32_t)a->steps;
     char seed[24];
@@ -279,12 +233,7 @@ static void fresh_train(run_ctx *rc, const train_vec *tv)
     }
     for (uint32_t t = 0; t <= n; t++)
         fs[t].step = t;
-    if (gc)
-        reference_run_gc(rc->run_seed, n, fs);
-    else if (am)
-        reference_run_am(rc->run_seed, n, fs);
-    else
-        reference_run(rc->run_seed, n, fs);
+    reference_run(row->ref, rc->run_seed, n, fs);
 
     char err[512], state_step[16];
     train_exec x;
@@ -398,13 +347,12 @@ void level_fresh_run(run_ctx *rc)
             const train_vec *tv = &rc->vs.trains[i];
             if ((a->profile && strcmp(a->profile, tv->profile) != 0) || !cli_filter_match(a, tv->profile))
                 continue;
-            if (!(strcmp(tv->profile, "mlp13k") == 0 && tv->parameters == IT_MLP13K_NPARAMS) &&
-                !(strcmp(tv->profile, "addmod113") == 0 && tv->parameters == IT_AM_NPARAMS) &&
-                !(strcmp(tv->profile, "gptchar") == 0 && tv->parameters == IT_GC_NPARAMS)) {
+            const runner_profile *row = runner_profile_of(tv);
+            if (!row) {
                 fprintf(rc->out, "  fresh %s: the runner links no reference for this profile\n", tv->profile);
                 continue;
             }
-            fresh_train(rc, tv);
+            fresh_train(rc, tv, row);
         }
     req_apply(&rc->req, &rc->res); /* verdict/requirements.h */
     tally t = results_tally(&rc->res, "fresh");

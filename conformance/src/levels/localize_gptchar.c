@@ -4,30 +4,20 @@
  * them: gptchar_init (step 0); or block 0's LayerNorm, causal attention,
  * residual add and GELU on the step's first sequence, the whole step's
  * gptchar_loss_grad, the clip, the schedule and the AdamW update of the first
- * differing element. */
+ * differing element. Found through its row in levels/runner_profiles.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/ulp.h"
 #include "isotrain.h"
+#include "isotrain_profile.h"
 #include "levels/localize_replay.h"
 
 enum { GP = IT_GC_NPARAMS, GD = IT_GC_D, GT = IT_GC_CTX, GF = IT_GC_MLP, GH = IT_GC_HEADS, GW = IT_GC_DHEAD };
 #define LN_EPS 0x3727c5acu
 #define CLIP_EPS 0x358637bdu
 #define LR_MAX 0x3b449ba6u
-
-int localize_is_gptchar(const train_vec *tv)
-{
-    if (strcmp(tv->profile, "gptchar") != 0 || tv->parameters != GP || tv->n_tensors != IT_GC_NTENSORS)
-        return 0;
-    for (size_t t = 0; t < IT_GC_NTENSORS; t++)
-        if (strcmp(tv->tensors[t].name, it_gptchar_tensors[t].name) != 0 ||
-            tv->tensors[t].offset != it_gptchar_tensors[t].offset)
-            return 0;
-    return 1;
-}
 
 static const it_tensor_info *tensor_of(size_t i)
 {
@@ -59,20 +49,6 @@ static void keep(void *ctx, const char *what, int layer, const float *data, size
         memcpy(dst, data, (dst == t->h ? GT * GF : GT * GD) * sizeof(float)); /* sequence 0's rows */
 }
 
-static int load_ckpt_gc(int ck_fd, uint32_t step, float *params)
-{
-    char file[32], err[256], *data;
-    size_t len;
-    snprintf(file, sizeof file, "step-%06u.bin", (unsigned)step);
-    if (ck_fd < 0 || read_file_at(ck_fd, file, 4 * (size_t)GP, RF_NOFOLLOW, &data, &len, err, sizeof err) != 0)
-        return -1;
-    int ok = len == 4 * (size_t)GP;
-    if (ok)
-        it_load_f32le((const unsigned char *)data, GP, params);
-    free(data);
-    return ok ? 0 : -1;
-}
-
 static const char *const STEP_OPS[] = {"layernorm_forward (spec §5.14) of block 0's ln1",
                                         "causal_attention_forward (spec §5.18) of block 0",
                                         "residual_add (spec §5.13) of block 0",
@@ -101,69 +77,65 @@ static void build(replay *rp, uint32_t T, const it_gptchar_state *before, size_t
         it_layernorm_forward(tp.x0 + i * GD, b0 + IT_GC_B_LN1_W, b0 + IT_GC_B_LN1_B, GD, eps, y1 + i * GD, xh, &mean[i],
                              &rstd[i]);
     kv_int(&kv, "n", GD);
-    kv_f32(&kv, "x", tp.x0, GT * GD);
-    kv_f32(&kv, "w", b0 + IT_GC_B_LN1_W, GD);
-    kv_f32(&kv, "b", b0 + IT_GC_B_LN1_B, GD);
-    kv_f32(&kv, "eps", &eps, 1);
+    fresh_kv_f32(&kv, "x", tp.x0, GT * GD);
+    fresh_kv_f32(&kv, "w", b0 + IT_GC_B_LN1_W, GD);
+    fresh_kv_f32(&kv, "b", b0 + IT_GC_B_LN1_B, GD);
+    fresh_kv_f32(&kv, "eps", &eps, 1);
     snprintf(id, sizeof id, "replay/%u/ln1", (unsigned)T);
     value *v = rp_add(rp, "layernorm_forward", id, kv.p);
-    want_f32(&v[0], y1, GT * GD), want_f32(&v[1], mean, GT), want_f32(&v[2], rstd, GT);
+    fresh_want_f32(&v[0], y1, GT * GD), fresh_want_f32(&v[1], mean, GT), fresh_want_f32(&v[2], rstd, GT);
     /* its causal attention */
     it_causal_attention_forward(tp.q, tp.k, tp.v, GT, GH, GW, c, w, z);
     sbuf_reset(&kv);
     sbuf_printf(&kv, "heads=%d width=%d", GH, GW);
-    kv_f32(&kv, "c", &c, 1);
-    kv_f32(&kv, "q", tp.q, GT * GD);
-    kv_f32(&kv, "k", tp.k, GT * GD);
-    kv_f32(&kv, "v", tp.v, GT * GD);
+    fresh_kv_f32(&kv, "c", &c, 1);
+    fresh_kv_f32(&kv, "q", tp.q, GT * GD);
+    fresh_kv_f32(&kv, "k", tp.k, GT * GD);
+    fresh_kv_f32(&kv, "v", tp.v, GT * GD);
     snprintf(id, sizeof id, "replay/%u/attention", (unsigned)T);
     v = rp_add(rp, "causal_attention_forward", id, kv.p);
-    want_f32(&v[0], w, GT * GH * GT), want_f32(&v[1], z, GT * GD);
+    fresh_want_f32(&v[0], w, GT * GH * GT), fresh_want_f32(&v[1], z, GT * GD);
     /* the residual add of the attention branch */
     it_residual_add(tp.x0, tp.o, GT * GD, r);
     sbuf_reset(&kv);
-    kv_f32(&kv, "x", tp.x0, GT * GD);
-    kv_f32(&kv, "y", tp.o, GT * GD);
+    fresh_kv_f32(&kv, "x", tp.x0, GT * GD);
+    fresh_kv_f32(&kv, "y", tp.o, GT * GD);
     snprintf(id, sizeof id, "replay/%u/residual", (unsigned)T);
-    want_f32(&rp_add(rp, "residual_add", id, kv.p)[0], r, GT * GD);
+    fresh_want_f32(&rp_add(rp, "residual_add", id, kv.p)[0], r, GT * GD);
     /* GELU of the MLP's pre-activations */
     it_gelu_forward(tp.h, GT * GF, g);
     sbuf_reset(&kv);
-    kv_f32(&kv, "x", tp.h, GT * GF);
+    fresh_kv_f32(&kv, "x", tp.h, GT * GF);
     snprintf(id, sizeof id, "replay/%u/gelu", (unsigned)T);
-    want_f32(&rp_add(rp, "gelu_forward", id, kv.p)[0], g, GT * GF);
+    fresh_want_f32(&rp_add(rp, "gelu_forward", id, kv.p)[0], g, GT * GF);
     /* the step's loss and gradient */
     sbuf_reset(&kv);
-    kv_f32(&kv, "params", before->params, GP);
-    sbuf_adds(&kv, " x=");
-    for (size_t i = 0; i < IT_GC_ROWS; i++)
-        sbuf_printf(&kv, "%s%u", i ? "," : "", (unsigned)x[i]);
-    sbuf_adds(&kv, " y=");
-    for (size_t i = 0; i < IT_GC_ROWS; i++)
-        sbuf_printf(&kv, "%s%u", i ? "," : "", (unsigned)y[i]);
+    fresh_kv_f32(&kv, "params", before->params, GP);
+    fresh_kv_dec(&kv, "x", x, IT_GC_ROWS);
+    fresh_kv_dec(&kv, "y", y, IT_GC_ROWS);
     snprintf(id, sizeof id, "replay/%u/loss_grad", (unsigned)T);
     v = rp_add(rp, "gptchar_loss_grad", id, kv.p);
-    want_f32(&v[0], &loss, 1), want_f32(&v[1], grads, GP);
+    fresh_want_f32(&v[0], &loss, 1), fresh_want_f32(&v[1], grads, GP);
     /* the clip of that gradient */
     static float clipped[GP];
     memcpy(clipped, grads, sizeof clipped);
     const float mx = 1.0f, ce = it_f32_from_bits(CLIP_EPS);
     float norm = it_clip_grad_norm(clipped, GP, mx, ce);
     sbuf_reset(&kv);
-    kv_f32(&kv, "g", grads, GP);
-    kv_f32(&kv, "max_norm", &mx, 1);
-    kv_f32(&kv, "eps", &ce, 1);
+    fresh_kv_f32(&kv, "g", grads, GP);
+    fresh_kv_f32(&kv, "max_norm", &mx, 1);
+    fresh_kv_f32(&kv, "eps", &ce, 1);
     snprintf(id, sizeof id, "replay/%u/clip", (unsigned)T);
     v = rp_add(rp, "clip_grad_norm", id, kv.p);
-    want_f32(&v[0], clipped, GP), want_f32(&v[1], &norm, 1);
+    fresh_want_f32(&v[0], clipped, GP), fresh_want_f32(&v[1], &norm, 1);
     /* the step's learning rate */
     const float lr_max = it_f32_from_bits(LR_MAX);
     float lr = it_lr_schedule(T, IT_GC_WARMUP, IT_GC_STEPS, lr_max);
     sbuf_reset(&kv);
     sbuf_printf(&kv, "step=%u warmup=%d total=%d", (unsigned)T, IT_GC_WARMUP, IT_GC_STEPS);
-    kv_f32(&kv, "lr_max", &lr_max, 1);
+    fresh_kv_f32(&kv, "lr_max", &lr_max, 1);
     snprintf(id, sizeof id, "replay/%u/lr", (unsigned)T);
-    want_f32(&rp_add(rp, "lr_schedule", id, kv.p)[0], &lr, 1);
+    fresh_want_f32(&rp_add(rp, "lr_schedule", id, kv.p)[0], &lr, 1);
     /* the update of the first differing element (§14.7: decay on the matrices only) */
     const it_tensor_info *ti = tensor_of(elem);
     size_t nl = strlen(ti->name);
@@ -178,17 +150,19 @@ static void build(replay *rp, uint32_t T, const it_gptchar_state *before, size_t
         it_adamw_tick(&ac, &k, &bc1, &bc2);
     it_adamw_update(&ac, bc1, bc2, &p, &clipped[elem], &m, &vv, 1);
     sbuf_reset(&kv);
-    kv_f32(&kv, "p", &before->params[elem], 1);
-    kv_f32(&kv, "g", &clipped[elem], 1);
-    kv_f32(&kv, "m", &before->m[elem], 1);
-    kv_f32(&kv, "v", &before->v[elem], 1);
+    fresh_kv_f32(&kv, "p", &before->params[elem], 1);
+    fresh_kv_f32(&kv, "g", &clipped[elem], 1);
+    fresh_kv_f32(&kv, "m", &before->m[elem], 1);
+    fresh_kv_f32(&kv, "v", &before->v[elem], 1);
     kv_int(&kv, "t", T);
-    kv_f32(&kv, "hyper", hyper, 5);
+    fresh_kv_f32(&kv, "hyper", hyper, 5);
     snprintf(id, sizeof id, "replay/%u/adamw/%zu", (unsigned)T, elem);
     v = rp_add(rp, "adamw", id, kv.p);
-    want_f32(&v[0], &p, 1), want_f32(&v[1], &m, 1), want_f32(&v[2], &vv, 1);
+    fresh_want_f32(&v[0], &p, 1), fresh_want_f32(&v[1], &m, 1), fresh_want_f32(&v[2], &vv, 1);
     sbuf_free(&kv);
 }
+
+static const char *gc_what(uint32_t T, size_t i) { return T == 0 ? "gptchar_init (spec §14.4)" : STEP_OPS[i]; }
 
 static void op_replay(run_ctx *rc, uint32_t T, const it_gptchar_state *before, size_t elem, train_report *rep,
                       cJSON *j)
@@ -198,48 +172,13 @@ static void op_replay(run_ctx *rc, uint32_t T, const it_gptchar_state *before, s
     if (T == 0) {
         static float init[GP];
         it_gptchar_init(IT_GC_SEED, init);
-        for (size_t t = 0; t < IT_GC_NTENSORS; t++) {
-            const it_tensor_info *ti = &it_gptchar_tensors[t];
-            char id[96], kv[64];
-            snprintf(kv, sizeof kv, "tensor=%s", ti->name);
-            snprintf(id, sizeof id, "replay/0/init/%s", ti->name);
-            want_f32(&rp_add(&rp, "gptchar_init", id, kv)[0], init + ti->offset, ti->rows * ti->cols);
-        }
+        replay_add_init(&rp, &it_profile_gptchar, "gptchar_init", init);
     } else
         build(&rp, T, before, elem);
-    for (size_t i = 0; i < rp.n; i++) {
-        rp.reqs[i].want = &rp.wants[4 * i];
-        rp.reqs[i].timeout = rc_timeout_case(rc) * 4;
-    }
-    ops_res *res = xcalloc(rp.n, sizeof *res);
-    ops_summary sum;
-    ops_progress prog = {rc->out, 60.0, "op replay"};
-    ops_engine_run(rc->a->iut, rp.reqs, rp.n, rc_timeout_run(rc), res, &sum, &prog);
-    int found = 0, unanswered = 0;
-    for (size_t i = 0; i < rp.n; i++) {
-        int no_output = res[i].v == V_SKIP || res[i].v == V_ERROR ||
-                        (res[i].v == V_FAIL && !res[i].has_diff && res[i].reason &&
-                         !strncmp(res[i].reason, "the IUT answered error=", 23));
-        unanswered += no_output;
-        if (!found && res[i].v == V_FAIL && !no_output) {
-            const char *what = T == 0 ? "gptchar_init (spec §14.4)" : STEP_OPS[i];
-            line(&rep->loc_text, "first differing op: %s [%s]: %s", what, rp.ids[i], res[i].reason);
-            cJSON_AddStringToObject(j, "op", rp.reqs[i].op->name);
-            cJSON_AddStringToObject(j, "op_note", res[i].reason);
-            found = 1;
-        }
-    }
-    if (!found && unanswered)
-        line(&rep->loc_text, "first differing op: op-level localization not possible: %d of %zu calls were not answered with outputs%s",
-             unanswered, rp.n, sum.verb_unsupported ? " (the IUT does not implement ops)" : "");
-    else if (!found)
-        line(&rep->loc_text, "first differing op: none: %s; the defect is in how the IUT stores, updates or writes its parameters",
-             T == 0 ? "gptchar_init matches for every tensor" : "every op of the step and that element's update match");
-    for (size_t i = 0; i < rp.n; i++)
-        ops_res_free(&res[i]);
-    free(res);
-    ops_summary_free(&sum);
-    replay_free(&rp);
+    replay_conclude(rc, &rp, 4, T, gc_what,
+                    T == 0 ? "gptchar_init matches for every tensor"
+                           : "every op of the step and that element's update match",
+                    rep, j);
 }
 
 void localize_gptchar(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, train_report *rep, cJSON *j)
@@ -255,25 +194,9 @@ void localize_gptchar(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, t
         if (it_gptchar_step(&r, &s) != IT_OK)
             break;
     }
-    char dig[65];
-    it_params_digest(s.params, GP, dig);
-    if (strcmp(dig, tv->trace[T].digest) != 0) {
-        line(t, "tensor/op localization: not possible: the reference linked into the runner does not reproduce the vectors at step %u",
-             (unsigned)T);
-        cJSON_AddStringToObject(j, "note", "linked reference disagrees with the vectors");
+    size_t first = localize_tensors(tv, &it_profile_gptchar, ck_fd, T, s.params, iut, t, j);
+    if (first == LOCALIZE_NONE || localize_no_ops(rc, t))
         return;
-    }
-    size_t first = GP;
-    if (load_ckpt_gc(ck_fd, T, iut) != 0) {
-        line(t, "first differing tensor: unknown: the IUT's checkpoint of step %u is missing or not exactly %zu bytes",
-             (unsigned)T, 4 * (size_t)GP);
-    } else {
-        first = first_difference(t, j, T, iut, s.params, GP, it_gptchar_tensors, IT_GC_NTENSORS);
-    }
-    if (rc->ops_ran && rc->ops_sum.verb_unsupported) {
-        line(t, "first differing op: op-level localization not possible: the IUT does not implement the ops verb (exit status 64, P1)");
-        return;
-    }
     if (T > 0)
         line(t, "replaying step %u from the reference's state at step %u (the last step whose digest matched):",
              (unsigned)T, (unsigned)T - 1);

@@ -1,11 +1,14 @@
 /* localize_replay.h — the op replay of localization, shared by the profile
- * files (localize.c: mlp13k and addmod113; localize_gptchar.c): a list of
+ * files (localize_mlp13k.c, localize_addmod113.c, localize_gptchar.c, each
+ * found through its row in levels/runner_profiles.c): a list of
  * op requests with the outputs the linked reference expects, sent through
  * one `ops` process. */
 #ifndef CONFORM_LOCALIZE_REPLAY_H
 #define CONFORM_LOCALIZE_REPLAY_H
 
 #include "levels/localize.h"
+#include "isotrain_profile.h"
+#include "fresh/fresh.h"
 #include "protocol/ops_engine.h"
 
 typedef struct {
@@ -18,8 +21,8 @@ typedef struct {
 /* Adds a request; returns its 4 expected outputs to fill. */
 value *rp_add(replay *rp, const char *op_name, const char *id, const char *kv);
 void replay_free(replay *rp);
-void want_f32(value *v, const float *x, size_t n);
-void kv_f32(sbuf *b, const char *key, const float *x, size_t n);
+/* the expected outputs and request keys are written as the fresh cases
+ * write theirs (fresh/fresh.h: fresh_want_f32, fresh_kv_f32) */
 void kv_int(sbuf *b, const char *key, unsigned long v);
 /* One indented line of the localization text. */
 void line(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -29,8 +32,60 @@ void line(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 size_t first_difference(sbuf *t, cJSON *j, uint32_t T, const float *iut, const float *ref, size_t n,
                         const it_tensor_info *tensors, size_t ntensors);
 
-/* profile gptchar (localize_gptchar.c) */
-int localize_is_gptchar(const train_vec *tv);
+/* One `op` request per tensor of p (its init, spec §N.4), expecting ref's
+ * values of that tensor. */
+void replay_add_init(replay *rp, const it_profile *p, const char *op, const float *ref);
+
+/* Runs rp through one `ops` process (each call `scale` times the case
+ * timeout). Returns the first call whose outputs differ (rp->n: none);
+ * *res (rp->n rows) and *sum say the rest, *n_unanswered counts the calls
+ * answered without outputs, which show nothing. Free with replay_done. */
+size_t replay_run(run_ctx *rc, replay *rp, double scale, ops_res **res, ops_summary *sum, size_t *n_unanswered);
+
+/* The line and receipt keys of the first differing op: call i of rp,
+ * described as `what`. */
+void replay_say_op(sbuf *t, cJSON *j, const char *what, const replay *rp, size_t i, const ops_res *res);
+
+/* The line when no op differs: not possible when some of the n `calls`
+ * were not answered, else "none: " and why none is the culprit. */
+void replay_say_none(sbuf *t, size_t n_unanswered, size_t n, const char *calls, const ops_summary *sum,
+                     const char *none);
+
+/* Frees the replay, its results and summary. */
+void replay_done(replay *rp, ops_res *res, ops_summary *sum);
+
+/* What call i of the replay of step T computes, for the line that names it. */
+typedef const char *replay_what_fn(uint32_t T, size_t i);
+
+/* replay_run, then the line and keys of the first differing op (what
+ * names it), or replay_say_none saying `none` matched (so the defect is in
+ * how the IUT keeps its parameters); frees the replay. */
+void replay_conclude(run_ctx *rc, replay *rp, double scale, uint32_t T, replay_what_fn *what, const char *none,
+                     train_report *rep, cJSON *j);
+
+/* Reads the IUT's checkpoint of `step` from ck_fd: 0, or -1 when it is
+ * missing or not exactly 4*n bytes (spec §8.1). */
+int load_iut_ckpt(int ck_fd, uint32_t step, float *params, size_t n);
+
+/* Says the linked reference does not reproduce the vectors at step T. */
+void localize_ref_disagrees(sbuf *t, cJSON *j, uint32_t T);
+
+#define LOCALIZE_NONE ((size_t)-1)
+/* Every profile's middle of localization: ref (the linked reference's state
+ * of step T under p) against the vectors' digest, then the IUT's checkpoint
+ * (read into iut, p->nparams floats) element by element. Returns the first
+ * differing flat index (p->nparams: none, or no usable checkpoint), or
+ * LOCALIZE_NONE when the reference disagrees with the vectors (said). */
+size_t localize_tensors(const train_vec *tv, const it_profile *p, int ck_fd, uint32_t T, const float *ref, float *iut,
+                        sbuf *t, cJSON *j);
+
+/* 1 (said in t) when the IUT's ops verb is known to be missing: no op can
+ * be named. */
+int localize_no_ops(const run_ctx *rc, sbuf *t);
+
+/* The localizers of the profiles (runner_localize_fn, levels/runner_profiles.h). */
+void localize_mlp13k(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, train_report *rep, cJSON *j);
+void localize_addmod113(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, train_report *rep, cJSON *j);
 void localize_gptchar(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, train_report *rep, cJSON *j);
 
 #endif

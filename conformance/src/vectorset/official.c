@@ -8,11 +8,11 @@
 #include <string.h>
 
 static const official_set sets[] = {
-    {"1.0.0", "1.0.0", "4a2ee4f979012509c4e73f04b87551c3d123bccbe4f4aa3f037c7684f2ab602e", 739, "mlp13k", 200},
+    {"1.0.0", "1.0.0", "4a2ee4f979012509c4e73f04b87551c3d123bccbe4f4aa3f037c7684f2ab602e", 739},
     /* 1.1.0: mlp13k's files of 1.0.0 byte for byte, and addmod113 (spec §13) */
-    {"1.1.0", "1.1.0", "b0ec503f9b4283c4f72e0f69f6d456a84a62d9d2202d0a0f28c2774375072a94", 791, "mlp13k+addmod113", 300},
+    {"1.1.0", "1.1.0", "b0ec503f9b4283c4f72e0f69f6d456a84a62d9d2202d0a0f28c2774375072a94", 791},
     /* 1.2.0: the files of 1.1.0 byte for byte, gptchar (spec §14) and the windows (FORMAT.md §6) */
-    {"1.2.0", "1.2.0", "99be8d1e65fdb9717bf0749d61cbce47502a3c8f30b87f26006dd995dd5cc861", 897, "mlp13k+addmod113+gptchar", 500},
+    {"1.2.0", "1.2.0", "99be8d1e65fdb9717bf0749d61cbce47502a3c8f30b87f26006dd995dd5cc861", 897},
 };
 
 const official_set *official_find(const char *manifest_digest)

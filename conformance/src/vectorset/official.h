@@ -11,10 +11,9 @@ typedef struct {
     const char *spec_version;
     const char *manifest_digest;
     /* the set's shape, so `verify` can check a receipt's case list covers it
-     * without the files at hand */
+     * without the files at hand (its profiles are the reference's rows
+     * whose `since` is not later than the set, isotrain_profile.h) */
     size_t op_cases;
-    const char *profile;
-    unsigned steps;
 } official_set;
 
 /* The pinned set with this manifest digest, or NULL. */

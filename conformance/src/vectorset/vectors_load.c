@@ -295,14 +295,27 @@ static cJSON *read_json(jctx *c, const manifest_info *m, const char *rel)
     return root;
 }
 
+/* The object of sub/name (c->file names it in messages), or NULL after
+ * saying why (unreadable, not listed by the manifest, not an object). */
+static cJSON *read_object(jctx *c, const char *sub, const char *name, const manifest_info *m)
+{
+    char *rel = xasprintf("%s/%s", sub, name);
+    cJSON *root = read_json(c, m, rel);
+    free(rel);
+    if (root && !cJSON_IsObject(root)) {
+        jx_expect(c, "$", root, "an object");
+        cJSON_Delete(root);
+        root = NULL;
+    }
+    return root;
+}
+
 /* FORMAT.md §2: ops/<group>.json */
 static void load_ops_file(const char *dir, const char *name, const manifest_info *m, vector_set *vs, problems *pr)
 {
     char *file = xasprintf("%s/ops/%s", dir, name);
     jctx c = {file, pr};
-    char *rel = xasprintf("ops/%s", name);
-    cJSON *root = read_json(&c, m, rel);
-    free(rel);
+    cJSON *root = read_object(&c, "ops", name, m);
     if (!root) {
         free(file);
         return;
@@ -310,12 +323,6 @@ static void load_ops_file(const char *dir, const char *name, const manifest_info
     size_t before = pr->n;
     static const char *const fields[] = {"schema", "spec_version", "vector_version", "group", "spec_clause",
                                          "generator", "notes", "number_of_tests", "tests"};
-    if (!cJSON_IsObject(root)) {
-        jx_expect(&c, "$", root, "an object");
-        cJSON_Delete(root);
-        free(file);
-        return;
-    }
     jx_fields(&c, root, "$", fields, 9);
     char *since = check_header(&c, root, "isotrain-op-vectors-v1", m, vs);
     const char *group = jx_str(&c, root, "$", "group");
@@ -409,16 +416,8 @@ static void load_train_file(const char *dir, const char *name, const manifest_in
 {
     char *file = xasprintf("%s/train/%s", dir, name);
     jctx c = {file, pr};
-    char *rel = xasprintf("train/%s", name);
-    cJSON *root = read_json(&c, m, rel);
-    free(rel);
+    cJSON *root = read_object(&c, "train", name, m);
     if (!root) {
-        free(file);
-        return;
-    }
-    if (!cJSON_IsObject(root)) {
-        jx_expect(&c, "$", root, "an object");
-        cJSON_Delete(root);
         free(file);
         return;
     }
@@ -605,16 +604,10 @@ static void load_windows_file(const char *dir, const char *name, const manifest_
 {
     char *file = xasprintf("%s/windows/%s", dir, name);
     jctx c = {file, pr};
-    char *rel = xasprintf("windows/%s", name);
-    cJSON *root = read_json(&c, m, rel);
-    free(rel);
+    cJSON *root = read_object(&c, "windows", name, m);
     if (!root) {
         free(file);
         return;
-    }
-    if (!cJSON_IsObject(root)) {
-        jx_expect(&c, "$", root, "an object");
-        goto out;
     }
     static const char *const fields[] = {"schema", "spec_version", "vector_version", "profile", "spec_clause",
                                          "generator", "parameters", "windows"};
@@ -691,7 +684,6 @@ static void load_windows_file(const char *dir, const char *name, const manifest_
     vs->windows = xrealloc(vs->windows, (vs->n_windows + 1) * sizeof *vs->windows);
     vs->windows[vs->n_windows++] = ws;
     vs->n_files++;
-out:
     cJSON_Delete(root);
     free(file);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/util.h"
+#include "isotrain_profile.h"
 
 /* Spec §12.4, the requirements 1.1.0 added to 1.0.0 (1.0.1 and 1.1.1 are
  * errata: no requirement). A new MINOR version adds its rows here; the op
@@ -28,52 +29,59 @@ const size_t requirement_table_n = sizeof requirement_table / sizeof requirement
  * profile (softmax cross-entropy, tanh), and so do their sweeps. An op missing
  * from this table serves every profile, and so does every op a profile the
  * table does not name: the safe side, they stay required. */
+#define M &it_profile_mlp13k
+#define A &it_profile_addmod113
+#define G &it_profile_gptchar
 static const struct {
-    const char *op, *profiles;
+    const char *op;
+    const it_profile *users[3]; /* the reference's rows (isotrain_profile.h); NULL ends */
 } op_users[] = {
-    {"exp", "mlp13k addmod113 gptchar"},
-    {"log", "mlp13k addmod113 gptchar"},
-    {"sweep", "mlp13k addmod113 gptchar"},
-    {"tanh", "mlp13k gptchar"},
-    {"dot", "mlp13k addmod113 gptchar"},
-    {"linear_forward", "mlp13k addmod113 gptchar"},
-    {"linear_backward", "mlp13k addmod113 gptchar"},
-    {"tanh_backward", "mlp13k"},
-    {"softmax_xent_forward", "mlp13k addmod113 gptchar"},
-    {"softmax_xent_backward", "mlp13k addmod113 gptchar"},
-    {"embedding_forward", "mlp13k addmod113 gptchar"},
-    {"embedding_backward", "mlp13k addmod113 gptchar"},
-    {"sgd", "mlp13k"},
-    {"philox", "mlp13k addmod113 gptchar"},
-    {"rng_u32", "mlp13k addmod113 gptchar"},
-    {"u32_to_symmetric", "mlp13k addmod113 gptchar"},
-    {"u32_below", "mlp13k addmod113 gptchar"},
-    {"mlp13k_init", "mlp13k"},
-    {"mlp13k_batch", "mlp13k"},
-    {"mlp13k_loss_grad", "mlp13k"},
-    {"sqrt", "addmod113 gptchar"},
-    {"relu_forward", "addmod113"},
-    {"relu_backward", "addmod113"},
-    {"attention_forward", "addmod113 gptchar"},
-    {"attention_backward", "addmod113 gptchar"},
-    {"adamw", "addmod113 gptchar"},
-    {"addmod113_perm", "addmod113"},
-    {"addmod113_init", "addmod113"},
-    {"addmod113_loss_grad", "addmod113"},
-    {"residual_add", "gptchar"},
-    {"layernorm_forward", "gptchar"},
-    {"layernorm_backward", "gptchar"},
-    {"gelu_forward", "gptchar"},
-    {"gelu_backward", "gptchar"},
-    {"causal_attention_forward", "gptchar"},
-    {"causal_attention_backward", "gptchar"},
-    {"tied_embedding_grad", "gptchar"},
-    {"clip_grad_norm", "gptchar"},
-    {"lr_schedule", "gptchar"},
-    {"gptchar_init", "gptchar"},
-    {"gptchar_batch", "gptchar"},
-    {"gptchar_loss_grad", "gptchar"},
+    {"exp", {M, A, G}},
+    {"log", {M, A, G}},
+    {"sweep", {M, A, G}},
+    {"tanh", {M, G}},
+    {"dot", {M, A, G}},
+    {"linear_forward", {M, A, G}},
+    {"linear_backward", {M, A, G}},
+    {"tanh_backward", {M}},
+    {"softmax_xent_forward", {M, A, G}},
+    {"softmax_xent_backward", {M, A, G}},
+    {"embedding_forward", {M, A, G}},
+    {"embedding_backward", {M, A, G}},
+    {"sgd", {M}},
+    {"philox", {M, A, G}},
+    {"rng_u32", {M, A, G}},
+    {"u32_to_symmetric", {M, A, G}},
+    {"u32_below", {M, A, G}},
+    {"mlp13k_init", {M}},
+    {"mlp13k_batch", {M}},
+    {"mlp13k_loss_grad", {M}},
+    {"sqrt", {A, G}},
+    {"relu_forward", {A}},
+    {"relu_backward", {A}},
+    {"attention_forward", {A, G}},
+    {"attention_backward", {A, G}},
+    {"adamw", {A, G}},
+    {"addmod113_perm", {A}},
+    {"addmod113_init", {A}},
+    {"addmod113_loss_grad", {A}},
+    {"residual_add", {G}},
+    {"layernorm_forward", {G}},
+    {"layernorm_backward", {G}},
+    {"gelu_forward", {G}},
+    {"gelu_backward", {G}},
+    {"causal_attention_forward", {G}},
+    {"causal_attention_backward", {G}},
+    {"tied_embedding_grad", {G}},
+    {"clip_grad_norm", {G}},
+    {"lr_schedule", {G}},
+    {"gptchar_init", {G}},
+    {"gptchar_batch", {G}},
+    {"gptchar_loss_grad", {G}},
 };
+#undef M
+#undef A
+#undef G
 
 int spec_mm_parse(const char *s, spec_mm *out)
 {
@@ -163,12 +171,12 @@ int req_beyond_iut(const req_ctx *q, const char *file_spec_version)
     return q->iut_known && spec_mm_parse(file_spec_version, &f) == 0 && spec_mm_cmp(f, q->iut) > 0;
 }
 
-/* PROFILE is a word of the list "mlp13k addmod113" */
-static int lists(const char *list, const char *profile)
+/* PROFILE (a name) is one of a row's users */
+static int lists(const it_profile *const users[3], const char *profile)
 {
-    size_t n = strlen(profile);
-    for (const char *p = list; (p = strstr(p, profile)) != NULL; p += n)
-        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == 0))
+    const it_profile *p = it_profile_find(profile);
+    for (size_t i = 0; p && i < 3; i++)
+        if (users[i] == p)
             return 1;
     return 0;
 }
@@ -177,12 +185,12 @@ static int op_serves(const char *op, const char *profile)
 {
     int known = 0; /* a profile the table does not name yet: every op serves it */
     for (size_t i = 0; i < sizeof op_users / sizeof op_users[0]; i++)
-        known |= lists(op_users[i].profiles, profile);
+        known |= lists(op_users[i].users, profile);
     if (!known)
         return 1;
     for (size_t i = 0; i < sizeof op_users / sizeof op_users[0]; i++)
         if (!strcmp(op_users[i].op, op))
-            return lists(op_users[i].profiles, profile);
+            return lists(op_users[i].users, profile);
     return 1;
 }
 

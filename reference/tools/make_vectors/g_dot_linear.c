@@ -136,11 +136,66 @@ static void linbwd_case(group *g, const float *w, const float *x, const float *d
     free(dx);
 }
 
+/* linear_backward's cases (spec 5.7), after the forward ones */
+static void linbwd_cases(group *g)
+{
+    static float grads[NP];
+    {
+        const float x[1] = {1}, dw[4] = {0}, db[4] = {0}, want[1] = {1};
+        float rev = ((T4[3] + T4[2]) + T4[1]) + T4[0];
+        require(U(rev) == 0, "dx order claim");
+        linbwd_case(g, T4, x, ONES, dw, db, 1, 4, want, FL(ORDER),
+                    "one input, four outputs, w column [1e8, 1, -1e8, 1], dy = ones: dx ascends over outputs "
+                    "from +0 (1; reversed gives 0)");
+    }
+    {
+        const float w[1] = {0}, x[1] = {F(ONE_P12)}, dy[1] = {F(ONE_P12)}, dw[1] = {-F(ONE_P11)}, db[1] = {1};
+        float fz = fused(dw[0], dy[0], x[0]);
+        require(U(fz) != 0 && U(dw[0] + dy[0] * x[0]) == 0, "accumulation FMA claim");
+        linbwd_case(g, w, x, dy, dw, db, 1, 1, NULL, FL(FMA) | FL(TIE),
+                    "dw = -(1+2^-11) accumulates dy*x = RN((1+2^-12)^2) = 1+2^-11: +0; a fused accumulate gives "
+                    "2^-24. db accumulates from the given 1");
+    }
+    {
+        const float w[1] = {1}, x[1] = {1}, dy[1] = {0x1p-24f}, dw[1] = {1}, db[1] = {F(0x3f800001u)};
+        require(is_tie(exact_sum(dw[0], dy[0])) && is_tie(exact_sum(db[0], dy[0])), "accumulate tie claim");
+        linbwd_case(g, w, x, dy, dw, db, 1, 1, NULL, FL(TIE),
+                    "accumulating 2^-24 into 1 (dw) and into 1+2^-23 (db): both ties, to even 1 and 1+2^-22");
+    }
+    {
+        const float w[1] = {0.5f}, x[1] = {0x1p-70f}, dy[1] = {0x1p-70f}, dw[1] = {0}, db[1] = {0};
+        linbwd_case(g, w, x, dy, dw, db, 1, 1, NULL, 0,
+                    "dy = x = 2^-70: the weight gradient 2^-140 is subnormal and kept");
+    }
+    {
+        const float w[1] = {0}, x[1] = {0}, dy[1] = {-1}, dw[1] = {-0.0f}, db[1] = {-0.0f}, want[1] = {0};
+        require(U(w[0] * dy[0]) == 0x80000000u, "dx -0 claim");
+        linbwd_case(g, w, x, dy, dw, db, 1, 1, want, FL(SPECIAL),
+                    "signed zeros: dw = -0 + (-1 * 0) stays -0; dx = +0 + (0 * -1) is +0 (the sum starts from +0, "
+                    "not from the first term, -0)");
+    }
+    {
+        /* layer 2 at step 101, position 5: dw2/db2 hold positions 0..4 */
+        run_positions(hist[100], batch_x[101], batch_y[101], B, 5, grads, NULL);
+        const position *P = &pos_100[5];
+        linbwd_case(g, T_W2(hist[100]), P->h, P->dz2, grads + IT_MLP13K_OFF_W2, grads + IT_MLP13K_OFF_B2, H, V,
+                    P->dh, FL(TYPICAL),
+                    "layer 2 backward at step 101, position 5, after 100 steps: dw and db arrive holding the sums of "
+                    "positions 0..4");
+    }
+    {
+        run_positions(hist[0], batch_x[1], batch_y[1], B, 3, grads, NULL);
+        const position *P = &pos_init[3];
+        linbwd_case(g, T_W1(hist[0]), P->e, P->dz1, grads + IT_MLP13K_OFF_W1, grads + IT_MLP13K_OFF_B1, D, H,
+                    P->de, FL(TYPICAL),
+                    "layer 1 backward at step 1, position 3, initial parameters: dw and db hold positions 0..2");
+    }
+}
+
 void gen_linear(void)
 {
     group g;
     group_begin(&g, "linear", "5");
-    static float grads[NP];
 
     /* forward */
     {
@@ -188,56 +243,6 @@ void gen_linear(void)
     linfwd_case(&g, T_W2(hist[100]), T_B2(hist[100]), pos_100[0].h, H, V, pos_100[0].z2, FL(TYPICAL),
                 "layer 2 (32 -> 256) at step 101, position 0, parameters after 100 steps");
 
-    /* backward */
-    {
-        const float x[1] = {1}, dw[4] = {0}, db[4] = {0}, want[1] = {1};
-        float rev = ((T4[3] + T4[2]) + T4[1]) + T4[0];
-        require(U(rev) == 0, "dx order claim");
-        linbwd_case(&g, T4, x, ONES, dw, db, 1, 4, want, FL(ORDER),
-                    "one input, four outputs, w column [1e8, 1, -1e8, 1], dy = ones: dx ascends over outputs "
-                    "from +0 (1; reversed gives 0)");
-    }
-    {
-        const float w[1] = {0}, x[1] = {F(ONE_P12)}, dy[1] = {F(ONE_P12)}, dw[1] = {-F(ONE_P11)}, db[1] = {1};
-        float fz = fused(dw[0], dy[0], x[0]);
-        require(U(fz) != 0 && U(dw[0] + dy[0] * x[0]) == 0, "accumulation FMA claim");
-        linbwd_case(&g, w, x, dy, dw, db, 1, 1, NULL, FL(FMA) | FL(TIE),
-                    "dw = -(1+2^-11) accumulates dy*x = RN((1+2^-12)^2) = 1+2^-11: +0; a fused accumulate gives "
-                    "2^-24. db accumulates from the given 1");
-    }
-    {
-        const float w[1] = {1}, x[1] = {1}, dy[1] = {0x1p-24f}, dw[1] = {1}, db[1] = {F(0x3f800001u)};
-        require(is_tie(exact_sum(dw[0], dy[0])) && is_tie(exact_sum(db[0], dy[0])), "accumulate tie claim");
-        linbwd_case(&g, w, x, dy, dw, db, 1, 1, NULL, FL(TIE),
-                    "accumulating 2^-24 into 1 (dw) and into 1+2^-23 (db): both ties, to even 1 and 1+2^-22");
-    }
-    {
-        const float w[1] = {0.5f}, x[1] = {0x1p-70f}, dy[1] = {0x1p-70f}, dw[1] = {0}, db[1] = {0};
-        linbwd_case(&g, w, x, dy, dw, db, 1, 1, NULL, 0,
-                    "dy = x = 2^-70: the weight gradient 2^-140 is subnormal and kept");
-    }
-    {
-        const float w[1] = {0}, x[1] = {0}, dy[1] = {-1}, dw[1] = {-0.0f}, db[1] = {-0.0f}, want[1] = {0};
-        require(U(w[0] * dy[0]) == 0x80000000u, "dx -0 claim");
-        linbwd_case(&g, w, x, dy, dw, db, 1, 1, want, FL(SPECIAL),
-                    "signed zeros: dw = -0 + (-1 * 0) stays -0; dx = +0 + (0 * -1) is +0 (the sum starts from +0, "
-                    "not from the first term, -0)");
-    }
-    {
-        /* layer 2 at step 101, position 5: dw2/db2 hold positions 0..4 */
-        run_positions(hist[100], batch_x[101], batch_y[101], B, 5, grads, NULL);
-        const position *P = &pos_100[5];
-        linbwd_case(&g, T_W2(hist[100]), P->h, P->dz2, grads + IT_MLP13K_OFF_W2, grads + IT_MLP13K_OFF_B2, H, V,
-                    P->dh, FL(TYPICAL),
-                    "layer 2 backward at step 101, position 5, after 100 steps: dw and db arrive holding the sums of "
-                    "positions 0..4");
-    }
-    {
-        run_positions(hist[0], batch_x[1], batch_y[1], B, 3, grads, NULL);
-        const position *P = &pos_init[3];
-        linbwd_case(&g, T_W1(hist[0]), P->e, P->dz1, grads + IT_MLP13K_OFF_W1, grads + IT_MLP13K_OFF_B1, D, H,
-                    P->de, FL(TYPICAL),
-                    "layer 1 backward at step 1, position 3, initial parameters: dw and db hold positions 0..2");
-    }
+    linbwd_cases(&g);
     group_end(&g);
 }

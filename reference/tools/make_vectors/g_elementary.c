@@ -42,11 +42,49 @@ static void softmax_args(const position *P, float *out)
         out[k] = P->z2[k] - P->m;
 }
 
+/* exp's cases below 1: gradual underflow, then +0, then the arguments softmax passes it (spec 3.2) */
+static void exp_low_cases(group *g)
+{
+    float y, args[V];
+    uint32_t sub = first_true(0x3f800000u, 0x7f7fffffu, exp_neg_subnormal);
+    y = unary1(g, "exp", it_expf, (sub - 1) | 0x80000000u, FL(EDGE),
+               "the most negative x whose exp is still normal (found by bisection)");
+    require(U(y) >= 0x00800000u, "exp(-%08x)", (unsigned)(sub - 1));
+    y = unary1(g, "exp", it_expf, sub | 0x80000000u, FL(EDGE) | FL(UNDERFLOW),
+               "the largest x whose exp is subnormal: gradual underflow starts here");
+    require(is_subnormal(y), "exp(-%08x) = %08x", (unsigned)sub, (unsigned)U(y));
+    const float deep[3] = {-90.0f, -100.0f, -103.0f};
+    for (int i = 0; i < 3; i++) {
+        y = unary(g, "exp", it_expf, &deep[i], 1, FL(UNDERFLOW), say("exp(%g) is subnormal: an FTZ build returns 0",
+                  (double)deep[i]));
+        require(is_subnormal(y), "exp(%g)", (double)deep[i]);
+    }
+    uint32_t zero = first_true(0x3f800000u, 0x7f7fffffu, exp_neg_zero);
+    y = unary1(g, "exp", it_expf, (zero - 1) | 0x80000000u, FL(EDGE) | FL(UNDERFLOW),
+               "the most negative x whose exp is not 0: the result is the smallest subnormal 2^-149");
+    require(U(y) == 1, "exp(-%08x) = %08x", (unsigned)(zero - 1), (unsigned)U(y));
+    y = unary1(g, "exp", it_expf, zero | 0x80000000u, FL(EDGE) | FL(UNDERFLOW),
+               "the largest x whose exp underflows to +0 (below half of 2^-149)");
+    require(U(y) == 0, "exp(-%08x) = %08x", (unsigned)zero, (unsigned)U(y));
+    unary1(g, "exp", it_expf, 0xc2d00000u, FL(UNDERFLOW), "exp(-104) underflows to +0");
+    unary1(g, "exp", it_expf, 0xff7fffffu, FL(UNDERFLOW), "exp of the most negative finite binary32 is +0");
+
+    softmax_args(&pos_init[0], args);
+    unary(g, "exp", it_expf, args, V, FL(TYPICAL),
+          "the 256 arguments z[k] - max softmax passes to exp: step 1, position 0, initial parameters");
+    softmax_args(&pos_100[0], args);
+    unary(g, "exp", it_expf, args, V, FL(TYPICAL),
+          "the 256 arguments z[k] - max softmax passes to exp: step 101, position 0, parameters after 100 steps");
+    softmax_args(&pos_200[7], args);
+    unary(g, "exp", it_expf, args, V, FL(TYPICAL),
+          "the 256 arguments z[k] - max softmax passes to exp: step 200, position 7, parameters after 199 steps");
+}
+
 void gen_exp(void)
 {
     group g;
     group_begin(&g, "exp", "3.2");
-    float y, args[V];
+    float y;
 
     y = unary1(&g, "exp", it_expf, 0x00000000u, FL(SPECIAL), "exp(+0) is exactly 1");
     require(U(y) == 0x3f800000u, "exp(+0) = %08x", (unsigned)U(y));
@@ -99,38 +137,7 @@ void gen_exp(void)
     unary1(&g, "exp", it_expf, 0x42b20000u, FL(OVERFLOW), "exp(89) overflows to +inf");
     unary1(&g, "exp", it_expf, 0x7f7fffffu, FL(OVERFLOW), "exp of the largest finite binary32 overflows to +inf");
 
-    uint32_t sub = first_true(0x3f800000u, 0x7f7fffffu, exp_neg_subnormal);
-    y = unary1(&g, "exp", it_expf, (sub - 1) | 0x80000000u, FL(EDGE),
-               "the most negative x whose exp is still normal (found by bisection)");
-    require(U(y) >= 0x00800000u, "exp(-%08x)", (unsigned)(sub - 1));
-    y = unary1(&g, "exp", it_expf, sub | 0x80000000u, FL(EDGE) | FL(UNDERFLOW),
-               "the largest x whose exp is subnormal: gradual underflow starts here");
-    require(is_subnormal(y), "exp(-%08x) = %08x", (unsigned)sub, (unsigned)U(y));
-    const float deep[3] = {-90.0f, -100.0f, -103.0f};
-    for (int i = 0; i < 3; i++) {
-        y = unary(&g, "exp", it_expf, &deep[i], 1, FL(UNDERFLOW), say("exp(%g) is subnormal: an FTZ build returns 0",
-                  (double)deep[i]));
-        require(is_subnormal(y), "exp(%g)", (double)deep[i]);
-    }
-    uint32_t zero = first_true(0x3f800000u, 0x7f7fffffu, exp_neg_zero);
-    y = unary1(&g, "exp", it_expf, (zero - 1) | 0x80000000u, FL(EDGE) | FL(UNDERFLOW),
-               "the most negative x whose exp is not 0: the result is the smallest subnormal 2^-149");
-    require(U(y) == 1, "exp(-%08x) = %08x", (unsigned)(zero - 1), (unsigned)U(y));
-    y = unary1(&g, "exp", it_expf, zero | 0x80000000u, FL(EDGE) | FL(UNDERFLOW),
-               "the largest x whose exp underflows to +0 (below half of 2^-149)");
-    require(U(y) == 0, "exp(-%08x) = %08x", (unsigned)zero, (unsigned)U(y));
-    unary1(&g, "exp", it_expf, 0xc2d00000u, FL(UNDERFLOW), "exp(-104) underflows to +0");
-    unary1(&g, "exp", it_expf, 0xff7fffffu, FL(UNDERFLOW), "exp of the most negative finite binary32 is +0");
-
-    softmax_args(&pos_init[0], args);
-    unary(&g, "exp", it_expf, args, V, FL(TYPICAL),
-          "the 256 arguments z[k] - max softmax passes to exp: step 1, position 0, initial parameters");
-    softmax_args(&pos_100[0], args);
-    unary(&g, "exp", it_expf, args, V, FL(TYPICAL),
-          "the 256 arguments z[k] - max softmax passes to exp: step 101, position 0, parameters after 100 steps");
-    softmax_args(&pos_200[7], args);
-    unary(&g, "exp", it_expf, args, V, FL(TYPICAL),
-          "the 256 arguments z[k] - max softmax passes to exp: step 200, position 7, parameters after 199 steps");
+    exp_low_cases(&g);
     group_end(&g);
 }
 

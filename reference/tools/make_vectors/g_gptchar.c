@@ -92,14 +92,42 @@ static void ln_bwd_case(group *g, const float *x, size_t rows, size_t n, const f
     free(dx), free(y), free(xh), free(dw), free(db), free(zero);
 }
 
+/* layernorm_backward's cases (spec 5.14), after the forward ones */
+static void ln_bwd_cases(group *g)
+{
+    static const float ones[CD] = {1, 1, 1, 1}, zeros[CD];
+    float ones64[CD];
+    for (int i = 0; i < CD; i++)
+        ones64[i] = 1.0f;
+    const float x1[4] = {1, 2, 3, 4}; /* spec 5.14's row, as in the forward cases */
+    const float dy1[4] = {1, 0, 0, -1};
+    ln_bwd_case(g, x1, 1, 4, ones, LN_EPS, dy1, zeros, zeros, 0,
+                "spec 5.15's vector: the 5.14 row with dy = [1, 0, 0, -1] into dw = db = +0");
+    {
+        /* A's SUM is order-sensitive when g = dy * w cancels */
+        const float dyo[4] = {1e8f, 1.0f, -1e8f, 1.0f};
+        require(U(sum_ascending(dyo, 4)) != U(sum_descending(dyo, 4)), "backward sum order claim");
+        ln_bwd_case(g, x1, 1, 4, ones, LN_EPS, dyo, zeros, zeros, FL(ORDER),
+                    "dy = [1e8, 1, -1e8, 1] (w = 1, so g = dy): the SUM of g ascending is 1, descending 0: A and "
+                    "every dx differ");
+    }
+    {
+        static float dy[4 * CD], dw0[CD], db0[CD];
+        stream_values(100, 0.01f, dy, 4 * CD);
+        stream_values(101, 0.1f, dw0, CD);
+        stream_values(102, 0.1f, db0, CD);
+        ln_bwd_case(g, gc_step1.x0, 4, CD, ones64, LN_EPS, dy, dw0, db0, FL(REAL),
+                    "block 0's ln1 rows 0..3 of step 1 with dy = 0.01 u(word(seed, 100, i)); dw and db arrive "
+                    "holding 0.1 u(word(seed, 101, i)) and 0.1 u(word(seed, 102, i)) and take one term per row, rows "
+                    "in order");
+    }
+}
+
 static void gen_layernorm(void)
 {
     group g;
     group_begin(&g, "layernorm", "5.14");
     static const float ones[CD] = {1, 1, 1, 1}, zeros[CD];
-    float ones64[CD];
-    for (int i = 0; i < CD; i++)
-        ones64[i] = 1.0f;
     const float x1[4] = {1, 2, 3, 4};
     ln_fwd_case(&g, x1, 1, 4, ones, zeros, LN_EPS, 0, "spec 5.14's vector: x = [1, 2, 3, 4], w = 1, b = +0");
     /* the mean's SUM is order-sensitive */
@@ -151,28 +179,7 @@ static void gen_layernorm(void)
                     "the trained gain and bias of block 1's ln2 (parameters after 300 steps) on block 0's "
                     "mid-stream rows 0..3 of step 1");
     }
-    /* backward */
-    const float dy1[4] = {1, 0, 0, -1};
-    ln_bwd_case(&g, x1, 1, 4, ones, LN_EPS, dy1, zeros, zeros, 0,
-                "spec 5.15's vector: the 5.14 row with dy = [1, 0, 0, -1] into dw = db = +0");
-    {
-        /* A's SUM is order-sensitive when g = dy * w cancels */
-        const float dyo[4] = {1e8f, 1.0f, -1e8f, 1.0f};
-        require(U(sum_ascending(dyo, 4)) != U(sum_descending(dyo, 4)), "backward sum order claim");
-        ln_bwd_case(&g, x1, 1, 4, ones, LN_EPS, dyo, zeros, zeros, FL(ORDER),
-                    "dy = [1e8, 1, -1e8, 1] (w = 1, so g = dy): the SUM of g ascending is 1, descending 0: A and "
-                    "every dx differ");
-    }
-    {
-        static float dy[4 * CD], dw0[CD], db0[CD];
-        stream_values(100, 0.01f, dy, 4 * CD);
-        stream_values(101, 0.1f, dw0, CD);
-        stream_values(102, 0.1f, db0, CD);
-        ln_bwd_case(&g, gc_step1.x0, 4, CD, ones64, LN_EPS, dy, dw0, db0, FL(REAL),
-                    "block 0's ln1 rows 0..3 of step 1 with dy = 0.01 u(word(seed, 100, i)); dw and db arrive "
-                    "holding 0.1 u(word(seed, 101, i)) and 0.1 u(word(seed, 102, i)) and take one term per row, rows "
-                    "in order");
-    }
+    ln_bwd_cases(&g);
     group_end(&g);
 }
 

@@ -32,6 +32,53 @@ static void sxb_case(group *g, const float *probs, size_t n, unsigned target, fl
     free(dz);
 }
 
+/* softmax_xent_forward on the profile's own logits (spec 11.6) */
+static void sxf_typical_cases(group *g)
+{
+    float loss = sxf_case(g, pos_init[0].z2, V, batch_y[1][0], FL(TYPICAL),
+                          "the 256 logits of step 1, position 0, initial parameters (b2 = 0), its real target");
+    require(U(loss) == U(pos_init[0].loss), "typical loss");
+    sxf_case(g, pos_100[0].z2, V, batch_y[101][0], FL(TYPICAL),
+             "the 256 logits of step 101, position 0, after 100 steps, its real target");
+    sxf_case(g, pos_200[7].z2, V, batch_y[200][7], FL(TYPICAL),
+             "the 256 logits of step 200, position 7, after 199 steps, its real target");
+}
+
+/* softmax_xent_backward's cases (spec 5.5), after the forward ones */
+static void sxb_cases(group *g)
+{
+    sxb_case(g, pos_100[0].probs, V, batch_y[101][0], 1.0f / 64.0f, FL(TYPICAL),
+             "the probabilities of step 101, position 0, with scale 1/64 (the profile's batch)");
+    sxb_case(g, pos_init[3].probs, V, batch_y[1][3], 1.0f / 64.0f, FL(TYPICAL),
+             "the probabilities of step 1, position 3, initial parameters, scale 1/64");
+    {
+        const float p[3] = {1.0f, 0.0f, 0.0f};
+        sxb_case(g, p, 3, 0, 1.0f / 64.0f, FL(SPECIAL), "p[target] = 1: (1 - 1) * scale = +0");
+    }
+    {
+        const float p[2] = {0x1p-25f, F(0x33c00000u)}; /* 2^-25, 1.5*2^-24 */
+        require(is_tie(exact_sum(p[0], -1.0f)) && is_tie(exact_sum(p[1], -1.0f)), "p - 1 tie claim");
+        sxb_case(g, p, 2, 0, 1.0f, FL(TIE),
+                 "target p = 2^-25: p - 1 is a tie, to even -1; scale 1");
+        sxb_case(g, p, 2, 1, 1.0f, FL(TIE),
+                 "target p = 1.5*2^-24: p - 1 is a tie, to even -(1 - 2^-23); scale 1");
+    }
+    {
+        const float p[4] = {0x1p-126f, 0x1p-140f, 0x1p-149f, 1.0f};
+        require(U(p[2] * (1.0f / 64.0f)) == 0, "underflow claim");
+        sxb_case(g, p, 4, 3, 1.0f / 64.0f, FL(SUBNORMAL) | FL(UNDERFLOW),
+                 "tiny probabilities times 1/64: 2^-132 and 2^-146 are subnormal, 2^-155 underflows to 0");
+    }
+    {
+        const float p[3] = {0.5f, 0.25f, 0.25f};
+        sxb_case(g, p, 3, 1, 1.0f / 3.0f, 0, "scale RN(1/3), inexact: each product rounds once");
+    }
+    {
+        const float p[3] = {0.5f, F(0x7fc00000u), 0.5f};
+        sxb_case(g, p, 3, 0, 1.0f / 64.0f, 0, "a NaN probability gives a NaN gradient in its place only");
+    }
+}
+
 void gen_softmax_xent(void)
 {
     group g;
@@ -103,45 +150,9 @@ void gen_softmax_xent(void)
         loss = sxf_case(&g, z, V, 7, 0, "256 equal logits: S = 256 exactly, every p = 2^-8, loss = RN(log 256)");
         require(U(loss) == U(it_logf(256.0f)), "uniform loss");
     }
-    loss = sxf_case(&g, pos_init[0].z2, V, batch_y[1][0], FL(TYPICAL),
-                    "the 256 logits of step 1, position 0, initial parameters (b2 = 0), its real target");
-    require(U(loss) == U(pos_init[0].loss), "typical loss");
-    sxf_case(&g, pos_100[0].z2, V, batch_y[101][0], FL(TYPICAL),
-             "the 256 logits of step 101, position 0, after 100 steps, its real target");
-    sxf_case(&g, pos_200[7].z2, V, batch_y[200][7], FL(TYPICAL),
-             "the 256 logits of step 200, position 7, after 199 steps, its real target");
+    sxf_typical_cases(&g);
 
-    /* backward */
-    sxb_case(&g, pos_100[0].probs, V, batch_y[101][0], 1.0f / 64.0f, FL(TYPICAL),
-             "the probabilities of step 101, position 0, with scale 1/64 (the profile's batch)");
-    sxb_case(&g, pos_init[3].probs, V, batch_y[1][3], 1.0f / 64.0f, FL(TYPICAL),
-             "the probabilities of step 1, position 3, initial parameters, scale 1/64");
-    {
-        const float p[3] = {1.0f, 0.0f, 0.0f};
-        sxb_case(&g, p, 3, 0, 1.0f / 64.0f, FL(SPECIAL), "p[target] = 1: (1 - 1) * scale = +0");
-    }
-    {
-        const float p[2] = {0x1p-25f, F(0x33c00000u)}; /* 2^-25, 1.5*2^-24 */
-        require(is_tie(exact_sum(p[0], -1.0f)) && is_tie(exact_sum(p[1], -1.0f)), "p - 1 tie claim");
-        sxb_case(&g, p, 2, 0, 1.0f, FL(TIE),
-                 "target p = 2^-25: p - 1 is a tie, to even -1; scale 1");
-        sxb_case(&g, p, 2, 1, 1.0f, FL(TIE),
-                 "target p = 1.5*2^-24: p - 1 is a tie, to even -(1 - 2^-23); scale 1");
-    }
-    {
-        const float p[4] = {0x1p-126f, 0x1p-140f, 0x1p-149f, 1.0f};
-        require(U(p[2] * (1.0f / 64.0f)) == 0, "underflow claim");
-        sxb_case(&g, p, 4, 3, 1.0f / 64.0f, FL(SUBNORMAL) | FL(UNDERFLOW),
-                 "tiny probabilities times 1/64: 2^-132 and 2^-146 are subnormal, 2^-155 underflows to 0");
-    }
-    {
-        const float p[3] = {0.5f, 0.25f, 0.25f};
-        sxb_case(&g, p, 3, 1, 1.0f / 3.0f, 0, "scale RN(1/3), inexact: each product rounds once");
-    }
-    {
-        const float p[3] = {0.5f, F(0x7fc00000u), 0.5f};
-        sxb_case(&g, p, 3, 0, 1.0f / 64.0f, 0, "a NaN probability gives a NaN gradient in its place only");
-    }
+    sxb_cases(&g);
     group_end(&g);
 }
 
