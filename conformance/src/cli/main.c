@@ -1,6 +1,7 @@
 /* main.c — isotrain-conform: the conformance runner of isotrain. Commands,
  * one file each: run (run.c), compare (compare.c), repeat (repeat.c),
- * matrix (cmd_matrix.c), lint (lint.c), verify (verify.c), sign (sign.c), report (cmd_report.c). */
+ * matrix (matrix.c), lint (lint.c), verify (verify.c), sign (sign.c), report (report.c);
+ * the options of all of them are one table (cli_args.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,12 +9,12 @@
 #include "core/options.h"
 #include "cli/commands.h"
 #include "core/version.h"
-#include "protocol/contain.h"
+#include "protocol/iut_keeper.h"
 #include "isotrain.h"
 
 int main(int argc, char **argv)
 {
-    contain_init(); /* before any IUT runs: subreaper, signals (contain.h) */
+    contain_init(); /* before any IUT runs: subreaper, signals (iut_keeper.h) */
     /* The runner's own expectations (fresh cases, localization, verify) come
      * from the portable definition, never from a SIMD kernel set an IUT
      * built from the same library might share. */

@@ -10,7 +10,7 @@
 
 #include "core/util.h"
 #include "protocol/optable.h"
-#include "protocol/wire.h"
+#include "protocol/line_codec.h"
 
 /* The fresh-seed training runs (levels/level_fresh.c): mlp13k's 20 steps,
  * addmod113's 3 (about 0.08 s each natively: they exercise init, sampling

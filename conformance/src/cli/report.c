@@ -1,4 +1,4 @@
-/* cmd_report.c — `isotrain-conform report`: receipts as one self-contained
+/* report.c — `isotrain-conform report`: receipts as one self-contained
  * HTML page (issue 22; report/html/). Its options are rows of the one
  * option table (cli_args.c), which also writes its --help:
  *

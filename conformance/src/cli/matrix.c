@@ -1,4 +1,4 @@
-/* cmd_matrix.c — `isotrain-conform matrix`: the host matrix (DESIGN.md, "The
+/* matrix.c — `isotrain-conform matrix`: the host matrix (DESIGN.md, "The
  * host matrix"). Reads the hosts file and one receipt per host, judges each
  * host, prints the table (report/matrix/), and with --against DIR compares
  * verdicts and digests with published receipts. */
