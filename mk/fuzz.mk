@@ -22,7 +22,7 @@
 #   <dir>/fuzz/<name>.mk          optional; may set, all with := and prefixed by
 #                                 the harness name:
 #       <name>_SRCS    further C sources compiled into the harness, with the
-#                      harness's flags (e.g. conformance/src/core/jsonx.c)
+#                      harness's flags (e.g. conformance/src/core/json_checked.c)
 #       <name>_CFLAGS  further compiler flags (e.g. -Iconformance/src -D_POSIX_C_SOURCE=200809L)
 #       <name>_LIBS    further link inputs (e.g. -lcjson -lm)
 #       <name>_DEPS    further prerequisites of the binary (e.g. generated headers)

@@ -17,9 +17,10 @@ Test(cli, help_after_a_command_is_the_usage_not_an_error)
         tu_result r = tu_sh(cmd);
         free(cmd);
         cr_assert_eq(r.code, 0, "%s --help: exit %d: %s", cmds[i], r.code, r.err);
-        tu_assert_has(r.out, "usage:");
-        tu_assert_has(r.out, "isotrain-conform run");
-        tu_assert_lacks(r.err, "needs a value");
+        char *usage = xasprintf("usage: isotrain-conform %s", cmds[i]);
+        tu_assert_has(r.out, usage);
+        free(usage);
+        tu_assert_lacks(r.err, "got nothing");
         tu_result_free(&r);
     }
 }
@@ -28,7 +29,7 @@ Test(cli, a_flag_without_its_value_is_named)
 {
     tu_result r = tu_conform("run", "--vectors", NULL);
     cr_assert_eq(r.code, 2, "exit %d", r.code);
-    tu_assert_has(r.err, "--vectors needs a value");
+    tu_assert_has(r.err, "isotrain-conform run: --vectors expects DIR, got nothing");
     tu_result_free(&r);
 }
 

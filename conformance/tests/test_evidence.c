@@ -986,7 +986,7 @@ Test(evidence, hostile_numbers_in_every_numeric_field_of_a_receipt)
         {"", "exit_code"},
         {"counts", "passed"},
         {"levels.train.profiles[0]", "first_differing_step"},
-        /* issue 27 item 8: read as matrix reads them (core/jsonx.h jx_whole) */
+        /* issue 27 item 8: read as matrix reads them (core/json_checked.h jx_whole) */
         {"levels.train.profiles[0]", "steps"},
         {"levels.train.profiles[0]", "steps_in_vectors"},
     };

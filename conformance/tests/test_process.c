@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "protocol/contain.h"
+#include "protocol/iut_keeper.h"
 #include "protocol/iut_process.h"
 #include "testutil.h"
 #include "core/util.h"

@@ -8,7 +8,7 @@
 #include "protocol/trace.h"
 #include "core/ulp.h"
 #include "core/util.h"
-#include "protocol/wire.h"
+#include "protocol/line_codec.h"
 
 Test(wire, p4_values_decode) /* P4 */
 {

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 
 #include "isotrain.h"
-#include "protocol/contain.h"
+#include "protocol/iut_keeper.h"
 #include "protocol/iut_process.h"
 #include "vectorset/manifest.h"
 #include "core/util.h"

@@ -24,7 +24,7 @@ int verify_command(const conform_args *a);
 /* report [--hosts FILE] [--vectors DIR] [--allowed-signers FILE] [--divergence CSV]...
  * -o PAGE.html RECEIPT...: the receipts as one HTML page; 0 written, every
  * receipt accepted, 1 written with refusals listed, 2 not written. */
-int report_command(int argc, char **argv);
+int report_command(const conform_args *a);
 /* sign --sign-key KEY RECEIPT [OUT]: signs an unsigned receipt in a step
  * of its own (sign.c); 0 signed, 2 refused or bad input. */
 int sign_command(const conform_args *a);

@@ -1,6 +1,7 @@
 /* main.c — isotrain-conform: the conformance runner of isotrain. Commands,
  * one file each: run (run.c), compare (compare.c), repeat (repeat.c),
- * matrix (cmd_matrix.c), lint (lint.c), verify (verify.c), sign (sign.c), report (cmd_report.c). */
+ * matrix (matrix.c), lint (lint.c), verify (verify.c), sign (sign.c), report (report.c);
+ * the options of all of them are one table (cli_args.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,12 +9,12 @@
 #include "core/options.h"
 #include "cli/commands.h"
 #include "core/version.h"
-#include "protocol/contain.h"
+#include "protocol/iut_keeper.h"
 #include "isotrain.h"
 
 int main(int argc, char **argv)
 {
-    contain_init(); /* before any IUT runs: subreaper, signals (contain.h) */
+    contain_init(); /* before any IUT runs: subreaper, signals (iut_keeper.h) */
     /* The runner's own expectations (fresh cases, localization, verify) come
      * from the portable definition, never from a SIMD kernel set an IUT
      * built from the same library might share. */
@@ -21,18 +22,20 @@ int main(int argc, char **argv)
         fprintf(stderr, "isotrain-conform: the linked reference has no portable kernel set\n");
         return 2;
     }
-    if (argc >= 2 && !strcmp(argv[1], "report")) /* its own options (cmd_report.c) */
-        return report_command(argc, argv);
-    conform_args a;
+    static conform_args a; /* its operands are 256 pointers */
     char err[512];
     if (cli_parse(argc, argv, &a, err, sizeof err) != 0) {
-        cli_usage(stderr);
-        fprintf(stderr, "isotrain-conform: %s\n", err); /* last: the line a reader (or a log's tail) sees */
+        cli_usage_line(stderr, a.cmd);
+        /* last: the line a reader (or a log's tail) sees */
+        if (a.cmd != CMD_NONE)
+            fprintf(stderr, "isotrain-conform %s: %s\n", argv[1], err);
+        else
+            fprintf(stderr, "isotrain-conform: %s\n", err);
         return 2;
     }
     switch (a.cmd) {
     case CMD_HELP:
-        cli_usage(stdout);
+        cli_help(stdout, a.help_for);
         return 0;
     case CMD_VERSION:
         printf("isotrain-conform %s (git %s)\ndefault vectors: %s\n", CONFORM_VERSION, conform_git_revision(),
@@ -41,19 +44,21 @@ int main(int argc, char **argv)
     case CMD_RUN:
         return run_command(&a);
     case CMD_COMPARE:
-        return compare_command(a.pos[0], a.pos[1], a.ckpt_a, a.ckpt_b);
+        return compare_command(a.operands[0], a.operands[1], a.ckpt_a, a.ckpt_b);
     case CMD_REPEAT:
         return repeat_command(&a);
     case CMD_LINT:
-        return lint_command(a.pos[0]);
+        return lint_command(a.operands[0]);
     case CMD_MATRIX:
         return matrix_command(&a);
     case CMD_VERIFY:
         return verify_command(&a);
     case CMD_SIGN:
         return sign_command(&a);
+    case CMD_REPORT:
+        return report_command(&a);
     default:
-        cli_usage(stderr);
+        cli_usage_line(stderr, CMD_NONE);
         return 2;
     }
 }

@@ -1,60 +1,88 @@
-/* option_table.h — a command's options as data: one row per option (its
- * spellings, the kind and name of its argument, how many times it may be
- * given, its help line), from which one parser reads argv and one printer
- * writes --help. A parse error names the option and what it expected.
+/* option_table.h — the command line as data: one row per option (its
+ * spellings, the kind, range and default of its argument, how many times it
+ * may be given, the commands that take it, its help line) and one row per
+ * command (its operands, what it does). One parser reads argv through the
+ * rows into conform_args; one printer writes --help, global and per command.
+ * Every parse error names the option and what it expected.
  *
- * `report` is read through it (cli/cmd_report.c). `run`, `verify` and
- * `matrix` are still read by cli_args.c; they join by giving their options
- * as rows here (the option set they fill, conform_args, stays as it is). */
+ * The rows of isotrain-conform are cli_args.c's (cli_spec()); the engine
+ * here knows none of them, so a test can drive it with a table of its own. */
 #ifndef CONFORM_CLI_OPTION_TABLE_H
 #define CONFORM_CLI_OPTION_TABLE_H
 
 #include <stddef.h>
 #include <stdio.h>
 
+#include "core/options.h"
+
 typedef enum {
-    OPT_FLAG, /* no argument: given or not */
-    OPT_VALUE /* one argument, "--name VALUE" or "--name=VALUE" */
+    OPT_FLAG,   /* no argument: sets an int to 1 */
+    OPT_TEXT,   /* a word: a const char * */
+    OPT_CHOICE, /* one of the words of `arg` ("ops|train|all"): a const char * */
+    OPT_UINT,   /* a decimal integer in lo..hi, no sign, no leading zero: a long */
+    OPT_REAL    /* a decimal number in lo..hi: a double */
 } opt_kind;
+
+/* The set of commands that take a row: OPT_IN(CMD_RUN) | OPT_IN(CMD_REPEAT) */
+#define OPT_IN(cmd) (1u << (cmd))
+
+/* For an option whose value means more than one field (a list, a flag set
+ * beside it, a check across options): stores VAL, or writes what it expected
+ * into err (the option's name is added in front) and returns -1. */
+typedef int (*opt_store_fn)(conform_args *a, const char *val, char *err, size_t cap);
 
 typedef struct {
     const char *name;  /* "--hosts" */
     const char *alias; /* "-o", or NULL */
     opt_kind kind;
-    const char *arg;   /* the argument's name in messages and --help: "FILE" */
+    const char *arg;   /* the argument's name in messages and --help ("FILE"; OPT_CHOICE: the choices) */
+    double lo, hi;     /* OPT_UINT, OPT_REAL: the range */
+    const char *dflt;  /* the default, parsed like a given value before argv is read; NULL: none */
+    unsigned cmds;     /* OPT_IN(...) of each command that takes it */
     size_t max;        /* how many times it may be given (0: once) */
+    size_t off;        /* offsetof(conform_args, field) the kind stores into */
+    opt_store_fn store; /* instead of off, or NULL */
     const char *help;  /* one line */
 } opt_row;
 
-/* What was given for row i: how many times, and the values (in order; an
- * OPT_FLAG's are NULL). */
-enum { OPT_MAX_VALUES = 16 };
 typedef struct {
-    size_t n;
-    const char *val[OPT_MAX_VALUES];
-} opt_given;
+    conform_cmd cmd;
+    const char *name;      /* "compare" */
+    const char *operands;  /* "TRACE_A TRACE_B", for the usage line */
+    size_t max_operands;   /* into a->operands */
+    int iut_after_dashes;  /* takes "-- PROGRAM [ARG]..." (the IUT's argv form) */
+    const char *summary;   /* what it does, lines of at most 80 columns, each ending in '\n' */
+} opt_command;
 
-/* A command's table and its operands' description. */
 typedef struct {
-    const char *command;  /* "report" */
-    const char *summary;  /* what the command does, one line */
+    const char *program; /* "isotrain-conform" */
+    const opt_command *cmds;
+    size_t n_cmds;
     const opt_row *rows;
     size_t n_rows;
-    const char *operands; /* "RECEIPT...", for the usage line */
-    size_t max_operands;
-} opt_table;
+    const char *epilogue; /* the global --help's last words, or NULL */
+} opt_spec;
 
-/* Reads argv[first..argc): options into given[row] (the caller's array of
- * t->n_rows), the other words ("-" and any word not starting with '-')
- * into operands. Returns 0; 1 after printing --help (-h) on stdout; 2 after
- * naming the problem and the usage on stderr. */
-int opt_parse(const opt_table *t, int argc, char **argv, int first, opt_given *given, const char **operands,
-              size_t *n_operands);
+enum { OPT_MAX_ROWS = 64 };
 
-/* The usage line and one line per row, generated from the table. */
-void opt_usage(FILE *o, const opt_table *t);
+/* The command named by WORD, or NULL. */
+const opt_command *opt_find_command(const opt_spec *s, const char *word);
 
-/* The last value given for row i, or NULL. */
-const char *opt_value(const opt_given *given, size_t i);
+/* Reads argv[first..argc) for command c into a (whose defaults the rows'
+ * dflt set first): 0; 1 when --help/-h asked for c's help (not printed);
+ * -1 with the problem in err, naming the option and what it expected. */
+int opt_parse(const opt_spec *s, const opt_command *c, int argc, char **argv, int first, conform_args *a,
+              char *err, size_t cap);
+
+/* c's usage line, generated from the rows it takes. */
+void opt_usage_line(FILE *o, const opt_spec *s, const opt_command *c);
+/* c's help: the usage line, what it does, one line per row it takes. */
+void opt_command_help(FILE *o, const opt_spec *s, const opt_command *c);
+/* The global help: every command's usage line and summary, then every row
+ * with the commands that take it. */
+void opt_help(FILE *o, const opt_spec *s);
+
+/* isotrain-conform's own table (cli_args.c). */
+const opt_spec *cli_spec(void);
 
 #endif

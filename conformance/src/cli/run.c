@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "protocol/contain.h"
+#include "protocol/iut_keeper.h"
 #include "protocol/iut_process.h"
 #include "protocol/iut_room.h"
 #include "report/junit.h"
@@ -143,6 +143,178 @@ static int key_out_of_reach(run_ctx *rc, const char *key)
     return -1;
 }
 
+/* The vector set, verified and loaded (FORMAT.md §4: no case runs on a
+ * vector set that does not verify), described; 0, or 2 once refused. */
+static int load_vectors(run_ctx *rc)
+{
+    const conform_args *a = rc->a;
+    problems pr;
+    problems_init(&pr);
+    double t0 = now_s();
+    size_t bad = manifest_verify(a->vectors, &rc->man, &pr);
+    rc->t_manifest = now_s() - t0;
+    if (bad) {
+        refuse_vectors(rc, a->vectors, "its manifest does not verify (FORMAT.md §4)", &pr, bad);
+        return 2;
+    }
+    t0 = now_s();
+    bad = vectors_load(a->vectors, &rc->man, &rc->vs, &pr);
+    rc->t_load = now_s() - t0;
+    if (bad) {
+        refuse_vectors(rc, a->vectors, "malformed vector files (FORMAT.md §2, §3)", &pr, bad);
+        return 2;
+    }
+    problems_free(&pr);
+    size_t n_cases = 0;
+    for (size_t g = 0; g < rc->vs.n_groups; g++)
+        n_cases += rc->vs.groups[g].n_cases;
+    fprintf(rc->out, "vectors: %s (spec %s, vectors %s), manifest %s: %zu files verified; %zu op groups (%zu cases), %zu train profile%s\n",
+            a->vectors, rc->vs.spec_version, rc->vs.vector_version, rc->man.digest, rc->man.n_files, rc->vs.n_groups,
+            n_cases, rc->vs.n_trains, rc->vs.n_trains == 1 ? "" : "s");
+    rc->official = official_find(rc->man.digest);
+    if (rc->official)
+        fprintf(rc->out, "vectors: OFFICIAL: vector set %s (manifest digest pinned in the runner)\n",
+                rc->official->vector_version);
+    else
+        fprintf(rc->out, "vectors: UNOFFICIAL: manifest digest %s is not one the runner pins "
+                         "(conformance/src/vectorset/official.c); this run cannot be a PASS\n", rc->man.digest);
+    return 0;
+}
+
+/* The subject (protocol/iut_target.h): the argv form is opened and hashed
+ * now, and every verb executes what was hashed; the shell form binds
+ * nothing. 0, or 2 once refused. */
+static int bind_subject(run_ctx *rc)
+{
+    const conform_args *a = rc->a;
+    fprintf(rc->out, "iut: %s\n", a->iut);
+    if (a->n_iut_argv) {
+        char terr[512];
+        rc->target = xcalloc(1, sizeof *rc->target);
+        if (iut_target_open(rc->target, (char *const *)a->iut_argv, a->n_iut_argv, terr, sizeof terr) != 0) {
+            fprintf(stderr, "isotrain-conform: %s\n", terr);
+            fprintf(rc->out, "iut: REFUSED: %s\n", terr);
+            run_ctx_free(rc);
+            return 2;
+        }
+        iut_target_register(rc->target);
+        subject_print(rc->out, rc->target);
+    } else
+        fprintf(rc->out, "subject: UNBOUND: the shell form (--iut) runs /bin/sh -c; the runner cannot bind the program "
+                         "the shell runs (--iut-exec binds it); the verdict is at best PARTIAL\n");
+    fflush(rc->out);
+    /* the binary is hashed before it runs: a receipt binds to what ran */
+    iut_binary_inspect(a->iut, &rc->bin_before);
+    return 0;
+}
+
+/* A binary swapped while it ran: what was certified is not what the
+ * receipt would name. */
+static void binary_unchanged(run_ctx *rc)
+{
+    iut_binary after;
+    iut_binary_inspect(rc->a->iut, &after);
+    char *bound_changed = rc->target ? subject_changed(rc->target) : NULL;
+    if (bound_changed) {
+        results_add(&rc->res, "protocol", "protocol", "iut-binary", V_FAIL, bound_changed, 1, 0);
+        fprintf(rc->out, "FAIL iut-binary: %s\n", bound_changed);
+        free(bound_changed);
+    } else if (!rc->target && strcmp(after.sha256, rc->bin_before.sha256) != 0) {
+        char *why = xasprintf("the IUT binary changed during the run: %s had SHA-256 %s before, %s after",
+                              rc->bin_before.path ? rc->bin_before.path : "?",
+                              rc->bin_before.sha256[0] ? rc->bin_before.sha256 : "(none)",
+                              after.sha256[0] ? after.sha256 : "(none)");
+        results_add(&rc->res, "protocol", "protocol", "iut-binary", V_FAIL, why, 1, 0);
+        fprintf(rc->out, "FAIL iut-binary: %s\n", why);
+        free(why);
+    }
+    iut_binary_free(&after);
+}
+
+/* hello, then the selected levels; 1 if hello answered. */
+static int run_levels(run_ctx *rc)
+{
+    const conform_args *a = rc->a;
+    int hello_ok = hello_run(rc) == 0;
+    rc->lv_ops = rc->lv_train = rc->lv_fresh = L_NOT_RUN;
+    if (hello_ok) {
+        if (cli_level_on(a, "ops") && !a->fresh_only) /* --fresh-only: the fresh cases alone */
+            level_ops_run(rc);
+        if (cli_level_on(a, "train") && !a->fresh_only)
+            level_train_run(rc);
+        level_fresh_run(rc);
+        binary_unchanged(rc);
+        return 1;
+    }
+    if (cli_level_on(a, "ops")) {
+        rc->lv_ops = L_NOT_REACHED;
+        rc->ops_note = xstrdup("not run: hello failed");
+    }
+    if (cli_level_on(a, "train")) {
+        rc->lv_train = L_NOT_REACHED;
+        rc->train_note = xstrdup("not run: hello failed");
+    }
+    fprintf(rc->out, "levels: not run (hello failed: every IUT MUST answer hello, P1)\n");
+    return 0;
+}
+
+/* P8: an interrupted run is never a verdict on the IUT; the signal or 0. */
+static int interrupted(run_ctx *rc)
+{
+    int sig = contain_interrupted();
+    if (!sig)
+        return 0;
+    rc->verdict.word = "ERROR";
+    rc->verdict.exit_code = 128 + sig;
+    run_warn(rc, "interrupted by signal %d (%s): the IUT's process tree was killed and the work directory "
+                 "removed; this run says nothing about the IUT",
+             sig, sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "signal");
+    return sig;
+}
+
+/* The warnings, the summary, the spec judged by and the scope. */
+static void print_summary(run_ctx *rc, const char *overall, const char *reached)
+{
+    for (size_t i = 0; i < rc->n_warnings; i++)
+        fprintf(rc->out, "warning: %s\n", rc->warnings[i]);
+    fprintf(rc->out, "summary: %s: ops %s, train %s, fresh %s; level reached: %s; %.1f s\n", overall,
+            level_verdict_name(rc->lv_ops), level_verdict_name(rc->lv_train), level_verdict_name(rc->lv_fresh),
+            reached, rc->t_total);
+    char spec_line[512];
+    req_describe(&rc->req, 0, spec_line, sizeof spec_line);
+    if (!rc->req.iut_known || rc->req.major_apart)
+        fprintf(rc->out, "spec: %s\n", spec_line);
+    else
+        fprintf(rc->out, "spec: %s %s\n", !strcmp(overall, "PASS") ? "certified:" : "judged by, not certified:",
+                spec_line);
+    if (!strcmp(overall, "PASS"))
+        fprintf(rc->out, "scope: full certification of spec %s against the official vector set %s, fresh cases included\n",
+                rc->req.certified_text, rc->official->vector_version);
+    else
+        for (size_t i = 0; i < rc->verdict.n_reasons; i++)
+            fprintf(rc->out, "scope: not a full certification: %s\n", rc->verdict.reasons[i]);
+}
+
+/* The receipt and JUnit the options ask for; 1 if one could not be written. */
+static int write_outputs(run_ctx *rc, const char *overall, const char *reached)
+{
+    const conform_args *a = rc->a;
+    int io_bad = 0;
+    if (a->receipt) {
+        if (a->sign_key) /* the key is read in a separate step: no IUT process is left to see it */
+            contain_kill_descendants();
+        io_bad |= receipt_write(rc, a->receipt, overall, reached) != 0;
+        if (!io_bad)
+            fprintf(rc->out, "receipt: %s\n", a->receipt);
+    }
+    if (a->junit) {
+        io_bad |= junit_write(rc, a->junit) != 0;
+        if (!io_bad)
+            fprintf(rc->out, "junit: %s\n", a->junit);
+    }
+    return io_bad;
+}
+
 int run_command(const conform_args *a)
 {
     run_ctx rc;
@@ -153,151 +325,26 @@ int run_command(const conform_args *a)
     utc_timestamp(rc.started_utc);
     results_init(&rc.res);
     fprintf(rc.out, "isotrain-conform %s (git %s)\n", CONFORM_VERSION, conform_git_revision());
-
-    /* FORMAT.md §4: no case runs on a vector set that does not verify */
-    problems pr;
-    problems_init(&pr);
-    double t0 = now_s();
-    size_t bad = manifest_verify(a->vectors, &rc.man, &pr);
-    rc.t_manifest = now_s() - t0;
-    if (bad) {
-        refuse_vectors(&rc, a->vectors, "its manifest does not verify (FORMAT.md §4)", &pr, bad);
+    if (load_vectors(&rc) != 0)
         return 2;
-    }
-    t0 = now_s();
-    bad = vectors_load(a->vectors, &rc.man, &rc.vs, &pr);
-    rc.t_load = now_s() - t0;
-    if (bad) {
-        refuse_vectors(&rc, a->vectors, "malformed vector files (FORMAT.md §2, §3)", &pr, bad);
-        return 2;
-    }
-    problems_free(&pr);
-    size_t n_cases = 0;
-    for (size_t g = 0; g < rc.vs.n_groups; g++)
-        n_cases += rc.vs.groups[g].n_cases;
-    fprintf(rc.out, "vectors: %s (spec %s, vectors %s), manifest %s: %zu files verified; %zu op groups (%zu cases), %zu train profile%s\n",
-            a->vectors, rc.vs.spec_version, rc.vs.vector_version, rc.man.digest, rc.man.n_files, rc.vs.n_groups, n_cases,
-            rc.vs.n_trains, rc.vs.n_trains == 1 ? "" : "s");
-    rc.official = official_find(rc.man.digest);
-    if (rc.official)
-        fprintf(rc.out, "vectors: OFFICIAL: vector set %s (manifest digest pinned in the runner)\n",
-                rc.official->vector_version);
-    else
-        fprintf(rc.out, "vectors: UNOFFICIAL: manifest digest %s is not one the runner pins "
-                        "(conformance/src/vectorset/official.c); this run cannot be a PASS\n", rc.man.digest);
     rc.run_seed = a->seed_given ? (uint64_t)a->seed : fresh_draw_seed();
     fprintf(rc.out, "run seed: %llu (fresh cases; --seed %llu reproduces them)\n", (unsigned long long)rc.run_seed,
             (unsigned long long)rc.run_seed);
     if (a->sign_key && key_out_of_reach(&rc, a->sign_key) != 0)
         return 2;
-    fprintf(rc.out, "iut: %s\n", a->iut);
-    /* the subject (protocol/iut_target.h): the argv form is opened and
-     * hashed now, and every verb executes what was hashed; the shell form
-     * binds nothing */
-    if (a->n_iut_argv) {
-        char terr[512];
-        rc.target = xcalloc(1, sizeof *rc.target);
-        if (iut_target_open(rc.target, (char *const *)a->iut_argv, a->n_iut_argv, terr, sizeof terr) != 0) {
-            fprintf(stderr, "isotrain-conform: %s\n", terr);
-            fprintf(rc.out, "iut: REFUSED: %s\n", terr);
-            run_ctx_free(&rc);
-            return 2;
-        }
-        iut_target_register(rc.target);
-        subject_print(rc.out, rc.target);
-    } else
-        fprintf(rc.out, "subject: UNBOUND: the shell form (--iut) runs /bin/sh -c; the runner cannot bind the program "
-                        "the shell runs (--iut-exec binds it); the verdict is at best PARTIAL\n");
-    fflush(rc.out);
-    /* the binary is hashed before it runs: a receipt binds to what ran */
-    iut_binary_inspect(a->iut, &rc.bin_before);
-
-    int hello_ok = hello_run(&rc) == 0;
-    rc.lv_ops = rc.lv_train = rc.lv_fresh = L_NOT_RUN;
-    if (hello_ok) {
-        if (cli_level_on(a, "ops") && !a->fresh_only) /* --fresh-only: the fresh cases alone */
-            level_ops_run(&rc);
-        if (cli_level_on(a, "train") && !a->fresh_only)
-            level_train_run(&rc);
-        level_fresh_run(&rc);
-        /* a binary swapped while it ran: what was certified is not what the
-         * receipt would name */
-        iut_binary after;
-        iut_binary_inspect(a->iut, &after);
-        char *bound_changed = rc.target ? subject_changed(rc.target) : NULL;
-        if (bound_changed) {
-            results_add(&rc.res, "protocol", "protocol", "iut-binary", V_FAIL, bound_changed, 1, 0);
-            fprintf(rc.out, "FAIL iut-binary: %s\n", bound_changed);
-            free(bound_changed);
-        } else if (!rc.target && strcmp(after.sha256, rc.bin_before.sha256) != 0) {
-            char *why = xasprintf("the IUT binary changed during the run: %s had SHA-256 %s before, %s after",
-                                  rc.bin_before.path ? rc.bin_before.path : "?",
-                                  rc.bin_before.sha256[0] ? rc.bin_before.sha256 : "(none)",
-                                  after.sha256[0] ? after.sha256 : "(none)");
-            results_add(&rc.res, "protocol", "protocol", "iut-binary", V_FAIL, why, 1, 0);
-            fprintf(rc.out, "FAIL iut-binary: %s\n", why);
-            free(why);
-        }
-        iut_binary_free(&after);
-    } else {
-        if (cli_level_on(a, "ops")) {
-            rc.lv_ops = L_NOT_REACHED;
-            rc.ops_note = xstrdup("not run: hello failed");
-        }
-        if (cli_level_on(a, "train")) {
-            rc.lv_train = L_NOT_REACHED;
-            rc.train_note = xstrdup("not run: hello failed");
-        }
-        fprintf(rc.out, "levels: not run (hello failed: every IUT MUST answer hello, P1)\n");
-    }
-
+    if (bind_subject(&rc) != 0)
+        return 2;
+    int hello_ok = run_levels(&rc);
     if (rc.target && !rc.target->f[0].sha256_after[0])
         iut_target_finish(rc.target); /* the receipt's sha256_after, whatever ran */
     run_scope_verdict(&rc, hello_ok);
     run_levels_reached(&rc, hello_ok);
     char *reached = run_levels_reached_text(&rc);
-    int sig = contain_interrupted();
-    if (sig) { /* P8: an interrupted run is never a verdict on the IUT */
-        rc.verdict.word = "ERROR";
-        rc.verdict.exit_code = 128 + sig;
-        run_warn(&rc, "interrupted by signal %d (%s): the IUT's process tree was killed and the work directory "
-                      "removed; this run says nothing about the IUT",
-                 sig, sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "signal");
-    }
+    int sig = interrupted(&rc);
     const char *overall = rc.verdict.word;
     rc.t_total = now_s() - rc.t_start;
-
-    for (size_t i = 0; i < rc.n_warnings; i++)
-        fprintf(rc.out, "warning: %s\n", rc.warnings[i]);
-    fprintf(rc.out, "summary: %s: ops %s, train %s, fresh %s; level reached: %s; %.1f s\n", overall,
-            level_verdict_name(rc.lv_ops), level_verdict_name(rc.lv_train), level_verdict_name(rc.lv_fresh), reached,
-            rc.t_total);
-    char spec_line[512];
-    req_describe(&rc.req, 0, spec_line, sizeof spec_line);
-    if (!rc.req.iut_known || rc.req.major_apart)
-        fprintf(rc.out, "spec: %s\n", spec_line);
-    else
-        fprintf(rc.out, "spec: %s %s\n", !strcmp(overall, "PASS") ? "certified:" : "judged by, not certified:",
-                spec_line);
-    if (!strcmp(overall, "PASS"))
-        fprintf(rc.out, "scope: full certification of spec %s against the official vector set %s, fresh cases included\n",
-                rc.req.certified_text, rc.official->vector_version);
-    else
-        for (size_t i = 0; i < rc.verdict.n_reasons; i++)
-            fprintf(rc.out, "scope: not a full certification: %s\n", rc.verdict.reasons[i]);
-    int io_bad = 0;
-    if (a->receipt) {
-        if (a->sign_key) /* the key is read in a separate step: no IUT process is left to see it */
-            contain_kill_descendants();
-        io_bad |= receipt_write(&rc, a->receipt, overall, reached) != 0;
-        if (!io_bad)
-            fprintf(rc.out, "receipt: %s\n", a->receipt);
-    }
-    if (a->junit) {
-        io_bad |= junit_write(&rc, a->junit) != 0;
-        if (!io_bad)
-            fprintf(rc.out, "junit: %s\n", a->junit);
-    }
+    print_summary(&rc, overall, reached);
+    int io_bad = write_outputs(&rc, overall, reached);
     closing_line(rc.out, &rc);
     fflush(rc.out);
     free(reached);

@@ -16,7 +16,7 @@ enum { SIGN_RECEIPT_MAX = 64 << 20 };
 
 int sign_command(const conform_args *a)
 {
-    const char *in = a->pos[0], *out = a->n_pos > 1 ? a->pos[1] : a->pos[0];
+    const char *in = a->operands[0], *out = a->n_operands > 1 ? a->operands[1] : a->operands[0];
     char err[512], *text;
     size_t len;
     if (read_file(in, SIGN_RECEIPT_MAX, &text, &len, err, sizeof err) != 0) {

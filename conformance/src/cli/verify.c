@@ -21,12 +21,12 @@ int verify_command(const conform_args *a)
     if (!a->allowed_signers)
         printf("verify: signatures checked against %s\n",
                vo.allowed_signers ? vo.allowed_signers : "nothing (no allowed-signers file found: give --allowed-signers FILE)");
-    for (size_t i = 0; i < a->n_receipts; i++) {
+    for (size_t i = 0; i < a->n_operands; i++) {
         problems pr;
         problems_init(&pr);
         verify_info info;
-        cJSON *r = verify_receipt_file(a->receipts[i], &vo, &info, &pr);
-        const char *f = a->receipts[i];
+        cJSON *r = verify_receipt_file(a->operands[i], &vo, &info, &pr);
+        const char *f = a->operands[i];
         if (r && info.reproduction) {
             /* it verifies, and says what it is: not a certification */
             bad = 1;

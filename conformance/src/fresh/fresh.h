@@ -10,7 +10,7 @@
 
 #include "core/util.h"
 #include "protocol/optable.h"
-#include "protocol/wire.h"
+#include "protocol/line_codec.h"
 
 /* The fresh-seed training runs (levels/level_fresh.c) are as long as the
  * profile's row says (fresh_steps, reference/src/profiles.c): mlp13k's 20

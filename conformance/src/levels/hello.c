@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "protocol/iut_process.h"
-#include "core/jsonx.h"
+#include "core/json_checked.h"
 #include "levels/levels.h"
-#include "protocol/wire.h"
+#include "protocol/line_codec.h"
 
 enum { HELLO_CAP = 64 << 10 };
 

@@ -19,13 +19,10 @@ void run_warn(run_ctx *rc, const char *fmt, ...)
 {
     if (rc->n_warnings == sizeof rc->warnings / sizeof rc->warnings[0])
         return;
-    sbuf b;
-    sbuf_init(&b);
     va_list ap;
     va_start(ap, fmt);
-    sbuf_vprintf(&b, fmt, ap);
+    rc->warnings[rc->n_warnings++] = xvasprintf(fmt, ap); /* the one formatter (core/util.h) */
     va_end(ap);
-    rc->warnings[rc->n_warnings++] = sbuf_take(&b);
 }
 
 void run_ctx_free(run_ctx *rc)

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "levels/levels.h"
-#include "protocol/contain.h"
+#include "protocol/iut_keeper.h"
 
 void run_scope_verdict(run_ctx *rc, int hello_ok)
 {

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "protocol/contain.h"
+#include "protocol/iut_keeper.h"
 #include "protocol/iut_target.h"
 #include "protocol/proc_seen.h"
 
@@ -85,9 +85,69 @@ static void exec_child(void *ctx)
     _exit(127);
 }
 
+/* The six pipe ends (in[]: -1 without stdin), closed. */
+static void close_pipes(int in[2], int out[2], int er[2])
+{
+    for (int i = 0; i < 2; i++) {
+        if (in[i] >= 0)
+            close(in[i]);
+        if (out[i] >= 0)
+            close(out[i]);
+        if (er[i] >= 0)
+            close(er[i]);
+    }
+}
+
+/* The IUT's argv: the bound target's prefix and arguments then VERB ARG...
+ * (argv form; c->exec_fd/exec_path set), or sh -c 'CMD "$@"' sh VERB
+ * ARG... (shell form; *script to free). */
+static const char **child_argv(const iut_target *t, int argv_form, const char *cmd, const char *verb,
+                               const char *const *args, size_t nargs, child_plan *c, char **script)
+{
+    const char **argv;
+    size_t k = 0;
+    if (argv_form) {
+        argv = xcalloc(t->nprefix + t->argc + nargs + 2, sizeof *argv);
+        for (size_t i = 0; i < t->nprefix; i++)
+            argv[k++] = t->prefix[i];
+        for (size_t i = 1; i < t->argc; i++)
+            argv[k++] = t->argv[i];
+        c->exec_fd = t->f[t->exec_file].fd;
+        if (t->f[t->exec_file].by_path)
+            c->exec_path = t->f[t->exec_file].path;
+    } else {
+        *script = xasprintf("%s \"$@\"", cmd);
+        argv = xcalloc(nargs + 6, sizeof *argv);
+        argv[k++] = "sh";
+        argv[k++] = "-c";
+        argv[k++] = *script;
+        argv[k++] = "sh";
+    }
+    argv[k++] = verb;
+    for (size_t i = 0; i < nargs; i++)
+        argv[k++] = args[i];
+    return argv;
+}
+
+/* The runner's ends of the pipes, non-blocking, once the IUT holds its own. */
+static void keep_ends(iut_proc *p, int with_stdin, int in[2], int out[2], int er[2])
+{
+    if (with_stdin) {
+        close(in[0]);
+        p->in_fd = in[1];
+        set_flags(p->in_fd, 1);
+    }
+    close(out[1]);
+    close(er[1]);
+    p->out_fd = out[0];
+    p->err_fd = er[0];
+    set_flags(p->out_fd, 1);
+    set_flags(p->err_fd, 1);
+}
+
 /* P1: the argv form (iut_target.h) when cmd is the registered target's
  * display, else /bin/sh -c 'CMD "$@"' sh VERB ARG...; P8: the whole tree
- * under a keeper (contain.h). */
+ * under a keeper (iut_keeper.h). */
 int iut_spawn(iut_proc *p, const char *cmd, const char *verb, const char *const *args, size_t nargs,
               int with_stdin, const char *cwd, char *err, size_t cap)
 {
@@ -110,14 +170,7 @@ int iut_spawn(iut_proc *p, const char *cmd, const char *verb, const char *const 
     int in[2] = {-1, -1}, out[2] = {-1, -1}, er[2] = {-1, -1};
     if ((with_stdin && pipe(in) != 0) || pipe(out) != 0 || pipe(er) != 0) {
         snprintf(err, cap, "cannot create pipes: %s", strerror(errno));
-        for (int i = 0; i < 2; i++) {
-            if (in[i] >= 0)
-                close(in[i]);
-            if (out[i] >= 0)
-                close(out[i]);
-            if (er[i] >= 0)
-                close(er[i]);
-        }
+        close_pipes(in, out, er);
         return -1;
     }
     /* the runner's ends never leak into a later IUT's tree */
@@ -129,31 +182,7 @@ int iut_spawn(iut_proc *p, const char *cmd, const char *verb, const char *const 
     }
     child_plan c = {with_stdin ? in[0] : -1, out[1], er[1], cwd, -1, NULL, "/bin/sh", NULL};
     char *script = NULL;
-    const char **argv;
-    if (argv_form) {
-        argv = xcalloc(t->nprefix + t->argc + nargs + 2, sizeof *argv);
-        size_t k = 0;
-        for (size_t i = 0; i < t->nprefix; i++)
-            argv[k++] = t->prefix[i];
-        for (size_t i = 1; i < t->argc; i++)
-            argv[k++] = t->argv[i];
-        argv[k++] = verb;
-        for (size_t i = 0; i < nargs; i++)
-            argv[k++] = args[i];
-        c.exec_fd = t->f[t->exec_file].fd;
-        if (t->f[t->exec_file].by_path)
-            c.exec_path = t->f[t->exec_file].path;
-    } else {
-        script = xasprintf("%s \"$@\"", cmd);
-        argv = xcalloc(nargs + 6, sizeof *argv);
-        argv[0] = "sh";
-        argv[1] = "-c";
-        argv[2] = script;
-        argv[3] = "sh";
-        argv[4] = verb;
-        for (size_t i = 0; i < nargs; i++)
-            argv[5 + i] = args[i];
-    }
+    const char **argv = child_argv(t, argv_form, cmd, verb, args, nargs, &c, &script);
     c.argv = (char **)argv;
     int keep[4];
     size_t nk = 0;
@@ -168,25 +197,10 @@ int iut_spawn(iut_proc *p, const char *cmd, const char *verb, const char *const 
     free(script);
     free(argv);
     if (pid < 0) {
-        for (int i = 0; i < 2; i++) {
-            if (in[i] >= 0)
-                close(in[i]);
-            close(out[i]);
-            close(er[i]);
-        }
+        close_pipes(in, out, er);
         return -1;
     }
-    if (with_stdin) {
-        close(in[0]);
-        p->in_fd = in[1];
-        set_flags(p->in_fd, 1);
-    }
-    close(out[1]);
-    close(er[1]);
-    p->out_fd = out[0];
-    p->err_fd = er[0];
-    set_flags(p->out_fd, 1);
-    set_flags(p->err_fd, 1);
+    keep_ends(p, with_stdin, in, out, er);
     p->pid = pid;
     p->proc_pid = proc_pid;
     p->started = now_s();
@@ -228,18 +242,100 @@ static void reap(iut_proc *p)
     p->reaped = 1;
 }
 
+/* stdout's bytes as far as they go without blocking; IUT_EV_* seen. */
+static int drain_out(iut_proc *p, char *buf, size_t cap)
+{
+    int ev = 0;
+    for (int rounds = 0; rounds < 64; rounds++) {
+        ssize_t n = read(p->out_fd, buf, cap);
+        if (n > 0) {
+            sbuf_add(&p->out, buf, (size_t)n);
+            p->out_total += (unsigned long long)n;
+            ev |= IUT_EV_OUT;
+            continue;
+        }
+        if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+            close_fd(&p->out_fd);
+            p->out_eof = 1;
+            ev |= IUT_EV_OUT_EOF;
+        }
+        break;
+    }
+    return ev;
+}
+
+/* stderr's bytes into the tail, as far as they go without blocking. */
+static void drain_err(iut_proc *p, char *buf, size_t cap)
+{
+    for (int rounds = 0; rounds < 64; rounds++) {
+        ssize_t n = read(p->err_fd, buf, cap);
+        if (n > 0) {
+            tail_add(p, buf, (size_t)n);
+            continue;
+        }
+        if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+            close_fd(&p->err_fd);
+            p->err_eof = 1;
+        }
+        break;
+    }
+}
+
+/* The request bytes stdin takes without blocking; IUT_EV_* seen. */
+static int feed_in(iut_proc *p, const char *wdata, size_t wlen, size_t *wdone)
+{
+    int ev = 0;
+    while (*wdone < wlen) {
+        size_t chunk = wlen - *wdone;
+        if (chunk > 65536)
+            chunk = 65536;
+        ssize_t n = write(p->in_fd, wdata + *wdone, chunk);
+        if (n > 0) {
+            *wdone += (size_t)n;
+            ev |= IUT_EV_WROTE;
+            continue;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+            break;
+        ev |= IUT_EV_WRITE_ERR;
+        close_fd(&p->in_fd);
+        break;
+    }
+    return ev;
+}
+
+/* What runs in the tree (proc_seen.h): often at first (a verb may last
+ * milliseconds), then every 100 ms. */
+static void sample_tree(iut_proc *p)
+{
+    if (p->pid <= 0 || p->reaped || now_s() < p->next_scan)
+        return;
+    proc_seen_scan((pid_t)p->proc_pid, p->verb);
+    p->scan_every = p->scan_every > 0 ? (p->scan_every * 2 < 0.1 ? p->scan_every * 2 : 0.1) : 0.005;
+    p->next_scan = now_s() + p->scan_every;
+}
+
+/* How long poll may wait: the slice, the deadline, the next sample. */
+static int poll_ms(const iut_proc *p, double deadline, double slice)
+{
+    double now = now_s();
+    double wait = deadline - now;
+    if (wait > slice)
+        wait = slice;
+    if (p->pid > 0 && !p->reaped && wait > p->next_scan - now) /* wake for the next sample of what runs */
+        wait = p->next_scan - now;
+    if (wait < 0)
+        wait = 0;
+    return (int)(wait * 1000.0 + 0.5);
+}
+
 /* P3: one non-blocking round of writing requests and reading responses and
  * diagnostics, so neither side can block the other; P8: the deadline. */
 int iut_pump(iut_proc *p, const char *wdata, size_t wlen, size_t *wdone, double deadline, double slice)
 {
     int ev = 0;
     settle(p, 1);
-    if (p->pid > 0 && !p->reaped && now_s() >= p->next_scan) {
-        proc_seen_scan((pid_t)p->proc_pid, p->verb); /* what runs in the tree (proc_seen.h) */
-        /* often at first (a verb may last milliseconds), then every 100 ms */
-        p->scan_every = p->scan_every > 0 ? (p->scan_every * 2 < 0.1 ? p->scan_every * 2 : 0.1) : 0.005;
-        p->next_scan = now_s() + p->scan_every;
-    }
+    sample_tree(p);
     struct pollfd fds[3];
     int nf = 0, iout = -1, ierr = -1, iin = -1;
     if (p->out_fd >= 0) {
@@ -257,73 +353,15 @@ int iut_pump(iut_proc *p, const char *wdata, size_t wlen, size_t *wdone, double 
         fds[nf].fd = p->in_fd;
         fds[nf++].events = POLLOUT;
     }
-    double now = now_s();
-    double wait = deadline - now;
-    if (wait > slice)
-        wait = slice;
-    if (p->pid > 0 && !p->reaped && wait > p->next_scan - now) /* wake for the next sample of what runs */
-        wait = p->next_scan - now;
-    if (wait < 0)
-        wait = 0;
-    int ms = (int)(wait * 1000.0 + 0.5);
-    int r = poll(fds, (nfds_t)nf, ms); /* nf == 0: just sleeps */
-    if (r < 0 && errno != EINTR)
-        r = 0;
+    int r = poll(fds, (nfds_t)nf, poll_ms(p, deadline, slice)); /* nf == 0: just sleeps */
     if (r > 0) {
         char buf[65536];
-        if (iout >= 0 && (fds[iout].revents & (POLLIN | POLLHUP | POLLERR))) {
-            for (int rounds = 0; rounds < 64; rounds++) {
-                ssize_t n = read(p->out_fd, buf, sizeof buf);
-                if (n > 0) {
-                    sbuf_add(&p->out, buf, (size_t)n);
-                    p->out_total += (unsigned long long)n;
-                    ev |= IUT_EV_OUT;
-                    continue;
-                }
-                if (n == 0) {
-                    close_fd(&p->out_fd);
-                    p->out_eof = 1;
-                    ev |= IUT_EV_OUT_EOF;
-                } else if (errno != EAGAIN && errno != EINTR) {
-                    close_fd(&p->out_fd);
-                    p->out_eof = 1;
-                    ev |= IUT_EV_OUT_EOF;
-                }
-                break;
-            }
-        }
-        if (ierr >= 0 && (fds[ierr].revents & (POLLIN | POLLHUP | POLLERR))) {
-            for (int rounds = 0; rounds < 64; rounds++) {
-                ssize_t n = read(p->err_fd, buf, sizeof buf);
-                if (n > 0) {
-                    tail_add(p, buf, (size_t)n);
-                    continue;
-                }
-                if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-                    close_fd(&p->err_fd);
-                    p->err_eof = 1;
-                }
-                break;
-            }
-        }
-        if (iin >= 0 && (fds[iin].revents & (POLLOUT | POLLERR | POLLHUP))) {
-            while (*wdone < wlen) {
-                size_t chunk = wlen - *wdone;
-                if (chunk > 65536)
-                    chunk = 65536;
-                ssize_t n = write(p->in_fd, wdata + *wdone, chunk);
-                if (n > 0) {
-                    *wdone += (size_t)n;
-                    ev |= IUT_EV_WROTE;
-                    continue;
-                }
-                if (n < 0 && (errno == EAGAIN || errno == EINTR))
-                    break;
-                ev |= IUT_EV_WRITE_ERR;
-                close_fd(&p->in_fd);
-                break;
-            }
-        }
+        if (iout >= 0 && (fds[iout].revents & (POLLIN | POLLHUP | POLLERR)))
+            ev |= drain_out(p, buf, sizeof buf);
+        if (ierr >= 0 && (fds[ierr].revents & (POLLIN | POLLHUP | POLLERR)))
+            drain_err(p, buf, sizeof buf);
+        if (iin >= 0 && (fds[iin].revents & (POLLOUT | POLLERR | POLLHUP)))
+            ev |= feed_in(p, wdata, wlen, wdone);
     }
     if (p->in_fd < 0 && wdata && wdone && *wdone < wlen)
         ev |= IUT_EV_WRITE_ERR;
@@ -544,6 +582,64 @@ static int sink_take(out_sink *k, iut_proc *p)
     return over ? -1 : 0;
 }
 
+/* Until the process exits, overflows its stdout cap, is stopped by the
+ * monitor, or its deadline passes (killed then). */
+static void watch_run(iut_proc *p, out_sink *k, double deadline, iut_monitor mon, void *ctx, iut_result *r)
+{
+    double next_mon = p->started + 0.1;
+    for (;;) {
+        size_t none = 0;
+        int ev = iut_pump(p, NULL, 0, &none, deadline, 0.1);
+        if (sink_take(k, p) != 0) {
+            r->out_overflow = 1;
+            r->killed_reason = xasprintf("stdout exceeds the %zu-byte cap", k->cap);
+            iut_kill(p);
+            return;
+        }
+        if (mon && now_s() >= next_mon) {
+            next_mon = now_s() + 0.1;
+            char *why = mon(ctx);
+            if (why) {
+                r->killed_reason = why;
+                iut_kill(p);
+                return;
+            }
+        }
+        if (ev & IUT_EV_EXITED) {
+            iut_wait(p, now_s() + 1.0); /* leftovers of its group are killed, output drained */
+            if (sink_take(k, p) != 0) {
+                r->out_overflow = 1;
+                r->killed_reason = xasprintf("stdout exceeds the %zu-byte cap", k->cap);
+            }
+            return;
+        }
+        if (ev & IUT_EV_DEADLINE) {
+            if (ev & IUT_EV_INTERRUPTED)
+                r->killed_reason = xasprintf("the runner was interrupted (signal %d)", contain_interrupted());
+            else
+                r->timed_out = 1;
+            iut_kill(p);
+            return;
+        }
+    }
+}
+
+/* How the run ended, in r's words. */
+static void run_outcome(iut_proc *p, double timeout, iut_result *r)
+{
+    r->err_tail = iut_stderr_tail(p);
+    r->exited_ok = !r->timed_out && !r->killed_reason && iut_exited_ok(p);
+    r->exit_code = p->killed ? -1 : iut_exit_code(p);
+    r->signal = p->killed ? 0 : iut_term_signal(p);
+    if (r->timed_out)
+        snprintf(r->status_text, sizeof r->status_text,
+                 "timed out after %.1f s (killed); --timeout-case, --timeout-run or --slowdown sets the limit", timeout);
+    else if (r->killed_reason)
+        snprintf(r->status_text, sizeof r->status_text, "killed by the runner: %s", r->killed_reason);
+    else
+        iut_status_text(p, r->status_text, sizeof r->status_text);
+}
+
 /* P1 + P8 for a verb without stdin: hello (P2), train (P7), info. */
 int iut_run(const char *cmd, const char *verb, const char *const *args, size_t nargs, const char *cwd,
             double timeout, int keep_head, size_t out_cap, iut_monitor mon, void *ctx, iut_result *r, char *err,
@@ -554,48 +650,12 @@ int iut_run(const char *cmd, const char *verb, const char *const *args, size_t n
     iut_proc p;
     if (iut_spawn(&p, cmd, verb, args, nargs, 0, cwd, err, cap) != 0)
         return -1;
-    double deadline = p.started + timeout;
-    double next_mon = p.started + 0.1;
     out_sink k;
     memset(&k, 0, sizeof k);
     k.keep_head = keep_head;
     k.cap = out_cap;
     sbuf_init(&k.head);
-    for (;;) {
-        size_t none = 0;
-        int ev = iut_pump(&p, NULL, 0, &none, deadline, 0.1);
-        if (sink_take(&k, &p) != 0) {
-            r->out_overflow = 1;
-            r->killed_reason = xasprintf("stdout exceeds the %zu-byte cap", out_cap);
-            iut_kill(&p);
-            break;
-        }
-        if (mon && now_s() >= next_mon) {
-            next_mon = now_s() + 0.1;
-            char *why = mon(ctx);
-            if (why) {
-                r->killed_reason = why;
-                iut_kill(&p);
-                break;
-            }
-        }
-        if (ev & IUT_EV_EXITED) {
-            iut_wait(&p, now_s() + 1.0); /* leftovers of its group are killed, output drained */
-            if (sink_take(&k, &p) != 0) {
-                r->out_overflow = 1;
-                r->killed_reason = xasprintf("stdout exceeds the %zu-byte cap", out_cap);
-            }
-            break;
-        }
-        if (ev & IUT_EV_DEADLINE) {
-            if (ev & IUT_EV_INTERRUPTED)
-                r->killed_reason = xasprintf("the runner was interrupted (signal %d)", contain_interrupted());
-            else
-                r->timed_out = 1;
-            iut_kill(&p);
-            break;
-        }
-    }
+    watch_run(&p, &k, p.started + timeout, mon, ctx, r);
     if (!p.reaped)
         iut_wait(&p, now_s() + 1.0);
     r->seconds = now_s() - p.started;
@@ -607,17 +667,7 @@ int iut_run(const char *cmd, const char *verb, const char *const *args, size_t n
         r->out_len = k.tail_len;
         sbuf_free(&k.head);
     }
-    r->err_tail = iut_stderr_tail(&p);
-    r->exited_ok = !r->timed_out && !r->killed_reason && iut_exited_ok(&p);
-    r->exit_code = p.killed ? -1 : iut_exit_code(&p);
-    r->signal = p.killed ? 0 : iut_term_signal(&p);
-    if (r->timed_out)
-        snprintf(r->status_text, sizeof r->status_text,
-                 "timed out after %.1f s (killed); --timeout-case, --timeout-run or --slowdown sets the limit", timeout);
-    else if (r->killed_reason)
-        snprintf(r->status_text, sizeof r->status_text, "killed by the runner: %s", r->killed_reason);
-    else
-        iut_status_text(&p, r->status_text, sizeof r->status_text);
+    run_outcome(&p, timeout, r);
     iut_release(&p);
     return 0;
 }

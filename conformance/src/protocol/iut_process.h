@@ -20,7 +20,7 @@ enum { IUT_STDERR_TAIL = 4096 };
 #define IUT_FILE_SIZE_LIMIT ((uint64_t)256 << 20)
 
 typedef struct {
-    pid_t pid; /* the IUT's keeper (contain.h), which exits as the IUT did; the process group of the tree */
+    pid_t pid; /* the IUT's keeper (iut_keeper.h), which exits as the IUT did; the process group of the tree */
     int in_fd, out_fd, err_fd;
     sbuf out;          /* stdout received; out.p[out_off..] not yet consumed */
     size_t out_off;    /* start of the unconsumed bytes */
@@ -35,7 +35,7 @@ typedef struct {
     int killed;         /* the runner killed it */
     double started;
     char verb[16];      /* for the record of what ran (proc_seen.h) */
-    long proc_pid;      /* pid as /proc names it (contain.h contain_spawn) */
+    long proc_pid;      /* pid as /proc names it (iut_keeper.h contain_spawn) */
     double next_scan, scan_every;
 } iut_proc;
 
@@ -75,7 +75,7 @@ void iut_kill(iut_proc *p);
  * exited by itself, -1 if it had to be killed. */
 int iut_wait(iut_proc *p, double deadline);
 /* Closes descriptors and frees buffers (kills and reaps first if needed),
- * then kills every process the IUT started (contain.h). */
+ * then kills every process the IUT started (iut_keeper.h). */
 void iut_release(iut_proc *p);
 
 /* "exit status 3", "killed by signal 11 (SIGSEGV)", ... */

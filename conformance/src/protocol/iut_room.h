@@ -6,7 +6,7 @@
  * in a separate step once every IUT process is gone (cli/run.c), or not at
  * all (`isotrain-conform sign` after the run). What is left is the key's
  * path on the runner's command line and the file itself. When a key is
- * registered here, every IUT process starts (contain.c, inside its PID
+ * registered here, every IUT process starts (iut_keeper.c, inside its PID
  * namespace) in a mount namespace of its own where
  *   - /proc is a fresh mount for the IUT's PID namespace: the runner, its
  *     command line, descriptors and memory are not there to be named;

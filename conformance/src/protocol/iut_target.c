@@ -118,6 +118,37 @@ static void prefix_push_front(iut_target *t, const char *a)
     t->nprefix++;
 }
 
+/* The child's stdout, its first 4 KiB within 10 s, and its stderr beside
+ * it (drained as it comes: a chatty stderr must not block it); the child
+ * killed then, both descriptors closed. */
+static void read_version(pid_t pid, int out_fd, int err_fd, sbuf *out, sbuf *err)
+{
+    fcntl(err_fd, F_SETFL, fcntl(err_fd, F_GETFL) | O_NONBLOCK);
+    double until = now_s() + 10.0;
+    char buf[1024];
+    ssize_t r;
+    while (pid > 0 && out->len < 4096 && now_s() < until) {
+        while (err->len < 4096 && (r = read(err_fd, buf, sizeof buf)) > 0)
+            sbuf_add(err, buf, (size_t)r);
+        struct pollfd pf = {out_fd, POLLIN, 0};
+        if (poll(&pf, 1, 100) <= 0)
+            continue;
+        r = read(out_fd, buf, sizeof buf);
+        if (r <= 0)
+            break;
+        sbuf_add(out, buf, (size_t)r);
+    }
+    close(out_fd);
+    if (pid > 0) {
+        kill(-pid, SIGKILL);
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+    }
+    while (err->len < 4096 && (r = read(err_fd, buf, sizeof buf)) > 0)
+        sbuf_add(err, buf, (size_t)r);
+    close(err_fd);
+}
+
 /* `PROGRAM --version`, through the descriptor that runs it: the first line
  * of its stdout (an emulator's own statement of what it is; stderr may hold
  * a warning first, as Wine's "wine32 is missing" does), else of its stderr,
@@ -157,42 +188,88 @@ static char *ask_version(const iut_target *t)
     free(argv);
     close(p[1]);
     close(e[1]);
-    fcntl(e[0], F_SETFL, fcntl(e[0], F_GETFL) | O_NONBLOCK);
     sbuf out, err;
     sbuf_init(&out);
     sbuf_init(&err);
-    double until = now_s() + 10.0;
-    while (pid > 0 && out.len < 4096 && now_s() < until) {
-        /* its stderr drained as it comes: a chatty stderr must not block it */
-        char eb[1024];
-        ssize_t er;
-        while (err.len < 4096 && (er = read(e[0], eb, sizeof eb)) > 0)
-            sbuf_add(&err, eb, (size_t)er);
-        struct pollfd pf = {p[0], POLLIN, 0};
-        if (poll(&pf, 1, 100) <= 0)
-            continue;
-        char buf[1024];
-        ssize_t r = read(p[0], buf, sizeof buf);
-        if (r <= 0)
-            break;
-        sbuf_add(&out, buf, (size_t)r);
-    }
-    close(p[0]);
-    if (pid > 0) {
-        kill(-pid, SIGKILL);
-        kill(pid, SIGKILL);
-        waitpid(pid, NULL, 0);
-    }
-    char buf[1024];
-    ssize_t r;
-    while (err.len < 4096 && (r = read(e[0], buf, sizeof buf)) > 0)
-        sbuf_add(&err, buf, (size_t)r);
-    close(e[0]);
+    read_version(pid, p[0], e[0], &out, &err);
     const sbuf *from = out.len && out.p[0] != '\n' ? &out : &err;
     char *line = from->len ? sanitized(from->p, strcspn(from->p, "\n"), 200) : xstrdup("(printed nothing)");
     sbuf_free(&out);
     sbuf_free(&err);
     return line;
+}
+
+/* "#!I [A]" lines followed from the program (up to the kernel's four
+ * levels), each interpreter opened and hashed and pushed in front of the
+ * prefix; *cur the file that is executed. */
+static int follow_interpreters(iut_target *t, size_t *cur, char *err, size_t cap)
+{
+    *cur = 0;
+    for (int depth = 0; t->f[*cur].fmt.kind == EXE_SCRIPT; depth++) {
+        if (depth == 4) {
+            snprintf(err, cap, "%s: more than four levels of #! interpreters", t->f[0].path);
+            return -1;
+        }
+        t->f[*cur].role = *cur == 0 ? "script" : "interpreter";
+        const exe_format *fm = &t->f[*cur].fmt;
+        if (!fm->interp[0]) {
+            snprintf(err, cap, "%s: a #! line without an interpreter", t->f[*cur].path);
+            return -1;
+        }
+        char interp[512], arg[256];
+        snprintf(interp, sizeof interp, "%s", fm->interp);
+        snprintf(arg, sizeof arg, "%s", fm->interp_arg);
+        if (add_file(t, "interpreter", interp, interp, 1, err, cap) != 0)
+            return -1;
+        close(t->f[*cur].fd); /* a script is read by its interpreter, by path */
+        t->f[*cur].fd = -1;
+        if (arg[0])
+            prefix_push_front(t, arg);
+        prefix_push_front(t, interp);
+        *cur = t->nf - 1;
+    }
+    return 0;
+}
+
+/* An emulator (qemu-*, wine): it is the executable, its guest the first
+ * argument past its own options; the guest's index (1 otherwise). */
+static size_t emulator_guest(iut_target *t, char *const *argv, size_t argc)
+{
+    const char *base = strrchr(argv[0], '/');
+    base = base ? base + 1 : argv[0];
+    size_t first = 1;
+    if (strncmp(base, "qemu-", 5) && strcmp(base, "wine") && strcmp(base, "wine64"))
+        return first;
+    t->emulated = 1;
+    t->emu_name = xstrdup(base);
+    if (base[0] == 'q')
+        for (; first < argc && argv[first][0] == '-'; first++)
+            if (qemu_opt_has_arg(argv[first]) && first + 1 < argc) {
+                if (!strcmp(argv[first], "-cpu")) {
+                    free(t->emu_cpu);
+                    t->emu_cpu = xstrdup(argv[first + 1]);
+                }
+                first++;
+            }
+    return first;
+}
+
+/* Every argument that names a file: the guest (at index first under an
+ * emulator), a script for a named interpreter (python3 SCRIPT), data the
+ * program is pointed at. */
+static int bind_arguments(iut_target *t, char *const *argv, size_t argc, size_t first, char *err, size_t cap)
+{
+    for (size_t i = 1; i < argc; i++) {
+        struct stat st;
+        if (argv[i][0] == '-' || stat(argv[i], &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        int is_guest = t->emulated && i == first;
+        if (add_file(t, is_guest ? "guest" : "argument", argv[i], argv[i], 0, err, cap) != 0)
+            return -1;
+        if (is_guest)
+            t->guest = (int)t->nf - 1;
+    }
+    return 0;
 }
 
 int iut_target_open(iut_target *t, char *const *argv, size_t argc, char *err, size_t cap)
@@ -232,30 +309,9 @@ int iut_target_open(iut_target *t, char *const *argv, size_t argc, char *err, si
     t->prefix = xcalloc(1, sizeof *t->prefix);
     t->prefix[0] = prog;
     t->nprefix = 1;
-    size_t cur = 0;
-    for (int depth = 0; t->f[cur].fmt.kind == EXE_SCRIPT; depth++) {
-        if (depth == 4) {
-            snprintf(err, cap, "%s: more than four levels of #! interpreters", t->f[0].path);
-            return -1;
-        }
-        t->f[cur].role = cur == 0 ? "script" : "interpreter";
-        const exe_format *fm = &t->f[cur].fmt;
-        if (!fm->interp[0]) {
-            snprintf(err, cap, "%s: a #! line without an interpreter", t->f[cur].path);
-            return -1;
-        }
-        char interp[512], arg[256];
-        snprintf(interp, sizeof interp, "%s", fm->interp);
-        snprintf(arg, sizeof arg, "%s", fm->interp_arg);
-        if (add_file(t, "interpreter", interp, interp, 1, err, cap) != 0)
-            return -1;
-        close(t->f[cur].fd); /* a script is read by its interpreter, by path */
-        t->f[cur].fd = -1;
-        if (arg[0])
-            prefix_push_front(t, arg);
-        prefix_push_front(t, interp);
-        cur = t->nf - 1;
-    }
+    size_t cur;
+    if (follow_interpreters(t, &cur, err, cap) != 0)
+        return -1;
     t->exec_file = cur;
     t->f[cur].executed = 1;
 #if defined(__APPLE__)
@@ -263,35 +319,9 @@ int iut_target_open(iut_target *t, char *const *argv, size_t argc, char *err, si
 #else
     t->f[cur].by_path = t->f[cur].fmt.kind != EXE_ELF;
 #endif
-    /* an emulator: it is the executable; its guest is bound as a file */
-    const char *base = strrchr(argv[0], '/');
-    base = base ? base + 1 : argv[0];
-    size_t first = 1;
-    if (!strncmp(base, "qemu-", 5) || !strcmp(base, "wine") || !strcmp(base, "wine64")) {
-        t->emulated = 1;
-        t->emu_name = xstrdup(base);
-        if (base[0] == 'q')
-            for (; first < argc && argv[first][0] == '-'; first++)
-                if (qemu_opt_has_arg(argv[first]) && first + 1 < argc) {
-                    if (!strcmp(argv[first], "-cpu")) {
-                        free(t->emu_cpu);
-                        t->emu_cpu = xstrdup(argv[first + 1]);
-                    }
-                    first++;
-                }
-    }
-    /* every argument that names a file: the guest, a script for a named
-     * interpreter (python3 SCRIPT), data the program is pointed at */
-    for (size_t i = 1; i < argc; i++) {
-        struct stat st;
-        if (argv[i][0] == '-' || stat(argv[i], &st) != 0 || !S_ISREG(st.st_mode))
-            continue;
-        int is_guest = t->emulated && i == first;
-        if (add_file(t, is_guest ? "guest" : "argument", argv[i], argv[i], 0, err, cap) != 0)
-            return -1;
-        if (is_guest)
-            t->guest = (int)t->nf - 1;
-    }
+    size_t first = emulator_guest(t, argv, argc);
+    if (bind_arguments(t, argv, argc, first, err, cap) != 0)
+        return -1;
     if (t->emulated)
         t->emu_version = ask_version(t);
     return 0;

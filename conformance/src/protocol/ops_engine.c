@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "protocol/contain.h"
+#include "protocol/iut_keeper.h"
 #include "protocol/iut_process.h"
 #include "core/ulp.h"
 #include "core/util.h"
@@ -112,6 +112,85 @@ static int compare_output(const op_field *f, size_t k, const value *got, const v
     return -1;
 }
 
+/* P3, P5: the line's id echoes the request's and it carries no error=;
+ * otherwise the verdict is set and 1 returned. */
+static int judge_head(const ops_req *q, const wire_line *wl, const char *line, size_t len, ops_res *r)
+{
+    const wire_token *id = &wl->t[0];
+    if (id->key_len != 2 || memcmp(id->key, "id", 2) != 0) {
+        char *ex = excerpt(line, len);
+        set(r, V_FAIL, xasprintf("response does not start with id= (P3): \"%s\"", ex));
+        free(ex);
+        return 1;
+    }
+    if (id->val_len != strlen(q->id) || memcmp(id->val, q->id, id->val_len) != 0) {
+        char *ex = sanitized(id->val, id->val_len, 60);
+        set(r, V_FAIL, xasprintf("wrong id: the response says id=%s, expected id=%s (responses answer requests in order, P3)",
+                                 ex, q->id));
+        free(ex);
+        return 1;
+    }
+    const wire_token *e = wire_line_get(wl, "error");
+    if (!e)
+        return 0;
+    if (e->val_len == 11 && memcmp(e->val, "unsupported", 11) == 0)
+        set(r, V_SKIP, xasprintf("the IUT does not support op %s (error=unsupported, P5)", q->op->name));
+    else {
+        char *ex = sanitized(e->val, e->val_len, 60);
+        set(r, V_FAIL, xasprintf("the IUT answered error=%s (P5: any error but unsupported is a FAIL)", ex));
+        free(ex);
+    }
+    return 1;
+}
+
+/* P3, P4: every output key present, well-formed and of the expected length;
+ * otherwise the verdict is set and -1 returned. */
+static int parse_outputs(const ops_req *q, const wire_line *wl, value *got, ops_res *r)
+{
+    char why[256];
+    for (size_t k = 0; k < q->op->n_out; k++) {
+        const op_field *f = &q->op->out[k];
+        const wire_token *t = wire_line_get(wl, f->key);
+        if (!t) {
+            set(r, V_FAIL, xasprintf("missing output key %s (P3)", f->key));
+            return -1;
+        }
+        if (value_parse(f->type, t->val, t->val_len, 0, &got[k], why, sizeof why) != 0) {
+            set(r, V_FAIL, xasprintf("output %s is not %s: %s (P4)", f->key, val_type_describe(f->type), why));
+            return -1;
+        }
+        if (q->want && got[k].n != q->want[k].n) {
+            set(r, V_FAIL, xasprintf("output %s has %zu elements, expected %zu (wrong length, P3)", f->key, got[k].n,
+                                     q->want[k].n));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* P6: every output against the expected one; the text names every
+ * differing key, the numbers describe the first. */
+static void compare_outputs(const ops_req *q, const value *got, ops_res *r)
+{
+    sbuf diff;
+    sbuf_init(&diff);
+    int failed = 0;
+    for (size_t k = 0; k < q->op->n_out; k++) {
+        if (compare_output(&q->op->out[k], k, &got[k], &q->want[k], r, &diff) != 0) {
+            failed = 1;
+            if (k + 1 < q->op->n_out)
+                sbuf_adds(&diff, "; ");
+        }
+    }
+    if (failed) {
+        while (diff.len && (diff.p[diff.len - 1] == ' ' || diff.p[diff.len - 1] == ';'))
+            diff.p[--diff.len] = '\0';
+        set(r, V_FAIL, sbuf_take(&diff));
+    } else
+        set(r, V_PASS, NULL);
+    sbuf_free(&diff);
+}
+
 /* P3 + P5 + P6: judges one response line for its request. */
 void ops_judge(const ops_req *q, const char *line, size_t len, ops_res *r)
 {
@@ -125,76 +204,18 @@ void ops_judge(const ops_req *q, const char *line, size_t len, ops_res *r)
         wire_line_free(&wl);
         return;
     }
-    const wire_token *id = &wl.t[0];
-    if (id->key_len != 2 || memcmp(id->key, "id", 2) != 0) {
-        char *ex = excerpt(line, len);
-        set(r, V_FAIL, xasprintf("response does not start with id= (P3): \"%s\"", ex));
-        free(ex);
-        wire_line_free(&wl);
-        return;
-    }
-    if (id->val_len != strlen(q->id) || memcmp(id->val, q->id, id->val_len) != 0) {
-        char *ex = sanitized(id->val, id->val_len, 60);
-        set(r, V_FAIL, xasprintf("wrong id: the response says id=%s, expected id=%s (responses answer requests in order, P3)",
-                                 ex, q->id));
-        free(ex);
-        wire_line_free(&wl);
-        return;
-    }
-    const wire_token *e = wire_line_get(&wl, "error");
-    if (e) {
-        if (e->val_len == 11 && memcmp(e->val, "unsupported", 11) == 0)
-            set(r, V_SKIP, xasprintf("the IUT does not support op %s (error=unsupported, P5)", q->op->name));
-        else {
-            char *ex = sanitized(e->val, e->val_len, 60);
-            set(r, V_FAIL, xasprintf("the IUT answered error=%s (P5: any error but unsupported is a FAIL)", ex));
-            free(ex);
-        }
+    if (judge_head(q, &wl, line, len, r)) {
         wire_line_free(&wl);
         return;
     }
     value got[4];
     memset(got, 0, sizeof got);
-    sbuf diff;
-    sbuf_init(&diff);
-    int failed = 0;
-    for (size_t k = 0; k < q->op->n_out && !failed; k++) {
-        const op_field *f = &q->op->out[k];
-        const wire_token *t = wire_line_get(&wl, f->key);
-        if (!t) {
-            set(r, V_FAIL, xasprintf("missing output key %s (P3)", f->key));
-            failed = 1;
-            break;
-        }
-        if (value_parse(f->type, t->val, t->val_len, 0, &got[k], why, sizeof why) != 0) {
-            set(r, V_FAIL, xasprintf("output %s is not %s: %s (P4)", f->key, val_type_describe(f->type), why));
-            failed = 1;
-            break;
-        }
-        if (q->want && got[k].n != q->want[k].n) {
-            set(r, V_FAIL, xasprintf("output %s has %zu elements, expected %zu (wrong length, P3)", f->key, got[k].n,
-                                     q->want[k].n));
-            failed = 1;
-        }
+    if (parse_outputs(q, &wl, got, r) == 0) {
+        if (q->want)
+            compare_outputs(q, got, r);
+        else
+            set(r, V_PASS, NULL);
     }
-    if (!failed && q->want) {
-        for (size_t k = 0; k < q->op->n_out; k++) {
-            /* the numbers describe the first differing key; the text names all */
-            if (compare_output(&q->op->out[k], k, &got[k], &q->want[k], r, &diff) != 0) {
-                failed = 1;
-                if (k + 1 < q->op->n_out)
-                    sbuf_adds(&diff, "; ");
-            }
-        }
-        if (failed) {
-            while (diff.len && (diff.p[diff.len - 1] == ' ' || diff.p[diff.len - 1] == ';'))
-                diff.p[--diff.len] = '\0';
-            set(r, V_FAIL, sbuf_take(&diff));
-        }
-    }
-    if (!failed)
-        set(r, V_PASS, NULL);
-    sbuf_free(&diff);
     for (size_t k = 0; k < 4; k++)
         value_free(&got[k]);
     wire_line_free(&wl);
@@ -231,6 +252,151 @@ static char *check_end(iut_proc *p, double deadline)
     return NULL;
 }
 
+/* One ops session's state while requests go out and answers come in. */
+typedef struct {
+    iut_proc p;
+    ops_req *reqs;
+    ops_res *res;
+    size_t n, wi, wdone, ans;
+    double case_start, session_deadline, run_timeout;
+    int stdin_closed, write_failed, kill_now;
+    char *problem; /* set when the remaining cases become ERROR */
+} ops_session;
+
+/* The answers buffered so far, each judged for its request. */
+static void read_answers(ops_session *ss)
+{
+    for (;;) {
+        const char *line;
+        size_t len;
+        int got = iut_next_line(&ss->p, OPS_LINE_CAP, &line, &len);
+        if (got == 0)
+            return;
+        ops_res *r = &ss->res[ss->ans];
+        if (got < 0) {
+            set(r, V_FAIL, xasprintf("response line longer than the 4 MiB cap (P3, P8); the IUT was killed"));
+            r->seconds = now_s() - ss->case_start;
+            ss->problem = xasprintf("not answered: the IUT was killed after an over-long response to %s",
+                                    ss->reqs[ss->ans].id);
+            ss->ans++;
+            ss->kill_now = 1;
+            return;
+        }
+        ops_judge(&ss->reqs[ss->ans], line, len, r);
+        double now = now_s();
+        r->seconds = now - ss->case_start;
+        ss->case_start = now;
+        if (++ss->ans == ss->n)
+            return;
+    }
+}
+
+/* P8: the case's or the session's deadline passed (or the runner was
+ * interrupted): the case is ERROR, the IUT killed. */
+static void deadline_passed(ops_session *ss, int ev)
+{
+    ops_res *r = &ss->res[ss->ans];
+    if (ev & IUT_EV_INTERRUPTED)
+        set(r, V_ERROR, xasprintf("not answered: the runner was interrupted (signal %d); the IUT was killed",
+                                  contain_interrupted()));
+    else if (now_s() >= ss->session_deadline)
+        set(r, V_ERROR, xasprintf("not answered within the session's %.1f s (time-out, P8); the IUT was killed",
+                                  ss->run_timeout));
+    else
+        set(r, V_ERROR, xasprintf("no response within %.1f s (time-out, P8); the IUT was killed",
+                                  ss->reqs[ss->ans].timeout));
+    r->seconds = now_s() - ss->case_start;
+    ss->problem = xasprintf("not answered: the IUT was killed after the %s on %s",
+                            (ev & IUT_EV_INTERRUPTED) ? "interruption" : "time-out", ss->reqs[ss->ans].id);
+    ss->ans++;
+    ss->kill_now = 1;
+}
+
+/* stdout closed with cases outstanding: exit 64 before any answer is the
+ * verb unsupported (P1), anything else leaves them unanswered. */
+static void stdout_closed(ops_session *ss, ops_summary *sum)
+{
+    iut_wait(&ss->p, now_s() + 2.0);
+    int code = iut_exit_code(&ss->p);
+    if (ss->ans == 0 && code == 64) {
+        sum->verb_unsupported = 1;
+        ss->problem = xstrdup("the IUT does not implement the ops verb (exit status 64, P1)");
+        return;
+    }
+    char st[128];
+    iut_status_text(&ss->p, st, sizeof st);
+    size_t rest = iut_pending(&ss->p);
+    if (rest) {
+        char *ex = sanitized(ss->p.out.p + ss->p.out_off, rest, 80);
+        ss->problem = xasprintf("not answered: stdout closed (%s) after %zu responses; unterminated last line \"%s\"",
+                                st, ss->ans, ex);
+        free(ex);
+    } else
+        ss->problem = xasprintf("not answered: stdout closed (%s) after %zu responses (P3)", st, ss->ans);
+}
+
+/* One turn: write what is pending, read what arrived; 0 to go on, 1 when
+ * the exchange is over. */
+static int exchange_turn(ops_session *ss, ops_summary *sum)
+{
+    const char *wdata = ss->wi < ss->n && !ss->write_failed ? ss->reqs[ss->wi].line : NULL;
+    size_t wlen = wdata ? ss->reqs[ss->wi].line_len : 0;
+    double deadline = ss->case_start + ss->reqs[ss->ans].timeout;
+    if (deadline > ss->session_deadline)
+        deadline = ss->session_deadline;
+    int ev = iut_pump(&ss->p, wdata, wlen, &ss->wdone, deadline, 0.25);
+    if (wdata && ss->wdone == wlen) {
+        ss->wi++;
+        ss->wdone = 0;
+        if (ss->wi == ss->n && !ss->stdin_closed) {
+            iut_close_stdin(&ss->p); /* P3: end of input */
+            ss->stdin_closed = 1;
+        }
+    }
+    if (ev & IUT_EV_WRITE_ERR)
+        ss->write_failed = 1;
+    read_answers(ss);
+    if (ss->problem || ss->ans == ss->n)
+        return 1;
+    if (ev & IUT_EV_DEADLINE) {
+        deadline_passed(ss, ev);
+        return 1;
+    }
+    if ((ev & IUT_EV_OUT_EOF) || (ss->p.out_eof && iut_pending(&ss->p) == 0) || (ev & IUT_EV_EXITED)) {
+        if (!ss->p.out_eof && !(ev & IUT_EV_OUT_EOF))
+            return 0; /* exited: read what it wrote first */
+        stdout_closed(ss, sum);
+        return 1;
+    }
+    return 0;
+}
+
+/* After the exchange: the unanswered cases, the end of the process (P3: a
+ * clean one when every request was answered), the summary. */
+static void session_end(ops_session *ss, ops_summary *sum, double t0)
+{
+    iut_proc *p = &ss->p;
+    if (ss->kill_now)
+        iut_kill(p);
+    for (size_t i = ss->ans; i < ss->n; i++)
+        set(&ss->res[i], sum->verb_unsupported ? V_SKIP : V_ERROR, xstrdup(ss->problem ? ss->problem : "not answered"));
+    if (!ss->stdin_closed)
+        iut_close_stdin(p);
+    if (!ss->problem && !p->reaped) {
+        double end = now_s() + (ss->n ? ss->reqs[ss->n - 1].timeout : 60.0);
+        sum->end_problem = check_end(p, end < ss->session_deadline ? end : ss->session_deadline);
+    } else if (!p->reaped)
+        iut_wait(p, now_s() + 5.0);
+    iut_status_text(p, sum->status, sizeof sum->status);
+    if (ss->kill_now)
+        snprintf(sum->status, sizeof sum->status, "killed by the runner");
+    sum->stderr_tail = iut_stderr_tail(p);
+    sum->problem = ss->problem;
+    sum->answered = ss->ans;
+    sum->seconds = now_s() - t0;
+    iut_release(p);
+}
+
 /* P3, P8: the whole exchange. Deadlines are absolute: case i must be
  * answered within its timeout of the moment the answer to case i-1 arrived
  * (the process start for the first), and the whole session within
@@ -242,9 +408,10 @@ void ops_engine_run(const char *cmd, ops_req *reqs, size_t n, double run_timeout
     for (size_t i = 0; i < n; i++)
         memset(&res[i], 0, sizeof res[i]);
     double t0 = now_s();
-    iut_proc p;
+    ops_session ss;
+    memset(&ss, 0, sizeof ss);
     char err[256];
-    if (iut_spawn(&p, cmd, "ops", NULL, 0, 1, NULL, err, sizeof err) != 0) {
+    if (iut_spawn(&ss.p, cmd, "ops", NULL, 0, 1, NULL, err, sizeof err) != 0) {
         sum->problem = xasprintf("could not start the IUT: %s", err);
         for (size_t i = 0; i < n; i++)
             set(&res[i], V_ERROR, xasprintf("not answered: %s", sum->problem));
@@ -258,123 +425,23 @@ void ops_engine_run(const char *cmd, ops_req *reqs, size_t n, double run_timeout
         for (size_t i = 0; i < n; i++)
             run_timeout += reqs[i].timeout;
     }
-    double session_deadline = p.started + run_timeout;
-    size_t wi = 0, wdone = 0, ans = 0;
-    double case_start = p.started;
-    int stdin_closed = 0, write_failed = 0;
-    char *problem = NULL;   /* set when the remaining cases become ERROR */
-    int kill_now = 0;
+    ss.reqs = reqs, ss.res = res, ss.n = n, ss.run_timeout = run_timeout;
+    ss.session_deadline = ss.p.started + run_timeout;
+    ss.case_start = ss.p.started;
     if (n == 0) {
-        iut_close_stdin(&p);
-        stdin_closed = 1;
+        iut_close_stdin(&ss.p);
+        ss.stdin_closed = 1;
     }
     double next_progress = prog ? now_s() + prog->every : 0;
-    while (ans < n && !problem) {
+    while (ss.ans < n && !ss.problem) {
         if (prog && now_s() >= next_progress) {
-            fprintf(prog->out, "  (%s: %zu of %zu answered, waiting for %s)\n", prog->label, ans, n, reqs[ans].id);
+            fprintf(prog->out, "  (%s: %zu of %zu answered, waiting for %s)\n", prog->label, ss.ans, n,
+                    reqs[ss.ans].id);
             fflush(prog->out);
             next_progress = now_s() + prog->every;
         }
-        const char *wdata = wi < n && !write_failed ? reqs[wi].line : NULL;
-        size_t wlen = wdata ? reqs[wi].line_len : 0;
-        double deadline = case_start + reqs[ans].timeout;
-        if (deadline > session_deadline)
-            deadline = session_deadline;
-        int ev = iut_pump(&p, wdata, wlen, &wdone, deadline, 0.25);
-        if (wdata && wdone == wlen) {
-            wi++;
-            wdone = 0;
-            if (wi == n && !stdin_closed) {
-                iut_close_stdin(&p); /* P3: end of input */
-                stdin_closed = 1;
-            }
-        }
-        if (ev & IUT_EV_WRITE_ERR)
-            write_failed = 1;
-        for (;;) {
-            const char *line;
-            size_t len;
-            int got = iut_next_line(&p, OPS_LINE_CAP, &line, &len);
-            if (got == 0)
-                break;
-            if (got < 0) {
-                set(&res[ans], V_FAIL,
-                    xasprintf("response line longer than the 4 MiB cap (P3, P8); the IUT was killed"));
-                res[ans].seconds = now_s() - case_start;
-                problem = xasprintf("not answered: the IUT was killed after an over-long response to %s", reqs[ans].id);
-                ans++;
-                kill_now = 1;
-                break;
-            }
-            ops_judge(&reqs[ans], line, len, &res[ans]);
-            double now = now_s();
-            res[ans].seconds = now - case_start;
-            case_start = now;
-            ans++;
-            if (ans == n)
-                break;
-        }
-        if (problem || ans == n)
+        if (exchange_turn(&ss, sum))
             break;
-        if (ev & IUT_EV_DEADLINE) {
-            if (ev & IUT_EV_INTERRUPTED)
-                set(&res[ans], V_ERROR, xasprintf("not answered: the runner was interrupted (signal %d); the IUT was killed",
-                                                  contain_interrupted()));
-            else if (now_s() >= session_deadline)
-                set(&res[ans], V_ERROR, xasprintf("not answered within the session's %.1f s (time-out, P8); the IUT was killed",
-                                                  run_timeout));
-            else
-                set(&res[ans], V_ERROR, xasprintf("no response within %.1f s (time-out, P8); the IUT was killed",
-                                                  reqs[ans].timeout));
-            res[ans].seconds = now_s() - case_start;
-            problem = xasprintf("not answered: the IUT was killed after the %s on %s",
-                                (ev & IUT_EV_INTERRUPTED) ? "interruption" : "time-out", reqs[ans].id);
-            ans++;
-            kill_now = 1;
-            break;
-        }
-        if ((ev & IUT_EV_OUT_EOF) || (p.out_eof && iut_pending(&p) == 0) || (ev & IUT_EV_EXITED)) {
-            if (!p.out_eof && !(ev & IUT_EV_OUT_EOF))
-                continue; /* exited: read what it wrote first */
-            /* stdout closed with cases outstanding */
-            iut_wait(&p, now_s() + 2.0);
-            int code = iut_exit_code(&p);
-            if (ans == 0 && code == 64) {
-                sum->verb_unsupported = 1;
-                problem = xstrdup("the IUT does not implement the ops verb (exit status 64, P1)");
-            } else {
-                char st[128];
-                iut_status_text(&p, st, sizeof st);
-                size_t rest = iut_pending(&p);
-                if (rest) {
-                    char *ex = sanitized(p.out.p + p.out_off, rest, 80);
-                    problem = xasprintf("not answered: stdout closed (%s) after %zu responses; unterminated last line \"%s\"",
-                                        st, ans, ex);
-                    free(ex);
-                } else
-                    problem = xasprintf("not answered: stdout closed (%s) after %zu responses (P3)", st, ans);
-            }
-            break;
-        }
     }
-    if (kill_now)
-        iut_kill(&p);
-    for (size_t i = ans; i < n; i++)
-        set(&res[i], sum->verb_unsupported ? V_SKIP : V_ERROR, xstrdup(problem ? problem : "not answered"));
-    if (!stdin_closed)
-        iut_close_stdin(&p);
-    if (!problem && !p.reaped) {
-        /* every request answered: the end must be clean too (P3) */
-        double end = now_s() + (n ? reqs[n - 1].timeout : 60.0);
-        sum->end_problem = check_end(&p, end < session_deadline ? end : session_deadline);
-    } else if (!p.reaped)
-        iut_wait(&p, now_s() + 5.0);
-    iut_status_text(&p, sum->status, sizeof sum->status);
-    if (kill_now)
-        snprintf(sum->status, sizeof sum->status, "killed by the runner");
-    sum->stderr_tail = iut_stderr_tail(&p);
-    sum->problem = problem;
-    sum->answered = ans;
-    sum->seconds = now_s() - t0;
-    iut_release(&p);
+    session_end(&ss, sum, t0);
 }

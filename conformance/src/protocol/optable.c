@@ -176,78 +176,83 @@ static int tensor_size(const char *name, uint64_t *size)
     return -1;
 }
 
-/* Checks one array's length against its expression, binding at most one new
- * variable. */
-static int check_len(env *e, const op_field *f, const value *in0, const value *x, char *why, size_t cap)
+/* The sizes "@tensor", "@amtensor", "@gctensor" name: rows*cols of the
+ * tensor the case's first input names, in that profile. */
+static const struct {
+    const char *len;
+    int (*size)(const char *name, uint64_t *size);
+    const char *none;
+} TENSOR_LENS[] = {
+    {"@tensor", tensor_size, "no size: tensor is not embed, w1, b1, w2 or b2"},
+    {"@amtensor", am_tensor_size, "no size: tensor is not one of addmod113's (spec 13.2)"},
+    {"@gctensor", gc_tensor_size, "no size: tensor is not one of gptchar's (spec 14.2)"},
+};
+
+/* 1 if f->len names a tensor's size (then 0 or -1 in *rc), else 0. */
+static int check_tensor_len(const op_field *f, const value *in0, const value *x, int *rc, char *why, size_t cap)
 {
-    if (!f->len)
-        return 0;
-    if (strcmp(f->len, "@tensor") == 0) {
+    for (size_t k = 0; k < sizeof TENSOR_LENS / sizeof TENSOR_LENS[0]; k++) {
+        if (strcmp(f->len, TENSOR_LENS[k].len) != 0)
+            continue;
         uint64_t size;
-        if (!in0->text || tensor_size(in0->text, &size) != 0) {
-            snprintf(why, cap, "no size: tensor is not embed, w1, b1, w2 or b2");
-            return -1;
-        }
-        if (x->n != size) {
-            snprintf(why, cap, "expected %llu values (rows*cols of %s), got %zu", (unsigned long long)size,
-                     in0->text, x->n);
-            return -1;
-        }
-        return 0;
+        *rc = -1;
+        if (!in0->text || TENSOR_LENS[k].size(in0->text, &size) != 0)
+            snprintf(why, cap, "%s", TENSOR_LENS[k].none);
+        else if (x->n != size)
+            snprintf(why, cap, "expected %llu values (rows*cols of %s), got %zu", (unsigned long long)size, in0->text,
+                     x->n);
+        else
+            *rc = 0;
+        return 1;
     }
-    if (strcmp(f->len, "@amtensor") == 0) {
-        uint64_t size;
-        if (!in0->text || am_tensor_size(in0->text, &size) != 0) {
-            snprintf(why, cap, "no size: tensor is not one of addmod113's (spec 13.2)");
-            return -1;
-        }
-        if (x->n != size) {
-            snprintf(why, cap, "expected %llu values (rows*cols of %s), got %zu", (unsigned long long)size,
-                     in0->text, x->n);
-            return -1;
-        }
-        return 0;
-    }
-    if (strcmp(f->len, "@gctensor") == 0) {
-        uint64_t size;
-        if (!in0->text || gc_tensor_size(in0->text, &size) != 0) {
-            snprintf(why, cap, "no size: tensor is not one of gptchar's (spec 14.2)");
-            return -1;
-        }
-        if (x->n != size) {
-            snprintf(why, cap, "expected %llu values (rows*cols of %s), got %zu", (unsigned long long)size,
-                     in0->text, x->n);
-            return -1;
-        }
-        return 0;
-    }
-    uint64_t known = 1;
-    const char *unbound = NULL;
-    size_t unbound_len = 0;
+    return 0;
+}
+
+/* The product of a length expression's constants and bound variables; the
+ * one unbound variable (if exactly one) in *unbound, their count returned. */
+static int len_product(env *e, const char *expr, uint64_t *known, const char **unbound, size_t *unbound_len)
+{
     int n_unbound = 0;
-    for (const char *p = f->len; *p;) {
+    *known = 1;
+    for (const char *p = expr; *p;) {
         const char *q = strchr(p, '*');
         size_t len = q ? (size_t)(q - p) : strlen(p);
         if (p[0] >= '0' && p[0] <= '9') {
             uint64_t c = 0;
             for (size_t i = 0; i < len; i++)
                 c = c * 10 + (uint64_t)(p[i] - '0');
-            known *= c;
+            *known *= c;
         } else {
             binding *b = lookup(e, p, len);
             if (b) {
-                if (b->v != 0 && known > UINT64_MAX / b->v)
-                    known = UINT64_MAX;
+                if (b->v != 0 && *known > UINT64_MAX / b->v)
+                    *known = UINT64_MAX;
                 else
-                    known *= b->v;
+                    *known *= b->v;
             } else {
-                unbound = p;
-                unbound_len = len;
+                *unbound = p;
+                *unbound_len = len;
                 n_unbound++;
             }
         }
         p = q ? q + 1 : p + len;
     }
+    return n_unbound;
+}
+
+/* Checks one array's length against its expression, binding at most one new
+ * variable. */
+static int check_len(env *e, const op_field *f, const value *in0, const value *x, char *why, size_t cap)
+{
+    int rc;
+    if (!f->len)
+        return 0;
+    if (check_tensor_len(f, in0, x, &rc, why, cap))
+        return rc;
+    uint64_t known;
+    const char *unbound = NULL;
+    size_t unbound_len = 0;
+    int n_unbound = len_product(e, f->len, &known, &unbound, &unbound_len);
     if (n_unbound == 0) {
         if (x->n != known) {
             snprintf(why, cap, "expected %llu elements (%s), got %zu", (unsigned long long)known, f->len, x->n);
@@ -270,114 +275,228 @@ static uint64_t var(env *e, const char *name)
 }
 
 /* Input ranges the clauses imply (indices inside their arrays, P5.1's
- * lo + count <= 2^32, tensor names, 1-based steps). */
+ * lo + count <= 2^32, tensor names, 1-based steps): one check per op, each
+ * 0 or -1 with the input's index in *where and why. */
+#define RANGE_FN(name) static int name(const op_def *d, env *e, const value *in, int *where, char *why, size_t cap)
+#define BAD(idx, ...) do { *where = (idx); snprintf(why, cap, __VA_ARGS__); return -1; } while (0)
+#define UNUSED (void)d, (void)e, (void)in, (void)where, (void)why, (void)cap
+
+RANGE_FN(r_softmax_xent)
+{
+    UNUSED;
+    if (in[1].v[0] >= var(e, "n"))
+        BAD(1, "target %llu is not below n = %llu", (unsigned long long)in[1].v[0], (unsigned long long)var(e, "n"));
+    return 0;
+}
+RANGE_FN(r_embedding_forward)
+{
+    UNUSED;
+    if (in[0].v[0] == 0)
+        BAD(0, "dim must be at least 1");
+    if (in[2].v[0] >= var(e, "rows"))
+        BAD(2, "token %llu is not below rows = %llu", (unsigned long long)in[2].v[0], (unsigned long long)var(e, "rows"));
+    return 0;
+}
+RANGE_FN(r_embedding_backward)
+{
+    UNUSED;
+    if (in[0].v[0] == 0)
+        BAD(0, "dim must be at least 1");
+    for (size_t i = 0; i < in[2].n; i++)
+        if (in[2].v[i] >= var(e, "rows"))
+            BAD(2, "tokens[%zu] = %llu is not below rows = %llu", i, (unsigned long long)in[2].v[i],
+                (unsigned long long)var(e, "rows"));
+    return 0;
+}
+RANGE_FN(r_linear)
+{
+    UNUSED;
+    if (in[0].v[0] == 0 || in[1].v[0] == 0)
+        BAD(in[0].v[0] == 0 ? 0 : 1, "in and out must be at least 1");
+    return 0;
+}
+RANGE_FN(r_rng_u32)
+{
+    UNUSED;
+    if (in[1].v[0] > 0xffffffffu)
+        BAD(1, "stream must be below 2^32");
+    if (in[3].v[0] == 0)
+        BAD(3, "count must be at least 1");
+    return 0;
+}
+RANGE_FN(r_u32_below)
+{
+    UNUSED;
+    if (in[1].v[0] == 0 || in[1].v[0] > 0xffffffffu)
+        BAD(1, "n must be in [1, 2^32)");
+    return 0;
+}
+RANGE_FN(r_mlp13k_init)
+{
+    UNUSED;
+    uint64_t size;
+    if (tensor_size(in[0].text, &size) != 0)
+        BAD(0, "tensor '%s' is not embed, w1, b1, w2 or b2", in[0].text);
+    return 0;
+}
+RANGE_FN(r_batch_step)
+{
+    UNUSED;
+    if (in[0].v[0] == 0 || in[0].v[0] > 0xffffffffu)
+        BAD(0, "step must be in [1, 2^32) (steps are 1-based)");
+    return 0;
+}
+RANGE_FN(r_mlp13k_loss_grad)
+{
+    UNUSED;
+    for (size_t k = 1; k <= 2; k++)
+        for (size_t i = 0; i < in[k].n; i++)
+            if (in[k].v[i] > 255)
+                BAD(k, "%s[%zu] = %llu is not a byte", d->in[k].key, i, (unsigned long long)in[k].v[i]);
+    return 0;
+}
+RANGE_FN(r_attention)
+{
+    UNUSED;
+    if (in[0].v[0] == 0 || in[1].v[0] == 0 || in[0].v[0] * in[1].v[0] > 65536)
+        BAD(in[0].v[0] == 0 ? 0 : 1, "heads and width must be at least 1, heads*width at most 65536");
+    if (var(e, "t") < 1 || var(e, "t") > 16)
+        BAD(4, "k must hold t = 1..16 keys of heads*width values");
+    return 0;
+}
+RANGE_FN(r_adamw)
+{
+    UNUSED;
+    if (in[4].v[0] == 0 || in[4].v[0] > 1000000)
+        BAD(4, "t must be in [1, 1000000]");
+    return 0;
+}
+RANGE_FN(r_addmod113_init)
+{
+    UNUSED;
+    uint64_t size;
+    if (am_tensor_size(in[0].text, &size) != 0)
+        BAD(0, "tensor '%s' is not one of addmod113's (spec 13.2)", in[0].text);
+    return 0;
+}
+RANGE_FN(r_addmod113_loss_grad)
+{
+    UNUSED;
+    for (size_t i = 0; i < in[1].n; i++)
+        if (in[1].v[i] >= 12769)
+            BAD(1, "pairs[%zu] = %llu is not below 12769", i, (unsigned long long)in[1].v[i]);
+    return 0;
+}
+RANGE_FN(r_layernorm)
+{
+    UNUSED;
+    if (in[0].v[0] == 0 || in[0].v[0] > (1u << 20))
+        BAD(0, "n must be in [1, 2^20]");
+    if (var(e, "rows") < 1)
+        BAD(1, "x must hold at least one row of n values");
+    return 0;
+}
+RANGE_FN(r_causal_attention)
+{
+    UNUSED;
+    if (in[0].v[0] == 0 || in[1].v[0] == 0 || in[0].v[0] * in[1].v[0] > 65536)
+        BAD(in[0].v[0] == 0 ? 0 : 1, "heads and width must be at least 1, heads*width at most 65536");
+    if (var(e, "t") < 1 || var(e, "t") > 64)
+        BAD(3, "q must hold t = 1..64 positions of heads*width values");
+    return 0;
+}
+RANGE_FN(r_tied_embedding_grad)
+{
+    UNUSED;
+    if (in[0].v[0] == 0 || in[0].v[0] > (1u << 20))
+        BAD(0, "dim must be in [1, 2^20]");
+    if (var(e, "m") < 1 || var(e, "vocab") < 1)
+        BAD(3, "at least one row and a vocabulary of at least one");
+    for (size_t i = 0; i < in[3].n; i++)
+        if (in[3].v[i] >= var(e, "vocab"))
+            BAD(3, "tokens[%zu] = %llu is not below vocab = %llu", i, (unsigned long long)in[3].v[i],
+                (unsigned long long)var(e, "vocab"));
+    return 0;
+}
+RANGE_FN(r_lr_schedule)
+{
+    UNUSED;
+    if (in[2].v[0] == 0 || in[2].v[0] >= (1u << 24))
+        BAD(2, "total must be in [1, 2^24)");
+    if (in[0].v[0] == 0 || in[0].v[0] > in[2].v[0])
+        BAD(0, "step must be in [1, total]");
+    if (in[1].v[0] == 0 || in[1].v[0] > in[2].v[0])
+        BAD(1, "warmup must be in [1, total]");
+    return 0;
+}
+RANGE_FN(r_gptchar_init)
+{
+    UNUSED;
+    uint64_t size;
+    if (gc_tensor_size(in[0].text, &size) != 0)
+        BAD(0, "tensor '%s' is not one of gptchar's (spec 14.2)", in[0].text);
+    return 0;
+}
+RANGE_FN(r_gptchar_loss_grad)
+{
+    UNUSED;
+    if (in[1].n % 32 != 0 || in[1].n == 0)
+        BAD(1, "x must hold whole sequences of 32 tokens");
+    for (size_t k = 1; k <= 2; k++)
+        for (size_t i = 0; i < in[k].n; i++)
+            if (in[k].v[i] > 62)
+                BAD(k, "%s[%zu] = %llu is not a token (0..62)", d->in[k].key, i, (unsigned long long)in[k].v[i]);
+    return 0;
+}
+RANGE_FN(r_sweep)
+{
+    UNUSED;
+    if (strcmp(in[0].text, "exp") != 0 && strcmp(in[0].text, "log") != 0)
+        BAD(0, "fn must be exp or log");
+    if (in[2].v[0] == 0 || in[1].v[0] + in[2].v[0] > 0x100000000ull)
+        BAD(2, "count must be at least 1 and lo + count at most 2^32 (P5.1)");
+    return 0;
+}
+#undef UNUSED
+#undef BAD
+
+static const struct {
+    const char *op;
+    int (*check)(const op_def *d, env *e, const value *in, int *where, char *why, size_t cap);
+} RANGES[] = {
+    {"softmax_xent_forward", r_softmax_xent},
+    {"softmax_xent_backward", r_softmax_xent},
+    {"embedding_forward", r_embedding_forward},
+    {"embedding_backward", r_embedding_backward},
+    {"linear_forward", r_linear},
+    {"linear_backward", r_linear},
+    {"rng_u32", r_rng_u32},
+    {"u32_below", r_u32_below},
+    {"mlp13k_init", r_mlp13k_init},
+    {"mlp13k_batch", r_batch_step},
+    {"mlp13k_loss_grad", r_mlp13k_loss_grad},
+    {"attention_forward", r_attention},
+    {"attention_backward", r_attention},
+    {"adamw", r_adamw},
+    {"addmod113_init", r_addmod113_init},
+    {"addmod113_loss_grad", r_addmod113_loss_grad},
+    {"layernorm_forward", r_layernorm},
+    {"layernorm_backward", r_layernorm},
+    {"causal_attention_forward", r_causal_attention},
+    {"causal_attention_backward", r_causal_attention},
+    {"tied_embedding_grad", r_tied_embedding_grad},
+    {"lr_schedule", r_lr_schedule},
+    {"gptchar_init", r_gptchar_init},
+    {"gptchar_batch", r_batch_step},
+    {"gptchar_loss_grad", r_gptchar_loss_grad},
+    {"sweep", r_sweep},
+};
+
 static int check_ranges(const op_def *d, env *e, const value *in, int *where, char *why, size_t cap)
 {
-    const char *n = d->name;
-#define BAD(idx, ...) do { *where = (idx); snprintf(why, cap, __VA_ARGS__); return -1; } while (0)
-    if (!strcmp(n, "softmax_xent_forward") || !strcmp(n, "softmax_xent_backward")) {
-        if (in[1].v[0] >= var(e, "n"))
-            BAD(1, "target %llu is not below n = %llu", (unsigned long long)in[1].v[0],
-                (unsigned long long)var(e, "n"));
-    } else if (!strcmp(n, "embedding_forward")) {
-        if (in[0].v[0] == 0)
-            BAD(0, "dim must be at least 1");
-        if (in[2].v[0] >= var(e, "rows"))
-            BAD(2, "token %llu is not below rows = %llu", (unsigned long long)in[2].v[0],
-                (unsigned long long)var(e, "rows"));
-    } else if (!strcmp(n, "embedding_backward")) {
-        if (in[0].v[0] == 0)
-            BAD(0, "dim must be at least 1");
-        for (size_t i = 0; i < in[2].n; i++)
-            if (in[2].v[i] >= var(e, "rows"))
-                BAD(2, "tokens[%zu] = %llu is not below rows = %llu", i, (unsigned long long)in[2].v[i],
-                    (unsigned long long)var(e, "rows"));
-    } else if (!strcmp(n, "linear_forward") || !strcmp(n, "linear_backward")) {
-        if (in[0].v[0] == 0 || in[1].v[0] == 0)
-            BAD(in[0].v[0] == 0 ? 0 : 1, "in and out must be at least 1");
-    } else if (!strcmp(n, "rng_u32")) {
-        if (in[1].v[0] > 0xffffffffu)
-            BAD(1, "stream must be below 2^32");
-        if (in[3].v[0] == 0)
-            BAD(3, "count must be at least 1");
-    } else if (!strcmp(n, "u32_below")) {
-        if (in[1].v[0] == 0 || in[1].v[0] > 0xffffffffu)
-            BAD(1, "n must be in [1, 2^32)");
-    } else if (!strcmp(n, "mlp13k_init")) {
-        uint64_t size;
-        if (tensor_size(in[0].text, &size) != 0)
-            BAD(0, "tensor '%s' is not embed, w1, b1, w2 or b2", in[0].text);
-    } else if (!strcmp(n, "mlp13k_batch")) {
-        if (in[0].v[0] == 0 || in[0].v[0] > 0xffffffffu)
-            BAD(0, "step must be in [1, 2^32) (steps are 1-based)");
-    } else if (!strcmp(n, "mlp13k_loss_grad")) {
-        for (size_t k = 1; k <= 2; k++)
-            for (size_t i = 0; i < in[k].n; i++)
-                if (in[k].v[i] > 255)
-                    BAD(k, "%s[%zu] = %llu is not a byte", d->in[k].key, i, (unsigned long long)in[k].v[i]);
-    } else if (!strcmp(n, "attention_forward") || !strcmp(n, "attention_backward")) {
-        if (in[0].v[0] == 0 || in[1].v[0] == 0 || in[0].v[0] * in[1].v[0] > 65536)
-            BAD(in[0].v[0] == 0 ? 0 : 1, "heads and width must be at least 1, heads*width at most 65536");
-        if (var(e, "t") < 1 || var(e, "t") > 16)
-            BAD(4, "k must hold t = 1..16 keys of heads*width values");
-    } else if (!strcmp(n, "adamw")) {
-        if (in[4].v[0] == 0 || in[4].v[0] > 1000000)
-            BAD(4, "t must be in [1, 1000000]");
-    } else if (!strcmp(n, "addmod113_init")) {
-        uint64_t size;
-        if (am_tensor_size(in[0].text, &size) != 0)
-            BAD(0, "tensor '%s' is not one of addmod113's (spec 13.2)", in[0].text);
-    } else if (!strcmp(n, "addmod113_loss_grad")) {
-        for (size_t i = 0; i < in[1].n; i++)
-            if (in[1].v[i] >= 12769)
-                BAD(1, "pairs[%zu] = %llu is not below 12769", i, (unsigned long long)in[1].v[i]);
-    } else if (!strcmp(n, "layernorm_forward") || !strcmp(n, "layernorm_backward")) {
-        if (in[0].v[0] == 0 || in[0].v[0] > (1u << 20))
-            BAD(0, "n must be in [1, 2^20]");
-        if (var(e, "rows") < 1)
-            BAD(1, "x must hold at least one row of n values");
-    } else if (!strcmp(n, "causal_attention_forward") || !strcmp(n, "causal_attention_backward")) {
-        if (in[0].v[0] == 0 || in[1].v[0] == 0 || in[0].v[0] * in[1].v[0] > 65536)
-            BAD(in[0].v[0] == 0 ? 0 : 1, "heads and width must be at least 1, heads*width at most 65536");
-        if (var(e, "t") < 1 || var(e, "t") > 64)
-            BAD(3, "q must hold t = 1..64 positions of heads*width values");
-    } else if (!strcmp(n, "tied_embedding_grad")) {
-        if (in[0].v[0] == 0 || in[0].v[0] > (1u << 20))
-            BAD(0, "dim must be in [1, 2^20]");
-        if (var(e, "m") < 1 || var(e, "vocab") < 1)
-            BAD(3, "at least one row and a vocabulary of at least one");
-        for (size_t i = 0; i < in[3].n; i++)
-            if (in[3].v[i] >= var(e, "vocab"))
-                BAD(3, "tokens[%zu] = %llu is not below vocab = %llu", i, (unsigned long long)in[3].v[i],
-                    (unsigned long long)var(e, "vocab"));
-    } else if (!strcmp(n, "lr_schedule")) {
-        if (in[2].v[0] == 0 || in[2].v[0] >= (1u << 24))
-            BAD(2, "total must be in [1, 2^24)");
-        if (in[0].v[0] == 0 || in[0].v[0] > in[2].v[0])
-            BAD(0, "step must be in [1, total]");
-        if (in[1].v[0] == 0 || in[1].v[0] > in[2].v[0])
-            BAD(1, "warmup must be in [1, total]");
-    } else if (!strcmp(n, "gptchar_init")) {
-        uint64_t size;
-        if (gc_tensor_size(in[0].text, &size) != 0)
-            BAD(0, "tensor '%s' is not one of gptchar's (spec 14.2)", in[0].text);
-    } else if (!strcmp(n, "gptchar_batch")) {
-        if (in[0].v[0] == 0 || in[0].v[0] > 0xffffffffu)
-            BAD(0, "step must be in [1, 2^32) (steps are 1-based)");
-    } else if (!strcmp(n, "gptchar_loss_grad")) {
-        if (in[1].n % 32 != 0 || in[1].n == 0)
-            BAD(1, "x must hold whole sequences of 32 tokens");
-        for (size_t k = 1; k <= 2; k++)
-            for (size_t i = 0; i < in[k].n; i++)
-                if (in[k].v[i] > 62)
-                    BAD(k, "%s[%zu] = %llu is not a token (0..62)", d->in[k].key, i, (unsigned long long)in[k].v[i]);
-    } else if (!strcmp(n, "sweep")) {
-        if (strcmp(in[0].text, "exp") != 0 && strcmp(in[0].text, "log") != 0)
-            BAD(0, "fn must be exp or log");
-        if (in[2].v[0] == 0 || in[1].v[0] + in[2].v[0] > 0x100000000ull)
-            BAD(2, "count must be at least 1 and lo + count at most 2^32 (P5.1)");
-    }
-#undef BAD
+    for (size_t k = 0; k < sizeof RANGES / sizeof RANGES[0]; k++)
+        if (!strcmp(d->name, RANGES[k].op))
+            return RANGES[k].check(d, e, in, where, why, cap);
     return 0;
 }
 

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "protocol/wire.h"
+#include "protocol/line_codec.h"
 
 typedef struct {
     const char *key;

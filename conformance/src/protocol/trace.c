@@ -9,7 +9,7 @@
 
 #include "isotrain.h"
 #include "core/util.h"
-#include "protocol/wire.h"
+#include "protocol/line_codec.h"
 
 void trace_free(trace_doc *t)
 {
@@ -87,86 +87,88 @@ static int loss_dec_ok(const char *s, size_t n, uint32_t bits)
     return u == bits;
 }
 
+/* The keys of a step line a reader knows (spec §9.2: a consumer ignores
+ * the others): step and digest into st, loss and loss_dec found. */
+static int step_keys(const wire_line *wl, trace_step *st, const wire_token **loss, const wire_token **dec, char *why,
+                     size_t cap)
+{
+    static const char *const known[] = {"step", "loss", "loss_dec", "digest"};
+    for (size_t i = 0; i < wl->n; i++) {
+        const wire_token *t = &wl->t[i];
+        size_t k = 0;
+        while (k < 4 && !(strlen(known[k]) == t->key_len && memcmp(known[k], t->key, t->key_len) == 0))
+            k++;
+        if (k == 0 && parse_u32_dec(t->val, t->val_len, &st->step) != 0)
+            return snprintf(why, cap, "step is not a decimal count without leading zeros"), -1;
+        if (k == 1)
+            *loss = t;
+        if (k == 2)
+            *dec = t;
+        if (k == 3) {
+            value v;
+            if (value_parse(VT_SHA256, t->val, t->val_len, 0, &v, why, cap) != 0)
+                return snprintf(why, cap, "digest is not 64 hex digits"), -1;
+            memcpy(st->digest, v.text, 65);
+            st->has_digest = 1;
+            value_free(&v);
+        }
+    }
+    return 0;
+}
+
+/* A step's loss: bits and the decimal that must denote them. */
+static int step_loss(const wire_token *loss, const wire_token *dec, uint32_t expect, trace_step *st, char *why,
+                     size_t cap)
+{
+    if (!loss || !dec)
+        return snprintf(why, cap, "step %u needs loss=<8 hex> and loss_dec=<decimal>", (unsigned)expect), -1;
+    /* §9.2 writes loss=0x<8 lowercase hex>; P7 also accepts the bare P4
+     * form. Lowercase only, prefix and digits alike: "0X" is neither. */
+    const char *h = loss->val;
+    size_t hl = loss->val_len;
+    if (hl == 10 && h[0] == '0' && h[1] == 'x')
+        h += 2, hl -= 2;
+    value v;
+    if (hl != 8 || !is_lower_hex(h, 8) || value_parse(VT_U32, h, hl, 0, &v, why, cap) != 0)
+        return snprintf(why, cap, "loss is not 0x and 8 lowercase hex digits (binary32 bits, spec §9.2)"), -1;
+    st->loss = (uint32_t)v.v[0];
+    st->has_loss = 1;
+    value_free(&v);
+    if (!loss_dec_ok(dec->val, dec->val_len, st->loss))
+        return snprintf(why, cap, "loss_dec=%.*s does not denote the binary32 value of loss bits %08x",
+                        (int)(dec->val_len > 32 ? 32 : dec->val_len), dec->val, (unsigned)st->loss),
+               -1;
+    return 0;
+}
+
+/* One step line's keys in order: step= first, the step expected, a loss
+ * on every line but the first. */
+static int step_fields(const wire_line *wl, uint32_t expect, int first, trace_step *st, char *why, size_t cap)
+{
+    const wire_token *loss = NULL, *dec = NULL;
+    if (step_keys(wl, st, &loss, &dec, why, cap) != 0)
+        return -1;
+    if (wl->n == 0 || wire_line_get(wl, "step") != &wl->t[0])
+        return snprintf(why, cap, "expected the line to start with step="), -1;
+    if (st->step != expect)
+        return snprintf(why, cap, "expected step=%u (steps are in order, one line each), got step=%u",
+                        (unsigned)expect, (unsigned)st->step),
+               -1;
+    if (first && (loss || dec))
+        return snprintf(why, cap, expect == 0 ? "step 0 (the initial parameters) has no loss"
+                                              : "the first line of a resumed run (the state it starts from) has no loss"),
+               -1;
+    return first ? 0 : step_loss(loss, dec, expect, st, why, cap);
+}
+
 /* One step line. */
 /* first: the trace's first step line (step 0, or the state a resumed run starts from, spec §9.4): no loss */
 static int parse_step(const char *l, size_t n, uint32_t expect, int first, trace_step *st, char *why, size_t cap)
 {
     wire_line wl;
     wire_line_init(&wl);
-    if (wire_line_parse(l, n, &wl, why, cap) != 0) {
-        wire_line_free(&wl);
-        return -1;
-    }
-    /* spec §9.2: a consumer ignores keys it does not know */
-    static const char *const known[] = {"step", "loss", "loss_dec", "digest"};
-    int rc = -1;
     memset(st, 0, sizeof *st);
-    const wire_token *loss = NULL, *dec = NULL;
-    for (size_t i = 0; i < wl.n; i++) {
-        const wire_token *t = &wl.t[i];
-        size_t k = 0;
-        while (k < 4 && !(strlen(known[k]) == t->key_len && memcmp(known[k], t->key, t->key_len) == 0))
-            k++;
-        if (k == 0 && parse_u32_dec(t->val, t->val_len, &st->step) != 0) {
-            snprintf(why, cap, "step is not a decimal count without leading zeros");
-            goto out;
-        }
-        if (k == 1)
-            loss = t;
-        if (k == 2)
-            dec = t;
-        if (k == 3) {
-            value v;
-            if (value_parse(VT_SHA256, t->val, t->val_len, 0, &v, why, cap) != 0) {
-                snprintf(why, cap, "digest is not 64 hex digits");
-                goto out;
-            }
-            memcpy(st->digest, v.text, 65);
-            st->has_digest = 1;
-            value_free(&v);
-        }
-    }
-    if (wl.n == 0 || wire_line_get(&wl, "step") != &wl.t[0]) {
-        snprintf(why, cap, "expected the line to start with step=");
-        goto out;
-    }
-    if (st->step != expect) {
-        snprintf(why, cap, "expected step=%u (steps are in order, one line each), got step=%u", (unsigned)expect,
-                 (unsigned)st->step);
-        goto out;
-    }
-    if (first && (loss || dec)) {
-        snprintf(why, cap, expect == 0 ? "step 0 (the initial parameters) has no loss"
-                                       : "the first line of a resumed run (the state it starts from) has no loss");
-        goto out;
-    }
-    if (!first) {
-        if (!loss || !dec) {
-            snprintf(why, cap, "step %u needs loss=<8 hex> and loss_dec=<decimal>", (unsigned)expect);
-            goto out;
-        }
-        /* §9.2 writes loss=0x<8 lowercase hex>; P7 also accepts the bare P4
-         * form. Lowercase only, prefix and digits alike: "0X" is neither. */
-        const char *h = loss->val;
-        size_t hl = loss->val_len;
-        if (hl == 10 && h[0] == '0' && h[1] == 'x')
-            h += 2, hl -= 2;
-        value v;
-        if (hl != 8 || !is_lower_hex(h, 8) || value_parse(VT_U32, h, hl, 0, &v, why, cap) != 0) {
-            snprintf(why, cap, "loss is not 0x and 8 lowercase hex digits (binary32 bits, spec §9.2)");
-            goto out;
-        }
-        st->loss = (uint32_t)v.v[0];
-        st->has_loss = 1;
-        value_free(&v);
-        if (!loss_dec_ok(dec->val, dec->val_len, st->loss)) {
-            snprintf(why, cap, "loss_dec=%.*s does not denote the binary32 value of loss bits %08x",
-                     (int)(dec->val_len > 32 ? 32 : dec->val_len), dec->val, (unsigned)st->loss);
-            goto out;
-        }
-    }
-    rc = 0;
-out:
+    int rc = wire_line_parse(l, n, &wl, why, cap) != 0 ? -1 : step_fields(&wl, expect, first, st, why, cap);
     wire_line_free(&wl);
     return rc;
 }

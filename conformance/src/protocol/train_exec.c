@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "core/util.h"
-#include "protocol/contain.h"
+#include "protocol/iut_keeper.h"
 #include "protocol/iut_room.h"
 
 typedef struct {
@@ -141,6 +141,33 @@ int train_exec_run_states(const char *cmd, const char *profile, uint32_t steps, 
     return run_train(cmd, profile, steps, seed, 0, NULL, 0, state_steps, ck_size, timeout, x, err, cap);
 }
 
+/* spec §8.4, P7 (1.2.0): the golden state is copied into the work
+ * directory, so the IUT never touches the vector set's files; its
+ * directory, or NULL with err. */
+static char *copy_states(const char *dir, const char *const *state_files, size_t n_state, uint64_t ck_size, char *err,
+                         size_t cap)
+{
+    char *sdir = xasprintf("%s/state", dir);
+    mkdir(sdir, 0777);
+    iut_room_give(sdir);
+    for (size_t i = 0; i < n_state; i++) {
+        char *data;
+        size_t len;
+        const char *base = strrchr(state_files[i], '/');
+        char *dst = xasprintf("%s/%s", sdir, base ? base + 1 : state_files[i]);
+        int bad = read_file(state_files[i], (size_t)ck_size, &data, &len, err, cap) != 0 ||
+                  write_file(dst, data, len, err, cap) != 0;
+        if (!bad)
+            free(data);
+        free(dst);
+        if (bad) {
+            free(sdir);
+            return NULL;
+        }
+    }
+    return sdir;
+}
+
 static int run_train(const char *cmd, const char *profile, uint32_t steps, const char *seed, uint32_t from,
                      const char *const *state_files, size_t n_state, const char *state_steps, uint64_t ck_size,
                      double timeout, train_exec *x, char *err, size_t cap)
@@ -160,29 +187,9 @@ static int run_train(const char *cmd, const char *profile, uint32_t steps, const
     char steps_s[16], from_s[16];
     snprintf(steps_s, sizeof steps_s, "%u", (unsigned)steps);
     snprintf(from_s, sizeof from_s, "%u", (unsigned)from);
-    /* spec §8.4, P7 (1.2.0): the golden state is copied into the work
-     * directory, so the IUT never touches the vector set's files */
     char *sdir = NULL;
-    if (n_state) {
-        sdir = xasprintf("%s/state", x->dir);
-        mkdir(sdir, 0777);
-        iut_room_give(sdir);
-        for (size_t i = 0; i < n_state; i++) {
-            char *data;
-            size_t len;
-            const char *base = strrchr(state_files[i], '/');
-            char *dst = xasprintf("%s/%s", sdir, base ? base + 1 : state_files[i]);
-            int bad = read_file(state_files[i], (size_t)ck_size, &data, &len, err, cap) != 0 ||
-                      write_file(dst, data, len, err, cap) != 0;
-            if (!bad)
-                free(data);
-            free(dst);
-            if (bad) {
-                free(sdir);
-                return -1;
-            }
-        }
-    }
+    if (n_state && !(sdir = copy_states(x->dir, state_files, n_state, ck_size, err, cap)))
+        return -1;
     const char *args[16] = {"--profile", profile, "--steps", steps_s, "--trace", x->trace_path,
                             "--checkpoint-dir", x->ckdir, "--checkpoint-steps", "all"};
     size_t na = 10;

@@ -11,7 +11,7 @@
 #include "host/hostinfo.h"
 #include "core/version.h"
 #include "trust/dsse.h"
-#include "protocol/contain.h"
+#include "protocol/iut_keeper.h"
 #include "protocol/proc_seen.h"
 
 static void add_str(cJSON *o, const char *k, const char *v)

@@ -2,7 +2,7 @@
  * what it claims follows from what it records: nothing here trusts a verdict,
  * a count or a "matches" flag the receipt states. */
 #include "trust/verify_receipt.h"
-#include "core/jsonx.h"
+#include "core/json_checked.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -406,7 +406,7 @@ static void check_train(const char *file, const cJSON *r, const results *res, co
             problems_add(pr, "%s: levels.train.profiles[%zu].profile: not a profile of the vector set", file, pi++);
             continue;
         }
-        /* the run's lengths, read as matrix reads them (core/jsonx.h jx_whole) */
+        /* the run's lengths, read as matrix reads them (core/json_checked.h jx_whole) */
         static const char *const lengths[2] = {"steps", "steps_in_vectors"};
         for (int k = 0; k < 2; k++) {
             uint64_t n;

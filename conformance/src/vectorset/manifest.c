@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "isotrain.h"
-#include "core/jsonx.h"
+#include "core/json_checked.h"
 #include "core/util.h"
 
 enum { MANIFEST_MAX = 16 << 20, LISTED_FILE_MAX = 64 << 20 };
@@ -122,101 +122,98 @@ static void find_unlisted(const char *dir, const char *rel, const manifest_info 
     free(full);
 }
 
-/* FORMAT.md §4 */
-size_t manifest_verify(const char *dir, manifest_info *m, problems *pr)
+/* The manifest's own fields (FORMAT.md §4) into m; 1 if it records a
+ * digest. */
+static int manifest_header(jctx *c, const cJSON *root, manifest_info *m)
 {
-    memset(m, 0, sizeof *m);
-    size_t before = pr->n;
-    char *mpath = xasprintf("%s/MANIFEST.json", dir);
-    char err[512];
-    char *text = NULL;
-    size_t len = 0;
-    if (read_file(mpath, MANIFEST_MAX, &text, &len, err, sizeof err) != 0) {
-        problems_add(pr, "%s (the vector set's manifest, FORMAT.md §4)", err);
-        free(mpath);
-        return pr->n - before;
-    }
-    jctx c = {mpath, pr};
-    cJSON *root = jx_parse(&c, text, len);
-    free(text);
-    if (!root) {
-        free(mpath);
-        return pr->n - before;
-    }
     static const char *const fields[] = {"schema", "spec_version", "vector_version", "generator", "files",
                                          "manifest_digest"};
-    jx_fields(&c, root, "$", fields, 6);
-    const char *s = cJSON_IsObject(root) ? jx_str(&c, root, "$", "schema") : NULL;
+    jx_fields(c, root, "$", fields, 6);
+    const char *s = cJSON_IsObject(root) ? jx_str(c, root, "$", "schema") : NULL;
     if (s && strcmp(s, "isotrain-manifest-v1") != 0)
-        jx_expect(&c, "$.schema", cJSON_GetObjectItemCaseSensitive(root, "schema"), "\"isotrain-manifest-v1\"");
+        jx_expect(c, "$.schema", cJSON_GetObjectItemCaseSensitive(root, "schema"), "\"isotrain-manifest-v1\"");
     const char *names[] = {"spec_version", "vector_version"};
     char **dst[] = {&m->spec_version, &m->vector_version};
     for (int i = 0; i < 2 && cJSON_IsObject(root); i++) {
         char path[32];
         snprintf(path, sizeof path, "$.%s", names[i]);
-        const char *v = jx_str(&c, root, "$", names[i]);
+        const char *v = jx_str(c, root, "$", names[i]);
         if (v && !jx_is_version(v))
-            jx_expect(&c, path, cJSON_GetObjectItemCaseSensitive(root, names[i]), "a version x.y.z");
+            jx_expect(c, path, cJSON_GetObjectItemCaseSensitive(root, names[i]), "a version x.y.z");
         *dst[i] = xstrdup(v ? v : "?");
     }
-    const char *g = cJSON_IsObject(root) ? jx_str(&c, root, "$", "generator") : NULL;
+    const char *g = cJSON_IsObject(root) ? jx_str(c, root, "$", "generator") : NULL;
     if (g && !*g)
-        jx_expect(&c, "$.generator", cJSON_GetObjectItemCaseSensitive(root, "generator"), "a non-empty string");
+        jx_expect(c, "$.generator", cJSON_GetObjectItemCaseSensitive(root, "generator"), "a non-empty string");
     m->generator = xstrdup(g ? g : "?");
-    const char *md = cJSON_IsObject(root) ? jx_str(&c, root, "$", "manifest_digest") : NULL;
+    const char *md = cJSON_IsObject(root) ? jx_str(c, root, "$", "manifest_digest") : NULL;
     if (md && (strlen(md) != 64 || !is_lower_hex(md, 64)))
-        jx_expect(&c, "$.manifest_digest", cJSON_GetObjectItemCaseSensitive(root, "manifest_digest"),
+        jx_expect(c, "$.manifest_digest", cJSON_GetObjectItemCaseSensitive(root, "manifest_digest"),
                   "64 lowercase hex digits");
     snprintf(m->recorded_digest, sizeof m->recorded_digest, "%s", md && strlen(md) == 64 ? md : "");
+    return md != NULL;
+}
 
-    const cJSON *files = cJSON_IsObject(root) ? jx_arr(&c, root, "$", "files") : NULL;
-    int listing_ok = files != NULL;
-    if (files) {
-        size_t n = (size_t)cJSON_GetArraySize(files);
-        m->files = xcalloc(n, sizeof *m->files);
-        size_t i = 0;
-        for (const cJSON *f = files->child; f; f = f->next, i++) {
-            char path[64];
-            snprintf(path, sizeof path, "$.files[%zu]", i);
-            static const char *const ff[] = {"path", "size", "sha256"};
-            manifest_file *mf = &m->files[m->n_files];
-            if (jx_fields(&c, f, path, ff, 3) != 0) {
-                listing_ok = 0;
-                continue;
-            }
-            const char *p = jx_str(&c, f, path, "path");
-            const char *h = jx_str(&c, f, path, "sha256");
-            uint64_t size = 0;
-            int bad = !p || !h || jx_uint(&c, f, path, "size", UINT64_C(1) << 40, &size) != 0;
-            if (p && path_problem(p)) {
-                jx_expect(&c, path, cJSON_GetObjectItemCaseSensitive(f, "path"),
-                          "a relative path inside the set, not %s", path_problem(p));
-                bad = 1;
-            }
-            if (h && (strlen(h) != 64 || !is_lower_hex(h, 64))) {
-                char hp[80];
-                snprintf(hp, sizeof hp, "%s.sha256", path);
-                jx_expect(&c, hp, cJSON_GetObjectItemCaseSensitive(f, "sha256"), "64 lowercase hex digits");
-                bad = 1;
-            }
-            if (bad) {
-                listing_ok = 0;
-                continue;
-            }
-            if (m->n_files > 0 && strcmp(m->files[m->n_files - 1].path, p) >= 0) {
-                problems_add(pr, "%s: %s.path: \"%s\" is not after \"%s\" (files are sorted by path, bytewise, without repeats)",
-                             mpath, path, p, m->files[m->n_files - 1].path);
-                listing_ok = 0;
-            }
-            mf->path = xstrdup(p);
-            mf->size = size;
-            memcpy(mf->sha256, h, 65);
-            m->n_files++;
-        }
+/* One entry of $.files (path, size, sha256), appended to m->files; 0, or
+ * -1 when the listing is not well-formed. */
+static int listing_entry(jctx *c, const cJSON *f, size_t i, manifest_info *m)
+{
+    char path[64];
+    snprintf(path, sizeof path, "$.files[%zu]", i);
+    static const char *const ff[] = {"path", "size", "sha256"};
+    manifest_file *mf = &m->files[m->n_files];
+    if (jx_fields(c, f, path, ff, 3) != 0)
+        return -1;
+    const char *p = jx_str(c, f, path, "path");
+    const char *h = jx_str(c, f, path, "sha256");
+    uint64_t size = 0;
+    int bad = !p || !h || jx_uint(c, f, path, "size", UINT64_C(1) << 40, &size) != 0;
+    if (p && path_problem(p)) {
+        jx_expect(c, path, cJSON_GetObjectItemCaseSensitive(f, "path"), "a relative path inside the set, not %s",
+                  path_problem(p));
+        bad = 1;
     }
-    cJSON_Delete(root);
+    if (h && (strlen(h) != 64 || !is_lower_hex(h, 64))) {
+        char hp[80];
+        snprintf(hp, sizeof hp, "%s.sha256", path);
+        jx_expect(c, hp, cJSON_GetObjectItemCaseSensitive(f, "sha256"), "64 lowercase hex digits");
+        bad = 1;
+    }
+    if (bad)
+        return -1;
+    int rc = 0;
+    if (m->n_files > 0 && strcmp(m->files[m->n_files - 1].path, p) >= 0) {
+        problems_add(c->pr, "%s: %s.path: \"%s\" is not after \"%s\" (files are sorted by path, bytewise, without repeats)",
+                     c->file, path, p, m->files[m->n_files - 1].path);
+        rc = -1;
+    }
+    mf->path = xstrdup(p);
+    mf->size = size;
+    memcpy(mf->sha256, h, 65);
+    m->n_files++;
+    return rc;
+}
 
-    /* The files themselves. */
+/* $.files into m; 1 if the listing is well-formed. */
+static int manifest_listing(jctx *c, const cJSON *root, manifest_info *m)
+{
+    const cJSON *files = cJSON_IsObject(root) ? jx_arr(c, root, "$", "files") : NULL;
+    if (!files)
+        return 0;
+    int listing_ok = 1;
+    m->files = xcalloc((size_t)cJSON_GetArraySize(files), sizeof *m->files);
+    size_t i = 0;
+    for (const cJSON *f = files->child; f; f = f->next, i++)
+        if (listing_entry(c, f, i, m) != 0)
+            listing_ok = 0;
+    return listing_ok;
+}
+
+/* The files themselves: each listed one present, regular, of its size and
+ * digest; read once, hashed, kept (the loader parses exactly these bytes). */
+static void manifest_files(const char *dir, manifest_info *m, problems *pr)
+{
+    char err[512];
     for (size_t i = 0; i < m->n_files; i++) {
         manifest_file *mf = &m->files[i];
         char *full = xasprintf("%s/%s", dir, mf->path);
@@ -241,7 +238,6 @@ size_t manifest_verify(const char *dir, manifest_info *m, problems *pr)
                 problems_add(pr, "%s: SHA-256 %s, MANIFEST.json says %s (the file was changed)", full, hex,
                              mf->sha256);
             else {
-                /* read once, hashed, kept: the loader parses exactly these bytes */
                 mf->data = (unsigned char *)bytes;
                 mf->len = size;
                 bytes = NULL;
@@ -250,11 +246,37 @@ size_t manifest_verify(const char *dir, manifest_info *m, problems *pr)
         free(bytes);
         free(full);
     }
+}
+
+/* FORMAT.md §4 */
+size_t manifest_verify(const char *dir, manifest_info *m, problems *pr)
+{
+    memset(m, 0, sizeof *m);
+    size_t before = pr->n;
+    char *mpath = xasprintf("%s/MANIFEST.json", dir);
+    char err[512];
+    char *text = NULL;
+    size_t len = 0;
+    if (read_file(mpath, MANIFEST_MAX, &text, &len, err, sizeof err) != 0) {
+        problems_add(pr, "%s (the vector set's manifest, FORMAT.md §4)", err);
+        free(mpath);
+        return pr->n - before;
+    }
+    jctx c = {mpath, pr};
+    cJSON *root = jx_parse(&c, text, len);
+    free(text);
+    if (!root) {
+        free(mpath);
+        return pr->n - before;
+    }
+    int has_digest = manifest_header(&c, root, m);
+    int listing_ok = manifest_listing(&c, root, m);
+    cJSON_Delete(root);
+    manifest_files(dir, m, pr);
     size_t unlisted = 0;
     find_unlisted(dir, "", m, pr, &unlisted);
-
     manifest_digest_of(m->files, m->n_files, m->digest);
-    if (listing_ok && md && strcmp(m->digest, m->recorded_digest) != 0)
+    if (listing_ok && has_digest && strcmp(m->digest, m->recorded_digest) != 0)
         problems_add(pr, "%s: $.manifest_digest is %s, but the listing's digest (FORMAT.md §4) is %s", mpath,
                      m->recorded_digest, m->digest);
     free(mpath);

@@ -10,7 +10,7 @@
 #include "vectorset/manifest.h"
 #include "protocol/optable.h"
 #include "core/problems.h"
-#include "protocol/wire.h"
+#include "protocol/line_codec.h"
 
 typedef struct {
     const op_def *op;

@@ -31,7 +31,7 @@ unsupported() {
 }
 
 # host_pid: sets HOST_PID to this shell's pid as the test (outside the IUT's
-# PID namespace, conformance/src/protocol/contain.h) sees it: /proc is the
+# PID namespace, conformance/src/protocol/iut_keeper.h) sees it: /proc is the
 # host's, so /proc/self/stat, opened by the shell itself, names that pid
 # ($$ is the pid inside the namespace).
 host_pid() {

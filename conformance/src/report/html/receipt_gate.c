@@ -151,7 +151,7 @@ static void load_vectors(rp_page *p)
 }
 
 /* Every receipt through the gate, and the matrix's two refusals of a
- * receipt among others (cli/cmd_matrix.c): a build-failure record of a host
+ * receipt among others (cli/matrix.c): a build-failure record of a host
  * the hosts file does not list, a second receipt for one host. */
 static void admit_all(rp_page *p, const char *const *files, size_t n)
 {
@@ -168,7 +168,7 @@ static void admit_all(rp_page *p, const char *const *files, size_t n)
             sbuf_free(&why);
             continue;
         }
-        /* the matrix's two refusals of a receipt among others (cmd_matrix.c) */
+        /* the matrix's two refusals of a receipt among others (cli/matrix.c) */
         int known = 0;
         for (size_t k = 0; k < p->n_listed; k++)
             known |= !strcmp(r->host, p->hs[k].name);
@@ -216,7 +216,7 @@ int rp_load(rp_page *p, const char *const *files, size_t n)
     for (size_t i = 0; i < p->nr; i++)
         rp_facts(&p->rx[i], &p->rs[i]);
     load_vectors(p);
-    /* the summary line `matrix` prints for these rows (cli/cmd_matrix.c) */
+    /* the summary line `matrix` prints for these rows (cli/matrix.c) */
     p->all_agree = mx_all_agree(p->rows, p->nh);
     p->ok = p->nh > 0 && p->n_ok == p->nh && p->all_agree;
     mx_summary_text(p->summary, sizeof p->summary, p->ok, p->n_ok, p->nh, p->n_pass, p->n_windows, p->n_prefix, p->n_xfail,

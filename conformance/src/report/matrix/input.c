@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/json_strict.h"
-#include "core/jsonx.h"
+#include "core/json_checked.h"
 #include "report/matrix/matrix.h"
 
 /* ---- small helpers -------------------------------------------------------- */
@@ -103,7 +103,7 @@ cJSON *mx_parse_file(const char *path, size_t cap)
  * undefined behaviour, and a receipt is untrusted input. */
 int mx_juint(const char *file, const char *field, const cJSON *v, uint64_t max, uint64_t *out)
 {
-    if (jx_whole(v, max, out) != 0) /* core/jsonx.h: verify reads the same way */
+    if (jx_whole(v, max, out) != 0) /* core/json_checked.h: verify reads the same way */
         return mx_bad(file, field, "expected a whole number from 0 to %llu", (unsigned long long)max);
     return 0;
 }

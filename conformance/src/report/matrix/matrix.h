@@ -1,7 +1,7 @@
 /* matrix.h — the host matrix report (DESIGN.md, "The host matrix"): its
  * inputs (the hosts file, one receipt per host), the judgement of each host
  * against what the hosts file expects, and the table. `isotrain-conform
- * matrix` (cli/cmd_matrix.c) strings these together. */
+ * matrix` (cli/matrix.c) strings these together. */
 #ifndef CONFORM_REPORT_MATRIX_H
 #define CONFORM_REPORT_MATRIX_H
 

@@ -1,7 +1,7 @@
-/* contain.c — see contain.h. */
+/* iut_keeper.c — see iut_keeper.h. */
 #define _DEFAULT_SOURCE /* prctl, dirent d_type */
 #define _GNU_SOURCE     /* unshare, CLONE_NEWPID */
-#include "protocol/contain.h"
+#include "protocol/iut_keeper.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -390,7 +390,64 @@ static void ns_init(void (*exec_child)(void *), void *ctx, const int *keep, size
 }
 #endif
 
-/* K: see contain.h. report_w gets one byte, the mode, once the tree is up. */
+/* K's child: the namespace's init (which runs the IUT; *status_r then
+ * reads its status) or, as a subreaper, the IUT itself. */
+static pid_t keeper_fork(int mode, void (*exec_child)(void *), void *ctx, const int *keep, size_t n_keep, int report_w,
+                         int *status_r)
+{
+    pid_t child = -1;
+#ifdef __linux__
+    if (mode == MODE_PIDNS || mode == MODE_USERNS) {
+        int ok = mode == MODE_PIDNS ? unshare(CLONE_NEWPID) == 0 : unshare_user_pid() == 0;
+        int sp[2];
+        if (!ok || pipe(sp) != 0) {
+            char m = 'E';
+            ssize_t wr = write(report_w, &m, 1);
+            (void)wr;
+            _exit(127);
+        }
+        child = fork();
+        if (child == 0) {
+            close(sp[0]);
+            ns_init(exec_child, ctx, keep, n_keep, sp[1]);
+        }
+        close(sp[1]);
+        *status_r = sp[0];
+    } else
+        prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+#else
+    (void)keep, (void)n_keep, (void)report_w, (void)status_r;
+#endif
+    if (child < 0 && mode != MODE_PIDNS && mode != MODE_USERNS) {
+        child = fork();
+        if (child == 0)
+            run_iut(exec_child, ctx);
+    }
+    return child;
+}
+
+/* Until the child exits (its wait status), reaping every orphan on the
+ * way; the runner gone (the lifeline), everything is killed. */
+static int keeper_wait(pid_t child)
+{
+    int st = 0;
+    for (;;) {
+        struct pollfd pf = {lifeline[0], POLLIN, 0};
+        int r = poll(&pf, lifeline[0] >= 0 ? 1 : 0, 100);
+        if (r > 0 && (pf.revents & (POLLIN | POLLHUP | POLLERR))) {
+            /* the runner is gone: nothing it started may stay */
+            kill(child, SIGKILL);
+            contain_kill_descendants();
+            _exit(128 + SIGKILL);
+        }
+        pid_t w;
+        while ((w = waitpid(-1, &st, WNOHANG)) > 0)
+            if (w == child)
+                return st;
+    }
+}
+
+/* K: see iut_keeper.h. report_w gets one byte, the mode, once the tree is up. */
 static void keeper(int mode, void (*exec_child)(void *), void *ctx, const int *keep, size_t n_keep, int report_w)
 {
     setpgid(0, 0);
@@ -406,33 +463,8 @@ static void keeper(int mode, void (*exec_child)(void *), void *ctx, const int *k
     close_others(mine, n_keep + 2);
     free(mine);
     char m = (char)mode;
-    pid_t child = -1;
     int status_r = -1;
-#ifdef __linux__
-    if (mode == MODE_PIDNS || mode == MODE_USERNS) {
-        int ok = mode == MODE_PIDNS ? unshare(CLONE_NEWPID) == 0 : unshare_user_pid() == 0;
-        int sp[2];
-        if (!ok || pipe(sp) != 0) {
-            m = 'E';
-            ssize_t wr = write(report_w, &m, 1);
-            (void)wr;
-            _exit(127);
-        }
-        child = fork();
-        if (child == 0) {
-            close(sp[0]);
-            ns_init(exec_child, ctx, keep, n_keep, sp[1]);
-        }
-        close(sp[1]);
-        status_r = sp[0];
-    } else
-        prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-#endif
-    if (child < 0 && mode != MODE_PIDNS && mode != MODE_USERNS) {
-        child = fork();
-        if (child == 0)
-            run_iut(exec_child, ctx);
-    }
+    pid_t child = keeper_fork(mode, exec_child, ctx, keep, n_keep, report_w, &status_r);
     for (size_t i = 0; i < n_keep; i++) /* the IUT's ends of its pipes are the IUT's */
         close(keep[i]);
     char rep[1 + sizeof(long)];
@@ -444,26 +476,7 @@ static void keeper(int mode, void (*exec_child)(void *), void *ctx, const int *k
     close(report_w);
     if (child < 0)
         _exit(127);
-    int st = 0;
-    for (;;) {
-        struct pollfd pf = {lifeline[0], POLLIN, 0};
-        int r = poll(&pf, lifeline[0] >= 0 ? 1 : 0, 100);
-        if (r > 0 && (pf.revents & (POLLIN | POLLHUP | POLLERR))) {
-            /* the runner is gone: nothing it started may stay */
-            kill(child, SIGKILL);
-            contain_kill_descendants();
-            _exit(128 + SIGKILL);
-        }
-        pid_t w;
-        int done = 0;
-        while ((w = waitpid(-1, &st, WNOHANG)) > 0)
-            if (w == child) {
-                done = 1;
-                break;
-            }
-        if (done)
-            break;
-    }
+    int st = keeper_wait(child);
     if (status_r >= 0) { /* the namespace's init passes the IUT's status */
         int ist;
         if (read(status_r, &ist, sizeof ist) == (ssize_t)sizeof ist)

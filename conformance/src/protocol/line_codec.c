@@ -1,5 +1,5 @@
-/* wire.c — P3 lines and P4 values of spec/iut-protocol.md. */
-#include "protocol/wire.h"
+/* line_codec.c — P3 lines and P4 values of spec/iut-protocol.md. */
+#include "protocol/line_codec.h"
 
 #include <stdio.h>
 #include <stdlib.h>

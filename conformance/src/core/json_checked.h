@@ -1,10 +1,10 @@
-/* jsonx.h — checked access to cJSON documents for the manifest check and the
+/* json_checked.h — checked access to cJSON documents for the manifest check and the
  * loader: every failed expectation becomes one problem naming the file, the
  * JSON path ($.tests[3].inputs.x) and what was expected (vectors/FORMAT.md:
  * "with the file name, the JSON path of the offending field and what was
  * expected"). */
-#ifndef CONFORM_JSONX_H
-#define CONFORM_JSONX_H
+#ifndef CONFORM_JSON_CHECKED_H
+#define CONFORM_JSON_CHECKED_H
 
 #include <cjson/cJSON.h>
 #include <stdint.h>

@@ -1,4 +1,5 @@
-/* contain.h — nothing an IUT starts outlives the verb that started it, and
+/* iut_keeper.h — the keeper of each IUT process tree (its calls are
+ * contain_*): nothing an IUT starts outlives the verb that started it, and
  * the runner can be interrupted without leaving anything behind
  * (spec/iut-protocol.md P8, "containment").
  *
@@ -6,8 +7,8 @@
  * IUT starts — even one that calls setsid() or double-forks out of the IUT's
  * process group — is re-parented to the runner when its parent dies, and
  * can be found and killed. Elsewhere only the IUT's process group is killed. */
-#ifndef CONFORM_CONTAIN_H
-#define CONFORM_CONTAIN_H
+#ifndef CONFORM_IUT_KEEPER_H
+#define CONFORM_IUT_KEEPER_H
 
 #include <stddef.h>
 

@@ -1,8 +1,8 @@
-/* wire.h — the IUT line protocol's lines (spec/iut-protocol.md P3) and value
+/* line_codec.h — the IUT line protocol's lines (spec/iut-protocol.md P3) and value
  * encodings (P4). Used both for requests/responses and for the vector files,
  * whose input/output strings are P4 encodings (vectors/FORMAT.md §2). */
-#ifndef CONFORM_WIRE_H
-#define CONFORM_WIRE_H
+#ifndef CONFORM_LINE_CODEC_H
+#define CONFORM_LINE_CODEC_H
 
 #include <stddef.h>
 #include <stdint.h>

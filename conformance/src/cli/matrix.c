@@ -1,4 +1,4 @@
-/* cmd_matrix.c — `isotrain-conform matrix`: the host matrix (DESIGN.md, "The
+/* matrix.c — `isotrain-conform matrix`: the host matrix (DESIGN.md, "The
  * host matrix"). Reads the hosts file and one receipt per host, judges each
  * host, prints the table (report/matrix/), and with --against DIR compares
  * verdicts and digests with published receipts. */
@@ -79,11 +79,11 @@ static int place_receipts(const conform_args *a, matrix_in *m)
  * the published receipts to compare with. 0, or 2 after a message. */
 static int load_receipts(const conform_args *a, matrix_in *m)
 {
-    m->nr = a->n_receipts;
+    m->nr = a->n_operands;
     m->rs = xcalloc(m->nr + 1, sizeof *m->rs);
     m->rows = xcalloc(m->nh + 1, sizeof *m->rows);
     for (size_t i = 0; i < m->nr; i++)
-        if (mx_receipt_load(a->receipts[i], &m->rs[i]) != 0) {
+        if (mx_receipt_load(a->operands[i], &m->rs[i]) != 0) {
             m->nr = i + 1; /* the ones read so far are freed */
             return 2;
         }
@@ -199,7 +199,7 @@ int matrix_command(const conform_args *a)
         return 0;
     }
     mx_trust_config(a->allowed_signers, a->vectors_given ? a->vectors : NULL, a->allow_unsigned);
-    int compare = a->against && a->n_receipts > 0;
+    int compare = a->against && a->n_operands > 0;
     if (load_receipts(a, &m) != 0) {
         matrix_in_free(&m);
         return 2;

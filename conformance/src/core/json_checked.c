@@ -1,5 +1,5 @@
-/* jsonx.c — see jsonx.h. */
-#include "core/jsonx.h"
+/* json_checked.c — see json_checked.h. */
+#include "core/json_checked.h"
 
 #include <math.h>
 #include <stdarg.h>
