@@ -1,6 +1,7 @@
 /* main.c — isotrain-conform: the conformance runner of isotrain. Commands,
  * one file each: run (run.c), compare (compare.c), repeat (repeat.c),
- * matrix (cmd_matrix.c), lint (lint.c), verify (verify.c), sign (sign.c), report (cmd_report.c). */
+ * matrix (cmd_matrix.c), lint (lint.c), verify (verify.c), sign (sign.c), report (cmd_report.c),
+ * receipt (cmd_receipt.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,8 @@ int main(int argc, char **argv)
     }
     if (argc >= 2 && !strcmp(argv[1], "report")) /* its own options (cmd_report.c) */
         return report_command(argc, argv);
+    if (argc >= 2 && !strcmp(argv[1], "receipt")) /* its own options (cmd_receipt.c) */
+        return receipt_command(argc, argv);
     conform_args a;
     char err[512];
     if (cli_parse(argc, argv, &a, err, sizeof err) != 0) {

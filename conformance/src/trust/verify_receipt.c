@@ -18,6 +18,8 @@
 #include "isotrain.h"
 #include "trust/dsse.h"
 #include "trust/keys.h"
+#include "trust/receipt_open.h"
+#include "trust/receipt_schema.h"
 #include "vectorset/manifest.h"
 #include "vectorset/official.h"
 #include "vectorset/vectors_load.h"
@@ -900,6 +902,10 @@ void verify_receipt_object(const char *file, const cJSON *r, const verify_opts *
         problems_add(pr, "%s: schema: expected \"isotrain-receipt-v1\"", file);
         return;
     }
+    /* every field against the one table (trust/receipt_schema.h), as the
+     * writer checked it and receipt --json reads it; the checks below go on
+     * either way, so each names what it finds */
+    receipt_schema_check(file, r, 0, pr, RECEIPT_SCHEMA_PROBLEMS);
     receipt_facts *rf = &info->facts;
     receipt_facts_free(rf);
     if (receipt_facts_read(file, r, rf, pr) != 0)
