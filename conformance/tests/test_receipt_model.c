@@ -207,3 +207,41 @@ Test(receipt_model, receipt_json_prints_what_the_reader_read)
     tu_result_free(&x);
     free(p);
 }
+
+/* One derivation of "bound" (trust/receipt_facts.h receipt_facts_binding):
+ * the published Wine receipts ran wine64, wineserver64 and dash beside the
+ * subject, which verify calls NOT FULLY BOUND; the matrix's subject column
+ * and the page say the same. The control: the native receipt is bound in
+ * all three, and the page adds no subject line for it. */
+static void three_views(const char *receipt, char **verify, char **matrix, char **page)
+{
+    char *md = xasprintf("%s/m.md", dir), *html = xasprintf("%s/p.html", dir);
+    tu_result v = tu_conform("verify", "--allowed-signers", "vectors/KEYS/allowed_signers", "--vectors", "vectors/v1.2.0",
+                             receipt, NULL);
+    cr_assert_eq(v.code, 0, "%s", v.out);
+    tu_result m = tu_conform("matrix", "--allowed-signers", "vectors/KEYS/allowed_signers", "--vectors",
+                             "vectors/v1.2.0", "--markdown", md, receipt, NULL);
+    tu_result p = tu_conform("report", "--allowed-signers", "vectors/KEYS/allowed_signers", "--vectors",
+                             "vectors/v1.2.0", "-o", html, receipt, NULL);
+    cr_assert_eq(p.code, 0, "%s", p.err);
+    *verify = xstrdup(v.out), *matrix = tu_read(md), *page = tu_read(html);
+    tu_result_free(&v), tu_result_free(&m), tu_result_free(&p);
+    free(md), free(html);
+}
+
+Test(receipt_model, verify_matrix_and_page_say_bound_the_same_way, .timeout = 240)
+{
+    char *v, *m, *p;
+    three_views("vectors/v1.2.0/receipts/windows-x86_64-wine.json", &v, &m, &p);
+    tu_assert_has(v, "subject: NOT FULLY BOUND");
+    tu_assert_has(m, "| NOT FULLY BOUND |");
+    tu_assert_has(p, "<strong>Subject:</strong> NOT FULLY BOUND: the program");
+    tu_assert_has(p, "/usr/lib/wine/wine64 ran but the subject does not name it");
+    free(v), free(m), free(p);
+    three_views("vectors/v1.2.0/receipts/x86_64-native.json", &v, &m, &p);
+    tu_assert_has(v, "subject: PARTLY RECORDED, the program bound");
+    tu_assert_has(m, "| bound |");
+    tu_assert_lacks(m, "NOT FULLY BOUND");
+    tu_assert_lacks(p, "<strong>Subject:</strong>");
+    free(v), free(m), free(p);
+}
