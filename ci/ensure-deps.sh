@@ -13,6 +13,7 @@
 #            Debian's python3-torch, never PyPI wheels (adapters/pytorch)
 #   yaml     PyYAML for /usr/bin/python3 (the GitHub workflow's check)
 #   numpy    numpy for /usr/bin/python3 (reading `isotrain export` files back)
+#   jsonschema  python3-jsonschema for /usr/bin/python3 (spec/receipt.schema.json)
 #   qemu     the x86_64 user-mode emulator alone (qemu-x86_64)
 #   sysroot  what ci/pytorch-sysroot.sh needs: apt-get, dpkg-deb, Debian's archive
 #            keys, and qemu-aarch64/-s390x/-ppc64le to run the result
@@ -85,6 +86,10 @@ check() {
             ;;
         yaml)
             /usr/bin/python3 -c 'import yaml' >/dev/null 2>&1 || need python3-yaml "PyYAML for /usr/bin/python3"
+            ;;
+        jsonschema)
+            /usr/bin/python3 -c 'import jsonschema' >/dev/null 2>&1 ||
+                need python3-jsonschema "python3-jsonschema for /usr/bin/python3"
             ;;
         numpy)
             /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 ||

@@ -128,6 +128,9 @@ check-published: conformance-runner deps-sign
 	    $(CONFORM) matrix --allowed-signers $(ALLOWED_SIGNERS) --hosts $(HOSTS_FILE) $$o/*.json > $$o/matrix.log 2>&1; rc=$$?; \
 	    [ $$rc = 2 ] || { tail -n 5 $$o/matrix.log; echo "check-published: control: a receipt with a flipped byte was not refused (exit $$rc)"; exit 1; }; \
 	    echo "check-published: control: a published receipt with one byte flipped is refused (exit 2): $$(grep -m1 refused $$o/matrix.log | cut -c1-120)"
+	@# the published schema is the field table's, and every published receipt validates against it
+	@sh ci/ensure-deps.sh jsonschema
+	/usr/bin/python3 ci/check-receipt-schema.py $(CONFORM) $(foreach v,$(PUBLISHED_SETS),vectors/$(v)/receipts/*.json)
 
 # A separate make so the receipt list is the one the run just wrote.
 publish-matrix-copy:

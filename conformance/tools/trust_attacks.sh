@@ -16,6 +16,7 @@ REF=$REPO/build/native/isotrain I=$REPO/conformance/tests/iuts V=$REPO/vectors
 W=$(mktemp -d "${TMPDIR:-/tmp}/trust-attacks.XXXXXX"); cd "$W" || exit 1
 trap 'cd / && rm -rf "$W"' EXIT
 export IT_REF_CLI=$REF IT_ESCAPE_DIR=$W
+export ISOTRAIN_CONFORM=$C # ci/receipt_json.py reads receipts through this runner
 # verify/matrix with --allow-unsigned where the runner has it (the older one does not)
 au() { sub=$1; shift; "$C" "$sub" --allow-unsigned "$@" 2>&1 | grep -q 'unknown option\|usage:' && "$C" "$sub" "$@" || "$C" "$sub" --allow-unsigned "$@"; }
 # the argv form where the runner has it (the newer one), else the shell form
@@ -161,3 +162,21 @@ if [ -x "$MB/isotrain-mpi" ] && command -v mpirun > /dev/null; then
 else
     line "27.8 MPI: runner SIGKILLed mid-train" - "not built: make mpi"
 fi
+
+# ---- issue 29 item 1 / issue 27 item 8: one reading of receipt fields ----
+# levels.train.profiles[0].steps = 0.5, 2^63, -1e300 in a full run's receipt (bare,
+# unsigned): before, verify accepted what matrix refused; after, the one field
+# table (trust/receipt_fields.c) refuses it in verify, matrix and `receipt`.
+for v in 0.5 9223372036854775808 -1e300; do
+    python3 - kf.json st.json "$v" <<'PY'
+import base64, json, sys
+r = json.loads(base64.b64decode(json.load(open(sys.argv[1]))["payload"]))["predicate"]["isotrainReceipt"]
+t = json.dumps(r).replace('"steps": %d, "steps_in_vectors"' % r["levels"]["train"]["profiles"][0]["steps"],
+                          '"steps": %s, "steps_in_vectors"' % sys.argv[3], 1)
+open(sys.argv[2], "w").write(t)
+PY
+    au verify --vectors $V/v1.0.0 st.json > o29v 2>&1; vrc=$?
+    au matrix --vectors $V/v1.0.0 st.json > o29m 2>&1; mrc=$?
+    "$C" receipt st.json > o29r 2>&1; rrc=$?
+    line "29.1 train steps = $v" $vrc "verify: $(grep -m1 -oE 'OK|profiles\[0\]\.steps[^;]*' o29v | cut -c1-60); matrix exit $mrc; receipt exit $rrc"
+done

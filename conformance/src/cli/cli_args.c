@@ -94,6 +94,7 @@ static int add_divergence(conform_args *a, const char *v, char *err, size_t cap)
 #define VERIFY OPT_IN(CMD_VERIFY)
 #define SIGN OPT_IN(CMD_SIGN)
 #define REPORT OPT_IN(CMD_REPORT)
+#define RECEIPT OPT_IN(CMD_RECEIPT)
 #define AT(field) offsetof(conform_args, field)
 #define IUT_ARGS (sizeof((conform_args *)0)->iut_argv / sizeof(const char *) - 1)
 #define FILTERS (sizeof((conform_args *)0)->filters / sizeof(const char *))
@@ -164,6 +165,10 @@ static const opt_row ROWS[] = {
      "a date to show on the page (it names none by itself)"},
     {"--readme-href", NULL, OPT_TEXT, "HREF", 0, 0, NULL, REPORT, 0, AT(readme_href), NULL,
      "where the page links README.md"},
+    {"--json", NULL, OPT_FLAG, NULL, 0, 0, NULL, RECEIPT, 0, AT(json), NULL,
+     "print the receipt (one RECEIPT) as JSON, read strictly"},
+    {"--schema", NULL, OPT_FLAG, NULL, 0, 0, NULL, RECEIPT, 0, AT(schema), NULL,
+     "print the receipt's JSON Schema (no RECEIPT)"},
 };
 
 static const opt_command COMMANDS[] = {
@@ -208,6 +213,12 @@ static const opt_command COMMANDS[] = {
      "the receipts as one self-contained HTML page: the matrix's verdicts, each\n"
      "host's details, plots; refused receipts listed, never shown as results\n"
      "(exit 0 written, 1 written with a receipt refused, 2 not written).\n"},
+    {CMD_RECEIPT, "receipt", "RECEIPT...", CONFORM_MAX_OPERANDS, 0,
+     "reads receipts through the one strict reader (the field table of\n"
+     "trust/receipt_fields.c) and says whether each reads; --json prints one as\n"
+     "read, for scripts; --schema prints spec/receipt.schema.json. No signature\n"
+     "is checked and no verdict recomputed: that is verify (exit 0 every\n"
+     "receipt reads, 1 one does not, 2 bad usage).\n"},
 };
 
 static const opt_spec SPEC = {
@@ -314,6 +325,10 @@ static int needs(const conform_args *a, char *err, size_t cap)
     case CMD_LINT:
         if (a->n_operands != 1)
             return snprintf(err, cap, "lint needs one directory"), -1;
+        return 0;
+    case CMD_RECEIPT:
+        if (a->schema ? a->n_operands != 0 || a->json : a->n_operands == 0 || (a->json && a->n_operands != 1))
+            return snprintf(err, cap, "receipt: give --schema alone, --json and one RECEIPT, or RECEIPT..."), -1;
         return 0;
     case CMD_REPORT:
         if (!a->output)

@@ -28,6 +28,9 @@ int report_command(const conform_args *a);
 /* sign --sign-key KEY RECEIPT [OUT]: signs an unsigned receipt in a step
  * of its own (sign.c); 0 signed, 2 refused or bad input. */
 int sign_command(const conform_args *a);
+/* receipt [--json] RECEIPT... | receipt --schema: the strict reader's view
+ * (receipt_view.c); 0 every receipt reads, 1 not, 2 bad usage. */
+int receipt_command(const conform_args *a);
 /* lint DIR: 0 clean, 2 problems found. */
 int lint_command(const char *dir);
 

@@ -12,6 +12,8 @@
 #include "core/version.h"
 #include "trust/dsse.h"
 #include "protocol/iut_keeper.h"
+#include "trust/receipt_open.h"
+#include "trust/receipt_schema.h"
 #include "protocol/proc_seen.h"
 
 static void add_str(cJSON *o, const char *k, const char *v)
@@ -434,6 +436,19 @@ int receipt_write(const run_ctx *rc, const char *path, const char *overall, cons
     cJSON_AddNumberToObject(tm, "fresh", rc->t_fresh);
     cJSON_AddNumberToObject(tm, "total", now_s() - rc->t_start);
 
+    /* what is written is what every reader accepts: the one field table
+     * (trust/receipt_schema.h) checks the writer too */
+    problems own;
+    problems_init(&own);
+    if (receipt_schema_check("the receipt being written", root, RS_CHECK_PRESENCE, &own, RECEIPT_SCHEMA_PROBLEMS) != 0) {
+        fprintf(stderr, "isotrain-conform: the receipt is not as %s says (trust/receipt_fields.c):\n",
+                RECEIPT_SCHEMA_NAME);
+        problems_print(&own, stderr, "  ");
+        problems_free(&own);
+        cJSON_Delete(root);
+        return -1;
+    }
+    problems_free(&own);
     /* the receipt travels as an in-toto Statement in a DSSE envelope,
      * signed with --sign-key (trust/dsse.h) */
     char err[512];

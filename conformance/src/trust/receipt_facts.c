@@ -236,17 +236,42 @@ static void unbound_parts(const receipt_facts *f, sbuf *u, sbuf *r)
     }
 }
 
+receipt_binding receipt_facts_binding(const receipt_facts *f)
+{
+    if (f->rules < 2)
+        return BINDING_CLAIMED;
+    if (!f->bound)
+        return BINDING_SHELL;
+    sbuf u, r;
+    sbuf_init(&u), sbuf_init(&r);
+    unbound_parts(f, &u, &r);
+    int unbound = u.len > 0;
+    sbuf_free(&u), sbuf_free(&r);
+    if (unbound)
+        return BINDING_NOT_FULLY;
+    return f->code_recorded && f->env_recorded ? BINDING_BOUND : BINDING_PARTLY_RECORDED;
+}
+
+const char *receipt_binding_cell(receipt_binding b)
+{
+    static const char *const cell[] = {"claimed", "UNBOUND", "NOT FULLY BOUND", "bound", "bound"};
+    return cell[b];
+}
+
 char *receipt_facts_subject_text(const receipt_facts *f)
 {
-    if (f->rules < 2 || !f->bound)
+    receipt_binding b = receipt_facts_binding(f);
+    if (b == BINDING_CLAIMED || b == BINDING_SHELL)
         return xstrdup(receipt_facts_subject_word(f));
     sbuf u, r, out;
     sbuf_init(&u), sbuf_init(&r), sbuf_init(&out);
     unbound_parts(f, &u, &r);
     int all_recorded = f->code_recorded && f->env_recorded;
     sbuf_printf(&out, "%s: the program (argv form, %zu file%s named by the subject)",
-                u.len ? "NOT FULLY BOUND" : all_recorded ? "bound" : "PARTLY RECORDED, the program bound", f->n_files,
-                f->n_files == 1 ? "" : "s");
+                b == BINDING_NOT_FULLY ? "NOT FULLY BOUND"
+                : b == BINDING_BOUND   ? "bound"
+                                       : "PARTLY RECORDED, the program bound",
+                f->n_files, f->n_files == 1 ? "" : "s");
     if (u.len)
         sbuf_printf(&out, "; UNBOUND: %s", u.p);
     if (!all_recorded)

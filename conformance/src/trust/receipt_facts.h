@@ -70,6 +70,20 @@ const char *receipt_facts_program_isa(const receipt_facts *f);
  * variable, a library replaced after it was mapped) is named UNBOUND; a
  * field the receipt predates is "not recorded". Fresh string. */
 char *receipt_facts_subject_text(const receipt_facts *f);
+/* How far the receipt binds what ran: the one derivation verify's line,
+ * the matrix's subject column and the page use. */
+typedef enum {
+    BINDING_CLAIMED,          /* first trust rules: the signer's word */
+    BINDING_SHELL,            /* the shell form: UNBOUND */
+    BINDING_NOT_FULLY,        /* the program bound, code outside it ran: NOT FULLY BOUND */
+    BINDING_PARTLY_RECORDED,  /* the program bound; mapped code or loader environment not recorded */
+    BINDING_BOUND
+} receipt_binding;
+receipt_binding receipt_facts_binding(const receipt_facts *f);
+/* The binding's word for a table cell: "claimed", "UNBOUND", "NOT FULLY
+ * BOUND", "bound" (partly recorded receipts bind the program). */
+const char *receipt_binding_cell(receipt_binding b);
+
 /* One line for a table: "bound", "UNBOUND (shell form)", "not recorded
  * (first trust rules)". */
 const char *receipt_facts_subject_word(const receipt_facts *f);

@@ -8,9 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "core/json_strict.h"
 #include "core/results.h"
 #include "core/util.h"
 #include "core/version.h"
@@ -18,13 +16,13 @@
 #include "isotrain.h"
 #include "trust/dsse.h"
 #include "trust/keys.h"
+#include "trust/receipt_open.h"
+#include "trust/receipt_schema.h"
 #include "vectorset/manifest.h"
 #include "vectorset/official.h"
 #include "vectorset/vectors_load.h"
 #include "verdict/requirements.h"
 #include "verdict/scope.h"
-
-enum { RECEIPT_MAX = 64 << 20 };
 
 static const cJSON *get(const cJSON *o, const char *k)
 {
@@ -900,6 +898,10 @@ void verify_receipt_object(const char *file, const cJSON *r, const verify_opts *
         problems_add(pr, "%s: schema: expected \"isotrain-receipt-v1\"", file);
         return;
     }
+    /* every field against the one table (trust/receipt_schema.h), as the
+     * writer checked it and receipt --json reads it; the checks below go on
+     * either way, so each names what it finds */
+    receipt_schema_check(file, r, 0, pr, RECEIPT_SCHEMA_PROBLEMS);
     receipt_facts *rf = &info->facts;
     receipt_facts_free(rf);
     if (receipt_facts_read(file, r, rf, pr) != 0)
@@ -1021,48 +1023,29 @@ cJSON *verify_receipt_file(const char *file, const verify_opts *vo, verify_info 
 {
     memset(info, 0, sizeof *info);
     size_t before = pr->n;
-    char *text;
-    size_t len;
-    char err[512];
-    struct stat st;
-    if (lstat(file, &st) != 0 || !S_ISREG(st.st_mode)) {
-        problems_add(pr, "%s: not a regular file", file);
-        return NULL;
-    }
-    if (read_file(file, RECEIPT_MAX, &text, &len, err, sizeof err) != 0) {
-        problems_add(pr, "%s", err);
-        return NULL;
-    }
-    char why[256] = "";
-    cJSON *doc = json_parse_strict(text, len, why, sizeof why); /* core/json_strict.h */
     cJSON *receipt = NULL;
-    if (!cJSON_IsObject(doc)) {
-        problems_add(pr, "%s: not a JSON object (a DSSE envelope or a receipt)%s%s", file, why[0] ? ": " : "", why);
-    } else if (get(doc, "payloadType")) {
-        info->enveloped = 1;
-        dsse_opened o;
-        if (dsse_open(file, text, len, &o, pr) == 0) {
+    receipt_file rf; /* the one strict reader (trust/receipt_open.h) */
+    if (receipt_file_read(file, &rf, pr) == 0) {
+        if (rf.enveloped) {
             /* who signed first: it decides which rules a receipt is read under */
-            if (!o.n_sigs)
+            if (!rf.env.n_sigs)
                 info->unsigned_receipt = 1;
-            else if (dsse_check_signers(file, &o, vo->allowed_signers, &info->sig, pr) > 0)
+            else if (dsse_check_signers(file, &rf.env, vo->allowed_signers, &info->sig, pr) > 0)
                 info->signer = xstrdup(info->sig.principal);
-            verify_receipt_object(file, o.receipt, vo, info, pr);
-            check_statement(file, o.statement, o.receipt, info->facts.rules >= 2 ? &info->facts : NULL, pr);
-            receipt = cJSON_Duplicate(o.receipt, 1);
+            verify_receipt_object(file, rf.receipt, vo, info, pr);
+            check_statement(file, rf.env.statement, rf.receipt, info->facts.rules >= 2 ? &info->facts : NULL, pr);
+        } else {
+            info->unsigned_receipt = 1;
+            verify_receipt_object(file, rf.receipt, vo, info, pr);
         }
-        dsse_opened_free(&o);
-    } else {
-        info->unsigned_receipt = 1;
-        verify_receipt_object(file, doc, vo, info, pr);
-        receipt = cJSON_Duplicate(doc, 1);
+        receipt = cJSON_Duplicate(rf.receipt, 1);
     }
+    info->enveloped = rf.enveloped;
+    receipt_file_free(&rf);
     if (info->unsigned_receipt && !vo->allow_unsigned)
         problems_add(pr, "%s: UNSIGNED: the receipt carries no signature, so nothing says who made it (sign receipts "
                          "with run --sign-key; --allow-unsigned accepts unsigned ones, e.g. this machine's own runs)",
                      file);
-    cJSON_Delete(doc);
-    free(text);
     cap_problems(file, pr, before);
     if (pr->n != before) {
         cJSON_Delete(receipt);

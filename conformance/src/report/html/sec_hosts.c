@@ -396,6 +396,23 @@ static void failed_cases(hw *w, const cJSON *r)
         HW(w, "</tbody></table></div>");
 }
 
+/* A subject the receipt does not fully bind, in verify's words
+ * (trust/receipt_facts.h): the one derivation of "bound". A bound one adds
+ * nothing, so the published pages stay as they were. */
+static void subject_note(hw *w, const mrow *row)
+{
+    if (!row->r || row->r->build_failed)
+        return;
+    receipt_binding b = receipt_facts_binding(&row->r->facts);
+    if (b != BINDING_SHELL && b != BINDING_NOT_FULLY)
+        return;
+    char *t = receipt_facts_subject_text(&row->r->facts);
+    HW(w, "<p class=\"subject\"><strong>Subject:</strong> ");
+    hw_text_cap(w, t, HW_CAP_CELL);
+    HW(w, "</p>");
+    free(t);
+}
+
 static void host_block(hw *w, const rp_page *p, size_t i)
 {
     const mrow *row = &p->rows[i];
@@ -488,6 +505,7 @@ static void host_block(hw *w, const rp_page *p, size_t i)
     }
     HW(w, "</div><div><h4>Trainer under test</h4>");
     kv_list(w, r, iut_kv, sizeof iut_kv / sizeof iut_kv[0]);
+    subject_note(w, row);
     const cJSON *self = rj_at(r, "iut.self_report.values");
     HW(w, "<details class=\"data\"><summary>What the trainer reported from inside (<code>info</code>)</summary>");
     if (cJSON_IsObject(self)) {

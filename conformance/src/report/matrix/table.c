@@ -151,15 +151,14 @@ static void win_cell(const mrow *w, uint32_t from, uint32_t to, char *buf, size_
         snprintf(buf, cap, "%s", whole_run(w->r) ? "full" : "-");
 }
 
-/* "bound", "UNBOUND", "claimed" (a receipt of the first trust rules: its
- * subject and host are the signer's word) */
+/* "bound", "UNBOUND", "NOT FULLY BOUND", "claimed" (a receipt of the
+ * first trust rules: its subject and host are the signer's word): verify's
+ * derivation (trust/receipt_facts.h) */
 static const char *subject_cell(const mrow *w)
 {
     if (!w->r || w->r->build_failed)
         return "-";
-    if (w->r->facts.rules < 2)
-        return "claimed";
-    return w->r->facts.bound ? "bound" : "UNBOUND";
+    return receipt_binding_cell(receipt_facts_binding(&w->r->facts));
 }
 
 const char *mx_runs_as(const mhost *h, char *buf, size_t cap)

@@ -1,0 +1,247 @@
+/* The one receipt model (issue 29 item 1): the field table
+ * (trust/receipt_fields.c) read strictly by receipt_open, the published
+ * JSON Schema generated from it, every published receipt read through it,
+ * and each refusal class of the strict reader with its negative control. */
+#include <cjson/cJSON.h>
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "core/util.h"
+#include "trust/receipt_open.h"
+#include "trust/receipt_schema.h"
+
+static char *dir;
+
+static void setup(void) { dir = tu_tmpdir(); }
+
+static void teardown(void)
+{
+    tu_rmtree(dir);
+    free(dir);
+}
+
+TestSuite(receipt_model, .init = setup, .fini = teardown, .timeout = 120);
+
+#define PUBLISHED "vectors/v1.2.0/receipts/x86_64-native.json"
+
+/* The published receipt as bare, compact JSON text (read strictly). */
+static char *published_text(void)
+{
+    problems pr;
+    problems_init(&pr);
+    cJSON *r = receipt_open(PUBLISHED, NULL, &pr);
+    cr_assert(r, "%s: %s", PUBLISHED, pr.n ? pr.items[0] : "?");
+    char *t = cJSON_PrintUnformatted(r);
+    cJSON_Delete(r);
+    problems_free(&pr);
+    return t;
+}
+
+/* Writes text to dir/name and reads it with the strict reader; returns the
+ * problems joined (empty when it reads). */
+static char *read_back(const char *name, const char *text)
+{
+    char *p = xasprintf("%s/%s", dir, name), err[256];
+    cr_assert(write_file(p, text, strlen(text), err, sizeof err) == 0, "%s", err);
+    problems pr;
+    problems_init(&pr);
+    cJSON *r = receipt_open(p, NULL, &pr);
+    sbuf b;
+    sbuf_init(&b);
+    for (size_t i = 0; i < pr.n; i++)
+        sbuf_printf(&b, "%s\n", pr.items[i]);
+    cr_assert_eq(r == NULL, pr.n > 0, "%s: read %s with %zu problems", name, r ? "" : "nothing", pr.n);
+    cJSON_Delete(r);
+    problems_free(&pr);
+    free(p);
+    sbuf_addc(&b, '\0');
+    return sbuf_take(&b);
+}
+
+/* text with the first `from` replaced by `to` */
+static char *edited(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    cr_assert(at, "no %s in the receipt", from);
+    return xasprintf("%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+}
+
+Test(receipt_model, every_published_receipt_reads_strictly)
+{
+    glob_t g;
+    cr_assert(glob("vectors/*/receipts/*.json", 0, NULL, &g) == 0);
+    cr_assert_geq(g.gl_pathc, 39u);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        problems pr;
+        problems_init(&pr);
+        int enveloped = 0;
+        cJSON *r = receipt_open(g.gl_pathv[i], &enveloped, &pr);
+        cr_assert(r, "%s: %s", g.gl_pathv[i], pr.n ? pr.items[0] : "?");
+        cr_assert(enveloped, "%s: not read as an envelope", g.gl_pathv[i]);
+        cJSON_Delete(r);
+        problems_free(&pr);
+    }
+    globfree(&g);
+}
+
+Test(receipt_model, the_published_schema_is_the_tables)
+{
+    cJSON *s = receipt_schema_json();
+    char *now = cJSON_Print(s), *file = tu_read("spec/receipt.schema.json");
+    char *want = xasprintf("%s\n", now);
+    cr_assert_str_eq(file, want, "spec/receipt.schema.json is not `isotrain-conform receipt --schema` (regenerate it)");
+    /* closed at the root and where the table says so; steps whole */
+    tu_assert_has(now, "\"additionalProperties\":\tfalse");
+    cJSON *steps = cJSON_GetObjectItemCaseSensitive(s, "properties");
+    cr_assert(cJSON_GetObjectItemCaseSensitive(steps, "cases"));
+    cJSON_Delete(s);
+    free(now), free(file), free(want);
+    tu_result x = tu_conform("receipt", "--schema", NULL);
+    cr_assert_eq(x.code, 0);
+    tu_result_free(&x);
+}
+
+Test(receipt_model, the_control_reads)
+{
+    char *t = published_text(), *why = read_back("control.json", t);
+    cr_assert_str_eq(why, "", "the unmodified receipt is refused:\n%s", why);
+    free(why), free(t);
+}
+
+Test(receipt_model, a_duplicate_key_is_refused)
+{
+    char *t = published_text(), *bad = edited(t, "{\"schema\":", "{\"verdict\":\"PASS\",\"schema\":");
+    /* the published verdict is PASS too: only the repetition is wrong */
+    char *why = read_back("dup.json", bad);
+    tu_assert_has(why, "key \"verdict\" appears more than once");
+    free(why), free(bad), free(t);
+}
+
+Test(receipt_model, an_unknown_field_is_refused)
+{
+    char *t = published_text(), *bad = edited(t, "\"iut\":{", "\"iut\":{\"extra\":1,");
+    char *why = read_back("unknown.json", bad);
+    tu_assert_has(why, "iut.extra: unknown field");
+    free(why), free(bad), free(t);
+}
+
+Test(receipt_model, the_open_object_takes_any_member)
+{
+    char *t = published_text();
+    char *open = edited(t, "\"localization_text\":", "\"localization\":{\"anything\":1},\"localization_text\":");
+    char *why = read_back("open.json", open);
+    cr_assert_str_eq(why, "", "%s", why);
+    free(why), free(open), free(t);
+}
+
+Test(receipt_model, a_nul_escape_is_refused)
+{
+    char *t = published_text(), *bad = edited(t, "\"verdict\":\"PASS\"", "\"verdict\":\"PASS\\u0000x\"");
+    char *why = read_back("nul.json", bad);
+    tu_assert_has(why, "\\u0000");
+    free(why), free(bad), free(t);
+}
+
+Test(receipt_model, trailing_data_is_refused)
+{
+    char *t = published_text(), *bad = xasprintf("%s {}", t);
+    char *why = read_back("trailing.json", bad);
+    cr_assert_neq(why[0], '\0', "trailing data read");
+    free(why), free(bad), free(t);
+}
+
+Test(receipt_model, steps_must_be_whole_and_in_range)
+{
+    static const char *const values[] = {"0.5", "9223372036854775808", "-1e300", "4294967296"};
+    char *t = published_text();
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+        char *to = xasprintf("\"steps_in_vectors\":300,\"status\"");
+        char *from = xasprintf("\"steps\":300,\"steps_in_vectors\":300,\"status\"");
+        char *to2 = xasprintf("\"steps\":%s,%s", values[i], to);
+        char *bad = edited(t, from, to2), *why = read_back("steps.json", bad);
+        tu_assert_has(why, "levels.train.profiles[0].steps: expected a whole number in [0, 4294967295]");
+        free(why), free(bad), free(to), free(from), free(to2);
+    }
+    /* the control: a whole number in range reads */
+    char *ok = edited(t, "\"steps\":300,\"steps_in_vectors\"", "\"steps\":299,\"steps_in_vectors\""),
+         *why = read_back("steps-ok.json", ok);
+    cr_assert_str_eq(why, "", "%s", why);
+    free(why), free(ok), free(t);
+}
+
+Test(receipt_model, the_writer_check_names_a_missing_field)
+{
+    char *t = published_text();
+    cJSON *r = cJSON_Parse(t);
+    cJSON_DeleteItemFromObject(r, "counts");
+    problems pr;
+    problems_init(&pr);
+    cr_assert_eq(receipt_schema_check("w", r, RS_CHECK_PRESENCE, &pr, 40), -1);
+    cr_assert_eq(pr.n, 1);
+    tu_assert_has(pr.items[0], "counts: missing");
+    problems_free(&pr);
+    /* verify's reading leaves presence to the check that needs the field */
+    cr_assert_eq(receipt_schema_check("w", r, 0, &pr, 40), 0);
+    cJSON_Delete(r);
+    free(t);
+}
+
+Test(receipt_model, receipt_json_prints_what_the_reader_read)
+{
+    tu_result x = tu_conform("receipt", "--json", PUBLISHED, NULL);
+    cr_assert_eq(x.code, 0, "%s", x.err);
+    cJSON *r = cJSON_Parse(x.out);
+    cr_assert(r);
+    char *a = cJSON_PrintUnformatted(r), *b = published_text();
+    cr_assert_str_eq(a, b);
+    free(a), free(b);
+    cJSON_Delete(r);
+    tu_result_free(&x);
+    /* and refuses, exit 1, what the reader refuses */
+    char *p = xasprintf("%s/t.json", dir), err[128];
+    cr_assert(write_file(p, "{\"schema\":\"isotrain-receipt-v1\"} x", 34, err, sizeof err) == 0);
+    x = tu_conform("receipt", "--json", p, NULL);
+    cr_assert_eq(x.code, 1);
+    tu_result_free(&x);
+    free(p);
+}
+
+/* One derivation of "bound" (trust/receipt_facts.h receipt_facts_binding):
+ * the published Wine receipts ran wine64, wineserver64 and dash beside the
+ * subject, which verify calls NOT FULLY BOUND; the matrix's subject column
+ * and the page say the same. The control: the native receipt is bound in
+ * all three, and the page adds no subject line for it. */
+static void three_views(const char *receipt, char **verify, char **matrix, char **page)
+{
+    char *md = xasprintf("%s/m.md", dir), *html = xasprintf("%s/p.html", dir);
+    tu_result v = tu_conform("verify", "--allowed-signers", "vectors/KEYS/allowed_signers", "--vectors", "vectors/v1.2.0",
+                             receipt, NULL);
+    cr_assert_eq(v.code, 0, "%s", v.out);
+    tu_result m = tu_conform("matrix", "--allowed-signers", "vectors/KEYS/allowed_signers", "--vectors",
+                             "vectors/v1.2.0", "--markdown", md, receipt, NULL);
+    tu_result p = tu_conform("report", "--allowed-signers", "vectors/KEYS/allowed_signers", "--vectors",
+                             "vectors/v1.2.0", "-o", html, receipt, NULL);
+    cr_assert_eq(p.code, 0, "%s", p.err);
+    *verify = xstrdup(v.out), *matrix = tu_read(md), *page = tu_read(html);
+    tu_result_free(&v), tu_result_free(&m), tu_result_free(&p);
+    free(md), free(html);
+}
+
+Test(receipt_model, verify_matrix_and_page_say_bound_the_same_way, .timeout = 240)
+{
+    char *v, *m, *p;
+    three_views("vectors/v1.2.0/receipts/windows-x86_64-wine.json", &v, &m, &p);
+    tu_assert_has(v, "subject: NOT FULLY BOUND");
+    tu_assert_has(m, "| NOT FULLY BOUND |");
+    tu_assert_has(p, "<strong>Subject:</strong> NOT FULLY BOUND: the program");
+    tu_assert_has(p, "/usr/lib/wine/wine64 ran but the subject does not name it");
+    free(v), free(m), free(p);
+    three_views("vectors/v1.2.0/receipts/x86_64-native.json", &v, &m, &p);
+    tu_assert_has(v, "subject: PARTLY RECORDED, the program bound");
+    tu_assert_has(m, "| bound |");
+    tu_assert_lacks(m, "NOT FULLY BOUND");
+    tu_assert_lacks(p, "<strong>Subject:</strong>");
+    free(v), free(m), free(p);
+}
