@@ -41,6 +41,8 @@ it_status it_gptchar_step_loss(const it_train_run *run, uint32_t step, float *lo
 {
     gc_run_work *g = run->work;
     it_gptchar_batch(run->cfg->seed, step, g->x, g->y);
+    if (g->owned) /* a caller's workspace keeps the caller's thread count */
+        it_gptchar_work_threads(g->w, run->cfg->threads);
     return it_gptchar_loss_grad_work(g->w, run->s->params, g->x, g->y, IT_GC_SEQS, run->s->grads, NULL, NULL, loss);
 }
 

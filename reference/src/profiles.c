@@ -130,7 +130,7 @@ const it_profile it_profile_gptchar = {
     .steps = IT_GC_STEPS, .checkpoint_steps = gptchar_checkpoints, .n_checkpoint_steps = 5,
     .fresh_steps = 5, /* §11.9, P7 */
     .windows = gptchar_windows, .n_windows = 3,
-    .batch_rows = IT_GC_SEQS, .row_noun = "sequences",
+    .batch_rows = IT_GC_SEQS, .row_noun = "sequences", .threaded = 1,
     .work_new = it_gptchar_run_work_new, .work_free = it_gptchar_run_work_free,
     .loss_grad = it_gptchar_step_loss,
 };
