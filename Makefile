@@ -89,7 +89,7 @@ $(AARCH64)/sha256_check: reference/tools/sha256_check.c reference/tools/sha256_k
 	$(AARCH64_CC) $(WARN_CFLAGS) -O2 $(NUMERIC_CFLAGS) -Ireference/include $< $(AARCH64)/libisotrain.a -static -o $@
 
 # Identical bits on 1, 2, 3 and 4 threads: isotrain-conform repeat trains
-# addmod113 four times, run N on N threads; a build whose sums are split
+# addmod113, then gptchar, four times, run N on N threads; a build whose sums are split
 # across threads and added must be found different (ci/check-threads.sh;
 # about 30 s CPU). Part of make test.
 .PHONY: check-threads

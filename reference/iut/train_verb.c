@@ -43,7 +43,10 @@ static int environment(iut_train_request *r, char *err, size_t cap)
 {
     const char *t = getenv("ISOTRAIN_THREADS"), *e = getenv("ISOTRAIN_EVAL");
     char *end;
-    r->threads = 1;
+    if (iut_given(r, "--threads")) /* the option outranks the environment's default */
+        t = NULL;
+    else
+        r->threads = 1;
     if (t && *t) {
         unsigned long v = strtoul(t, &end, 10);
         if (*end || t[0] == '-' || v < 1 || v > 64)

@@ -43,7 +43,9 @@ it_status it_gptchar_step_loss(const it_train_run *run, uint32_t step, float *lo
 {
     gc_run_work *g = run->work;
     it_gptchar_batch(run->cfg->seed, step, g->x, g->y);
-    if (run->rd == &it_reducer_local) /* the workspace's threads as its owner set them (bench) */
+    if (g->owned) /* a caller's workspace keeps the caller's thread count */
+        it_gptchar_work_threads(g->w, run->cfg->threads);
+    if (run->rd == &it_reducer_local)
         return it_gptchar_loss_grad_work(g->w, run->s->params, g->x, g->y, IT_GC_SEQS, run->s->grads, NULL, NULL,
                                          loss);
     return it_gptchar_loss_grad_reduced(g->w, run->s->params, g->x, g->y, IT_GC_SEQS, run->s->grads,

@@ -43,10 +43,12 @@ void it_parallel(unsigned parts, it_part_fn fn, void *ctx)
 #include <stdatomic.h>
 
 /* Before sleeping on a condition variable, a worker waiting for work and
- * the caller waiting for the workers spin this many times on the atomic
- * they wait for: a step makes about 45 parallel calls, and a wake-up from
- * sleep costs tens of microseconds each (speed only). */
-enum { SPIN = 4000 };
+ * the caller waiting for the last share spin this many times on the atomic
+ * they wait for (about 20 us on a Zen 3): a gptchar step makes about 60
+ * parallel calls a few hundred microseconds apart, and a wake-up from sleep
+ * costs tens of microseconds. Short enough that an idle pool sleeps, not
+ * burns a core (speed only). */
+enum { SPIN = 300 };
 
 static inline void relax(void)
 {
@@ -58,23 +60,49 @@ static inline void relax(void)
 }
 
 static pthread_mutex_t owner = PTHREAD_MUTEX_INITIALIZER; /* held for a whole parallel call */
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;    /* guards everything below */
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;    /* guards the job and the sleeps */
 static pthread_cond_t go = PTHREAD_COND_INITIALIZER, done = PTHREAD_COND_INITIALIZER;
 static unsigned workers;     /* started so far: ids 1 .. workers */
-static atomic_ulong round_; /* bumped once per parallel call (under mu) */
-static unsigned long seen0[IT_POOL_MAX]; /* the round each worker was started in */
+static atomic_uint round_;   /* bumped once per parallel call (under mu) */
+static unsigned seen0[IT_POOL_MAX]; /* the round each worker was started in */
 static it_part_fn job_fn;
 static void *job_ctx;
-static unsigned job_parts, job_helped;
-static atomic_uint pending; /* workers still running this round's shares (changed under mu) */
+static unsigned job_parts;
+/* Shares are claimed, not assigned: (round << 32) | next share. Any thread
+ * may run any share (each computes its own outputs), so a worker the OS has
+ * not scheduled yet delays nothing: the caller takes its shares. The round
+ * in the ticket keeps a late worker from claiming a later call's share. */
+static _Atomic unsigned long long ticket;
+static atomic_uint finished; /* shares of this round finished */
 static int retired; /* a worker failed its FTZ/DAZ probe, or could not start */
+
+/* Runs shares of round r until none is left; returns how many it ran. */
+static unsigned claim_and_run(unsigned r, it_part_fn fn, void *ctx, unsigned parts)
+{
+    unsigned ran = 0;
+    unsigned long long t = atomic_load(&ticket);
+    for (;;) {
+        if ((unsigned)(t >> 32) != r || (unsigned)(t & 0xffffffffu) >= parts)
+            return ran;
+        if (!atomic_compare_exchange_weak(&ticket, &t, t + 1))
+            continue; /* t now holds the current ticket */
+        fn(ctx, (unsigned)(t & 0xffffffffu), parts);
+        ran++;
+        if (atomic_fetch_add(&finished, 1) + 1 == parts) {
+            pthread_mutex_lock(&mu); /* the caller may be about to sleep */
+            pthread_cond_signal(&done);
+            pthread_mutex_unlock(&mu);
+        }
+        t = atomic_load(&ticket);
+    }
+}
 
 static void *worker(void *arg)
 {
     unsigned id = (unsigned)(uintptr_t)arg;
     int ok = it_fpenv_probe(NULL) == 0;
     pthread_mutex_lock(&mu);
-    unsigned long seen = seen0[id];
+    unsigned seen = seen0[id];
     if (!ok)
         retired = 1;
     for (;;) {
@@ -87,16 +115,13 @@ static void *worker(void *arg)
                 pthread_cond_wait(&go, &mu);
         }
         seen = atomic_load(&round_);
-        if (id > job_helped)
-            continue; /* not needed this round */
         it_part_fn fn = job_fn;
         void *ctx = job_ctx;
         unsigned parts = job_parts;
         pthread_mutex_unlock(&mu);
-        fn(ctx, id, parts);
+        if (ok)
+            claim_and_run(seen, fn, ctx, parts);
         pthread_mutex_lock(&mu);
-        if (atomic_fetch_sub(&pending, 1) == 1)
-            pthread_cond_signal(&done);
     }
     return NULL;
 }
@@ -136,26 +161,27 @@ void it_parallel(unsigned parts, it_part_fn fn, void *ctx)
     }
     unsigned have = start_workers(parts);
     pthread_mutex_lock(&mu);
-    if (retired)
-        have = 0;
-    unsigned helped = have < parts - 1 ? have : parts - 1; /* ids 1 .. helped */
-    if (helped > 0) {
-        job_fn = fn;
-        job_ctx = ctx;
-        job_parts = parts;
-        job_helped = helped;
-        atomic_store(&pending, helped);
-        atomic_fetch_add(&round_, 1);
-        pthread_cond_broadcast(&go);
+    if (retired || have == 0) {
+        pthread_mutex_unlock(&mu);
+        pthread_mutex_unlock(&owner);
+        run_inline(parts, fn, ctx, 0);
+        return;
     }
+    job_fn = fn;
+    job_ctx = ctx;
+    job_parts = parts;
+    atomic_store(&finished, 0);
+    unsigned r = atomic_load(&round_) + 1;
+    atomic_store(&ticket, (unsigned long long)r << 32);
+    atomic_store(&round_, r);
+    pthread_cond_broadcast(&go);
     pthread_mutex_unlock(&mu);
-    fn(ctx, 0, parts);
-    run_inline(parts, fn, ctx, helped + 1); /* shares no worker took */
-    if (helped > 0) {
-        for (int i = 0; i < SPIN && atomic_load(&pending) > 0; i++)
-            relax();
+    claim_and_run(r, fn, ctx, parts);
+    for (int i = 0; i < SPIN && atomic_load(&finished) < parts; i++)
+        relax();
+    if (atomic_load(&finished) < parts) {
         pthread_mutex_lock(&mu);
-        while (atomic_load(&pending) > 0)
+        while (atomic_load(&finished) < parts)
             pthread_cond_wait(&done, &mu);
         pthread_mutex_unlock(&mu);
     }

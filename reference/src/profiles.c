@@ -133,7 +133,7 @@ const it_profile it_profile_gptchar = {
     .fresh_steps = 53, /* §11.9, P7: past the 50 warm-up steps into the decay (§14.1, §7.4) */
     .window_steps = 3, /* P7: three steps cross a clipping decision or two */
     .windows = gptchar_windows, .n_windows = 3,
-    .batch_rows = IT_GC_SEQS, .row_noun = "sequences",
+    .batch_rows = IT_GC_SEQS, .row_noun = "sequences", .threaded = 1,
     .work_new = it_gptchar_run_work_new, .work_free = it_gptchar_run_work_free,
     .loss_grad = it_gptchar_step_loss,
 };

@@ -15,6 +15,12 @@
  * only; never bits. */
 enum { MIN_WORK_PER_THREAD = 1 << 16 };
 
+/* Row shares of a product are multiples of ROW_ALIGN rows: 8, not a whole
+ * number of every set's tiles (24), so 64 or 63 rows split 32/32, not 24/40
+ * (gptchar's weight gradients: the second thread waited for the first); a
+ * share's last tile is then a partial one (speed only). */
+enum { ROW_ALIGN = 8 };
+
 static unsigned parts_for(unsigned threads, double work)
 {
     if (threads > IT_POOL_MAX)
@@ -56,7 +62,7 @@ static void gemm_part(void *ctx, unsigned part, unsigned parts)
         if (g.bias)
             g.bias += lo;
     } else {
-        it_share(g.M, 24, part, parts, &lo, &hi);
+        it_share(g.M, ROW_ALIGN, part, parts, &lo, &hi);
         g.M = hi - lo;
         g.A += lo * g.ars;
         g.C += lo * g.ldc;
@@ -111,7 +117,7 @@ static void params_part(void *ctx, unsigned part, unsigned parts)
 {
     const params_job *j = ctx;
     size_t lo, hi;
-    it_share(j->out, 24, part, parts, &lo, &hi);
+    it_share(j->out, ROW_ALIGN, part, parts, &lo, &hi);
     if (lo == hi)
         return;
     /* dW(o, i) += SUM_r dY(r, o) X(r, i): A(o, r) = dY[r*lddy + o] */

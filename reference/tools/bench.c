@@ -16,8 +16,7 @@
  *      a digest at every step;
  *   4. gptchar (issue 30) per kernel set: the library's seconds per step of
  *      16 sequences on 1 thread, the best set on 2 threads (wall and CPU),
- *      and the CLI's with a digest at every step (the CLI gives gptchar one
- *      thread: its run loop has no thread count for it);
+ *      and the CLI's with a digest at every step, on 1 and 2 threads (--threads);
  *   5. exp, log, tanh: ns per element per set.
  *
  * Figures are CPU time (on a shared machine the wall clock also counts the
@@ -394,6 +393,16 @@ static int bench_gptchar(const char *cli, const char **sets, size_t nsets, doubl
             printf("; wall speed-up x%.2f, CPU spent x%.2f of 1 thread's", wall1 / wt, ct / cpu1);
         printf("\n");
     }
+    /* the certified path on 2 threads (--threads): wall against 1 thread's */
+    double c2cpu, c2wall, c2first, c1cpu, c1wall, c1first;
+    char c2dig[65];
+    if (cli_per_step(cli, best, "gptchar", steps, 1, runs, trace, &c1cpu, &c1wall, &c1first, c2dig) != 0 ||
+        cli_per_step(cli, best, "gptchar", steps, 2, runs, trace, &c2cpu, &c2wall, &c2first, c2dig) != 0)
+        return -1;
+    *same &= strcmp(first, c2dig) == 0;
+    printf("  kernels=%-8s 2 threads: CLI+digests %.4f s/step wall, %.4f s/step CPU (1 thread: %.4f wall, %.4f "
+           "CPU); wall speed-up x%.2f\n",
+           best, c2wall, c2cpu, c1wall, c1cpu, c1wall / c2wall);
     printf("  best 1 thread: library %.4f s/step (%.1f %% of peak), CLI+digests %.4f s/step (%.1f %% of peak)\n",
            *lib1, 100.0 * gf / *lib1 / (peak * 1e9), *cli1, 100.0 * gf / *cli1 / (peak * 1e9));
     printf("  a GPT-family recipe (4 blocks, d_model 128, context 64): not measured, gptchar's sizes are "
