@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "isotrain.h"
+#include "isotrain_profile.h"
 
 /* §16.2: the sizes. The vocabulary is the corpus's (its distinct bytes). */
 typedef struct {
@@ -100,5 +101,25 @@ int it_gpt_recipe_load(const char *path, it_gpt_recipe *r, char *err, size_t cap
 int it_gpt_recipe_parse(const char *text, size_t len, const char *name, const char *dir, it_gpt_recipe *r,
                         char *err, size_t cap);
 void it_gpt_recipe_free(it_gpt_recipe *r);
+
+/* §16.5: the B sequences of T tokens of step t (1-based), x and y B*T each. */
+void it_gpt_batch(const unsigned char *corpus, size_t n, const int token_of[256], uint32_t T, uint32_t B,
+                  uint32_t stream, uint64_t seed, uint32_t step, uint32_t *x, uint32_t *y);
+
+/* The workspace of a member's loss and gradient (gptchar.c; for gptchar
+ * it is it_gptchar_work_new's): the it_gptchar_* entry points taking a
+ * workspace compute the member it was made for. */
+it_gptchar_work *it_gpt_work_new(const it_gpt_shape *sh, const it_gpt_derived *dv, size_t max_seqs);
+
+/* §16.5: a recipe's row of the profile table, for the run loop
+ * (isotrain_profile.h; run.c trains it as any row). The recipe must outlive
+ * it. */
+typedef struct {
+    it_profile p; /* first: the run loop's row */
+    const it_gpt_recipe *r;
+    it_gpt_tensors tensors;
+} it_gpt_profile;
+int it_gpt_profile_make(const it_gpt_recipe *r, it_gpt_profile *out);
+void it_gpt_profile_free(it_gpt_profile *g);
 
 #endif
