@@ -50,3 +50,9 @@ check-mutants: mutants-tools
 check-mutants-fresh: mutants-tools
 	MUTANTS_OUT=$(MUTANTS_DIR) CONFORM=$(CONFORM) MUTANT_JOBS=$(MUTANT_JOBS) CC=$(CC) \
 	    sh ci/mutants.sh fresh-all
+
+# The GPT family's mutants (spec/mutants/family/README.md): each killed by
+# the reference's recipe tests, after the control (ci/family-mutants.sh).
+.PHONY: check-family-mutants
+check-family-mutants: deps-test
+	FAMILY_MUTANTS_OUT=$(BUILD)/family-mutants CC=$(CC) sh ci/family-mutants.sh

@@ -126,8 +126,10 @@ static int cmd_hello(int argc, char **argv)
         return EXIT_USAGE;
     }
     /* train_seed=1: `train --seed S` is supported (P2, P7); train_resume=1:
-     * `train --resume DIR --from-step K` (1.2.0); kernels=: the set in use */
-    printf("protocol=1 name=isotrain-reference version=%s spec=%s train_seed=1 train_resume=1 isa=%s kernels=%s\n",
+     * `train --resume DIR --from-step K` (1.2.0); train_recipe=1: `train
+     * --recipe FILE` (1.3.0); kernels=: the set in use */
+    printf("protocol=1 name=isotrain-reference version=%s spec=%s train_seed=1 train_resume=1 train_recipe=1 isa=%s "
+           "kernels=%s\n",
            IT_VERSION,
            IT_SPEC_VERSION, it_host_isa(), it_kernels_name());
     return fflush(stdout) == 0 ? 0 : EXIT_IO;

@@ -75,6 +75,7 @@ struct it_profile {
     uint32_t clip_max_bits, clip_eps_bits; /* §7.3; clip_max_bits 0: no clipping */
     it_lr_schedule_kind schedule;          /* §7.4 */
     uint32_t warmup;
+    uint32_t schedule_length;              /* §7.4's S (§16.2); 0: the row's steps */
     /* §N.3: the data */
     const unsigned char *corpus; /* NULL: the profile generates its data */
     const size_t *corpus_len;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "isotrain_gpt.h"
 #include "isotrain_profile.h"
 
 /* iut-protocol P1, P7 */
@@ -28,6 +29,9 @@ typedef struct {
     size_t n_ck, n_sk;
     int all_steps, force_ftz, stats;
     unsigned long given; /* one bit per option of the table */
+    const char *recipe_path; /* --recipe (spec §16, P7 1.3.0) */
+    it_gpt_recipe *recipe;   /* read from it, and its profile row */
+    it_gpt_profile *recipe_row;
 } iut_train_request;
 
 typedef struct iut_front iut_front;

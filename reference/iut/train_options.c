@@ -100,6 +100,7 @@ const iut_option iut_train_options[] = {
     {"--force-ftz", 0, 0, NULL, AT(force_ftz)},
     {"--block-bytes", 1, 1, set_block_bytes, 0},
     {"--stats", 0, 1, NULL, AT(stats)},
+    {"--recipe", 1, 0, NULL, AT(recipe_path)},
 };
 const size_t iut_n_train_options = sizeof iut_train_options / sizeof iut_train_options[0];
 

@@ -59,13 +59,37 @@ static int environment(iut_train_request *r, char *err, size_t cap)
 
 /* iut-protocol P7 (1.1.0): an unknown profile is like a verb the IUT lacks
  * (P1), so the runner skips what it cannot run instead of failing it */
+/* P7 (1.3.0): --recipe FILE in place of --profile: a member of the GPT
+ * family (spec §16), refused (2) with its file and field named when it is
+ * not a recipe */
+static int choose_recipe(iut_train_request *r, char *err, size_t cap)
+{
+    if (r->profile_name)
+        return it_errf(err, cap, IUT_EXIT_USAGE, "--profile and --recipe exclude each other");
+    r->recipe = calloc(1, sizeof *r->recipe);
+    r->recipe_row = calloc(1, sizeof *r->recipe_row);
+    if (!r->recipe || !r->recipe_row)
+        return it_errf(err, cap, IUT_EXIT_USAGE, "--recipe: out of memory");
+    char why[768];
+    if (it_gpt_recipe_load(r->recipe_path, r->recipe, why, sizeof why))
+        return it_errf(err, cap, IUT_EXIT_USAGE, "--recipe: %s", why);
+    if (it_gpt_profile_make(r->recipe, r->recipe_row))
+        return it_errf(err, cap, IUT_EXIT_USAGE, "--recipe %s: out of memory", r->recipe_path);
+    r->profile = &r->recipe_row->p;
+    return 0;
+}
+
 static int choose_profile(iut_train_request *r, char *err, size_t cap)
 {
     char known[128];
     it_profile_names(", ", known, sizeof known);
-    if (!r->profile_name)
-        return it_errf(err, cap, IUT_EXIT_USAGE, "--profile is required (known: %s)", known);
-    if (!(r->profile = it_profile_find(r->profile_name)))
+    if (r->recipe_path) {
+        int rc = choose_recipe(r, err, cap);
+        if (rc)
+            return rc;
+    } else if (!r->profile_name)
+        return it_errf(err, cap, IUT_EXIT_USAGE, "--profile is required, or --recipe FILE (known: %s)", known);
+    else if (!(r->profile = it_profile_find(r->profile_name)))
         return it_errf(err, cap, IUT_EXIT_UNSUPPORTED, "unsupported profile '%s' (known: %s)", r->profile_name, known);
     const it_profile *p = r->profile;
     int eval = r->cfg.eval;
@@ -322,6 +346,12 @@ int iut_train(int argc, char **argv, const iut_front *f)
     free(r.ck);
     free(r.sk);
     free(r.all);
+    if (r.recipe_row)
+        it_gpt_profile_free(r.recipe_row);
+    if (r.recipe)
+        it_gpt_recipe_free(r.recipe);
+    free(r.recipe_row);
+    free(r.recipe);
     return rc;
 }
 
@@ -331,7 +361,7 @@ void iut_usage(FILE *out, const char *head, const char *prog, int data_parallel,
     fputs(head, out);
     it_profile_names("|", known, sizeof known);
     fprintf(out,
-            "  %s train --profile %s [--steps N] [--trace FILE|-] [--seed S]\n"
+            "  %s train --profile %s|--recipe FILE [--steps N] [--trace FILE|-] [--seed S]\n"
             "           [--checkpoint-dir DIR] [--checkpoint-steps S,S,...|all]\n"
             "           [--state-steps S,S,...] [--resume DIR --from-step K]\n"
             "           [--threads N] [--force-ftz]%s\n",

@@ -15,19 +15,23 @@
 #include <string.h>
 
 #include "isotrain.h"
+#include "isotrain_gpt.h"
 #include "isotrain_reduce.h"
 #include "kernels/kernels.h"
 #include "pool.h"
 
-enum {
-    V = IT_GC_VOCAB, D = IT_GC_D, H = IT_GC_HEADS, DH = IT_GC_DHEAD, F = IT_GC_MLP, T = IT_GC_CTX,
-    L = IT_GC_LAYERS, P = IT_GC_NPARAMS
-};
-
-/* spec §14.1 */
-#define LN_EPS_BITS 0x3727c5acu     /* RN(1e-5) */
-#define ATTN_SCALE_BITS 0x3e800000u /* 1/sqrt(16) = 0.25, exact */
+/* spec §14.1, a constant of the whole family (§16.3) */
+#define LN_EPS_BITS 0x3727c5acu /* RN(1e-5) */
 enum { STREAM_SAMPLE = 64 };
+
+/* The sizes of the workspace's model (§16.2; gptchar's are §14.1's), as
+ * the names the layers below are written with. */
+#define DIMS(w)                                                                                                 \
+    const size_t V = (w)->sh.vocab, D = (w)->sh.d_model, H = (w)->sh.heads, DH = (w)->der.head_width,           \
+                 F = (w)->sh.mlp, T = (w)->sh.context, L = (w)->sh.blocks, P = (w)->der.nparams;                \
+    (void)V, (void)D, (void)H, (void)DH, (void)F, (void)T, (void)L, (void)P
+/* a block's tensor j (IT_GPT_*) within the block at bp */
+#define BT(bp, j) ((bp) + w->der.boff[IT_GPT_##j])
 
 /* spec §14.4, by the init columns of the table (profiles.c) */
 void it_gptchar_init(uint64_t seed, float *params)
@@ -50,23 +54,30 @@ size_t it_gptchar_vocab(unsigned char bytes[256], int token_of[256])
     return v;
 }
 
-/* spec §14.5: sequence b of step t starts at o = below(word(seed, 64,
- * (t-1)*16 + b), N - 32); inputs are the tokens of bytes o..o+31, targets
- * those of o+1..o+32. */
+/* spec §14.5, §16.5: sequence b of step t starts at o = below(word(seed,
+ * stream, (t-1)*B + b), N - T); inputs are the tokens of bytes o..o+T-1,
+ * targets those of o+1..o+T. */
+void it_gpt_batch(const unsigned char *corpus, size_t n, const int token_of[256], uint32_t T, uint32_t B,
+                  uint32_t stream, uint64_t seed, uint32_t step, uint32_t *x, uint32_t *y)
+{
+    const uint32_t starts = (uint32_t)(n - T);
+    for (uint32_t b = 0; b < B; b++) {
+        uint64_t index = (uint64_t)(step - 1) * B + b;
+        uint32_t o = it_u32_below(it_rng_u32(seed, stream, index), starts);
+        for (uint32_t i = 0; i < T; i++) {
+            x[b * T + i] = (uint32_t)token_of[corpus[o + i]];
+            y[b * T + i] = (uint32_t)token_of[corpus[o + i + 1]];
+        }
+    }
+}
+
 void it_gptchar_batch(uint64_t seed, uint32_t step, uint32_t x[IT_GC_ROWS], uint32_t y[IT_GC_ROWS])
 {
     unsigned char bytes[256];
     int tok[256];
     it_gptchar_vocab(bytes, tok);
-    const uint32_t starts = (uint32_t)(it_gptchar_corpus_len - T);
-    for (uint32_t b = 0; b < IT_GC_SEQS; b++) {
-        uint64_t index = (uint64_t)(step - 1) * IT_GC_SEQS + b;
-        uint32_t o = it_u32_below(it_rng_u32(seed, STREAM_SAMPLE, index), starts);
-        for (uint32_t i = 0; i < T; i++) {
-            x[b * T + i] = (uint32_t)tok[it_gptchar_corpus[o + i]];
-            y[b * T + i] = (uint32_t)tok[it_gptchar_corpus[o + i + 1]];
-        }
-    }
+    it_gpt_batch(it_gptchar_corpus, it_gptchar_corpus_len, tok, IT_GC_CTX, IT_GC_SEQS, STREAM_SAMPLE, seed, step, x,
+                 y);
 }
 
 /* §5.20 (the one-call form; a training step hands the two sides to its
@@ -92,13 +103,15 @@ typedef struct {
 typedef struct {
     size_t rows, nseq; /* of the batch in hand: at most the workspace's */
     float *x0;
-    layer_acts l[L];
+    layer_acts *l; /* one per block */
     float *lnf, *lnf_xhat, *lnf_rstd, *probs, *loss;
 } acts;
 
 /* Every buffer is sized for max_seqs sequences; a batch of fewer uses the
  * first rows of each. Where a value lives takes no part in any operation. */
 struct it_gptchar_work {
+    it_gpt_shape sh;   /* the model's sizes (§16.2) */
+    it_gpt_derived der; /* and what follows from them (§16.3) */
     size_t max_seqs;
     unsigned threads; /* for independent outputs: any count, the same bits */
     float *arena;     /* everything below, one allocation */
@@ -110,21 +123,25 @@ struct it_gptchar_work {
 
 /* floats per sequence: the activations, then the backward's rows, then one
  * sequence's attention scratch (sequences run on any thread) */
-enum {
-    ACTS_PER_SEQ = T * D + L * (14 * T * D + 2 * T + T * H * T + 3 * T * F) + 2 * T * D + T + T * V + T,
-    BACKWARD_PER_SEQ = T * V + 8 * T * D + T * F,
-    SCRATCH_PER_SEQ = H * T + 2 * T * D
-};
+static size_t floats_per_seq(const it_gptchar_work *w)
+{
+    DIMS(w);
+    const size_t acts = T * D + L * (14 * T * D + 2 * T + T * H * T + 3 * T * F) + 2 * T * D + T + T * V + T;
+    const size_t backward = T * V + 8 * T * D + T * F;
+    const size_t scratch = H * T + 2 * T * D;
+    return acts + backward + scratch;
+}
 
 /* the next n floats of the arena at p */
 #define TAKE(n) (p += (n), p - (n))
 
-static float *acts_carve(acts *a, size_t nseq, float *p)
+static float *acts_carve(const it_gptchar_work *w, acts *a, size_t nseq, float *p)
 {
+    DIMS(w);
     const size_t R = nseq * T;
     a->x0 = TAKE(R * D);
     float *cur = a->x0;
-    for (int l = 0; l < L; l++) {
+    for (size_t l = 0; l < L; l++) {
         layer_acts *la = &a->l[l];
         la->xin = cur;
         la->ln1 = TAKE(R * D), la->ln1_xhat = TAKE(R * D), la->ln1_rstd = TAKE(R);
@@ -139,20 +156,26 @@ static float *acts_carve(acts *a, size_t nseq, float *p)
     return p;
 }
 
-it_gptchar_work *it_gptchar_work_new(size_t max_seqs)
+it_gptchar_work *it_gpt_work_new(const it_gpt_shape *sh, const it_gpt_derived *dv, size_t max_seqs)
 {
     if (max_seqs == 0)
         max_seqs = 1;
-    if (max_seqs > SIZE_MAX / sizeof(float) / (ACTS_PER_SEQ + BACKWARD_PER_SEQ + SCRATCH_PER_SEQ))
-        return NULL; /* the size would wrap */
-    const size_t R = max_seqs * T;
-    const size_t total = max_seqs * (ACTS_PER_SEQ + BACKWARD_PER_SEQ + SCRATCH_PER_SEQ);
     it_gptchar_work *w = calloc(1, sizeof *w);
     if (!w)
         return NULL;
+    w->sh = *sh;
+    w->der = *dv;
+    DIMS(w);
+    if (max_seqs > SIZE_MAX / sizeof(float) / floats_per_seq(w)) {
+        free(w);
+        return NULL; /* the size would wrap */
+    }
+    const size_t R = max_seqs * T;
+    const size_t total = max_seqs * floats_per_seq(w);
     w->arena = malloc(sizeof(float) * total);
     w->pos = malloc(sizeof(uint32_t) * R);
-    if (!w->arena || !w->pos) {
+    w->a.l = calloc(L, sizeof *w->a.l);
+    if (!w->arena || !w->pos || !w->a.l) {
         it_gptchar_work_free(w);
         return NULL;
     }
@@ -160,7 +183,7 @@ it_gptchar_work *it_gptchar_work_new(size_t max_seqs)
     w->threads = 1;
     for (size_t r = 0; r < R; r++)
         w->pos[r] = (uint32_t)(r % T);
-    float *p = acts_carve(&w->a, max_seqs, w->arena);
+    float *p = acts_carve(w, &w->a, max_seqs, w->arena);
     w->dlogits = TAKE(R * V), w->dx = TAKE(R * D), w->dbranch = TAKE(R * D), w->dh = TAKE(R * F);
     w->dq = TAKE(R * D), w->dk = TAKE(R * D), w->dv = TAKE(R * D), w->tmp = TAKE(R * D), w->lnp = TAKE(R * D);
     w->att_wp = TAKE(max_seqs * H * T), w->att_dkp = TAKE(R * D), w->att_dvp = TAKE(R * D);
@@ -168,10 +191,20 @@ it_gptchar_work *it_gptchar_work_new(size_t max_seqs)
 }
 #undef TAKE
 
+it_gptchar_work *it_gptchar_work_new(size_t max_seqs)
+{
+    it_gpt_derived dv;
+    char err[256];
+    if (it_gpt_derive(&it_gpt_shape_gptchar, &dv, err, sizeof err))
+        return NULL; /* never: §14.1's sizes are in §16.2's ranges */
+    return it_gpt_work_new(&it_gpt_shape_gptchar, &dv, max_seqs);
+}
+
 void it_gptchar_work_free(it_gptchar_work *w)
 {
     if (!w)
         return;
+    free(w->a.l);
     free(w->arena);
     free(w->pos);
     free(w);
@@ -183,7 +216,10 @@ void it_gptchar_work_threads(it_gptchar_work *w, unsigned threads)
         w->threads = threads ? threads : 1;
 }
 
-static const float *block(const float *params, int l) { return params + IT_GC_OFF_H0 + (size_t)l * IT_GC_BLOCK; }
+static const float *block(const it_gptchar_work *w, const float *params, size_t l)
+{
+    return params + w->der.off_h0 + l * w->der.block_len;
+}
 
 /* ---- row-wise layers, split over threads by rows (each row is its own) ---- */
 
@@ -203,6 +239,7 @@ typedef struct {
 static void ln_fwd_part(void *ctx, unsigned part, unsigned parts)
 {
     const rows_job *j = ctx;
+    DIMS(j->work);
     size_t lo, hi;
     it_share(j->rows, 8, part, parts, &lo, &hi);
     if (lo < hi)
@@ -215,6 +252,7 @@ static void ln_fwd_part(void *ctx, unsigned part, unsigned parts)
 static void ln_bwd_part(void *ctx, unsigned part, unsigned parts)
 {
     const rows_job *j = ctx;
+    DIMS(j->work);
     size_t lo, hi;
     it_share(j->rows, 8, part, parts, &lo, &hi);
     if (lo < hi)
@@ -230,7 +268,7 @@ static unsigned parts_of(const it_gptchar_work *w, size_t units)
 static void layernorm_rows(it_gptchar_work *w, const float *X, size_t rows, const float *g, const float *b,
                            float *Y, float *xhat, float *rstd)
 {
-    rows_job j = {.X = X, .w = g, .b = b, .Y = Y, .xhat = xhat, .rstd = rstd, .rows = rows};
+    rows_job j = {.X = X, .w = g, .b = b, .Y = Y, .xhat = xhat, .rstd = rstd, .rows = rows, .work = w};
     it_parallel(parts_of(w, rows / 8), ln_fwd_part, &j);
 }
 
@@ -239,7 +277,8 @@ static void layernorm_rows(it_gptchar_work *w, const float *X, size_t rows, cons
 static void layernorm_rows_backward(it_gptchar_work *w, const it_reducer *rd, const float *xhat, const float *rstd,
                                     size_t rows, const float *g, const float *dY, float *dw, float *db, float *dX)
 {
-    rows_job j = {.w = g, .dY = dY, .xhat_in = xhat, .rstd_in = rstd, .dX = dX, .P = w->lnp, .rows = rows};
+    rows_job j = {.w = g, .dY = dY, .xhat_in = xhat, .rstd_in = rstd, .dX = dX, .P = w->lnp, .rows = rows, .work = w};
+    const size_t D = w->sh.d_model;
     it_parallel(parts_of(w, rows / 8), ln_bwd_part, &j);
     rd->linear_params(rd, rows, 0, D, w->lnp, D, NULL, 0, dw, dw, w->threads);
     rd->linear_params(rd, rows, 0, D, dY, D, NULL, 0, db, db, w->threads);
@@ -266,7 +305,8 @@ static void gelu_bwd_part(void *ctx, unsigned part, unsigned parts)
 static void attn_fwd_part(void *ctx, unsigned part, unsigned parts)
 {
     const rows_job *j = ctx;
-    const float scale = it_f32_from_bits(ATTN_SCALE_BITS);
+    DIMS(j->work);
+    const float scale = it_f32_from_bits(j->work->der.attn_scale_bits);
     size_t lo, hi;
     it_share(j->rows, 1, part, parts, &lo, &hi);
     for (size_t b = lo; b < hi; b++)
@@ -278,7 +318,8 @@ static void attn_bwd_part(void *ctx, unsigned part, unsigned parts)
 {
     const rows_job *j = ctx;
     const it_gptchar_work *w = j->work;
-    const float scale = it_f32_from_bits(ATTN_SCALE_BITS);
+    DIMS(w);
+    const float scale = it_f32_from_bits(w->der.attn_scale_bits);
     size_t lo, hi;
     it_share(j->rows, 1, part, parts, &lo, &hi);
     for (size_t b = lo; b < hi; b++) {
@@ -296,8 +337,10 @@ static void attn_bwd_part(void *ctx, unsigned part, unsigned parts)
             (tap)((ctx), (what), (layer), (data), (n));                                                         \
     } while (0)
 
-static void tap_layer(it_gptchar_tap tap, void *ctx, int l, const layer_acts *la, size_t R, size_t nseq)
+static void tap_layer(const it_gptchar_work *w, it_gptchar_tap tap, void *ctx, int l, const layer_acts *la,
+                      size_t R, size_t nseq)
 {
+    DIMS(w);
     TAP(tap, ctx, "ln1", l, la->ln1, R * D);
     TAP(tap, ctx, "q", l, la->q, R * D);
     TAP(tap, ctx, "k", l, la->k, R * D);
@@ -314,21 +357,22 @@ static void tap_layer(it_gptchar_tap tap, void *ctx, int l, const layer_acts *la
 /* spec §14.6 steps 2-4 for block l: attention and MLP branches */
 static void block_forward(const float *bp, layer_acts *la, it_gptchar_work *w)
 {
+    DIMS(w);
     const size_t R = w->a.rows;
     const unsigned th = w->threads;
-    layernorm_rows(w, la->xin, R, bp + IT_GC_B_LN1_W, bp + IT_GC_B_LN1_B, la->ln1, la->ln1_xhat, la->ln1_rstd);
-    it_rows_linear_forward(R, D, D, la->ln1, D, bp + IT_GC_B_Q_W, bp + IT_GC_B_Q_B, la->q, D, th);
-    it_rows_linear_forward(R, D, D, la->ln1, D, bp + IT_GC_B_K_W, bp + IT_GC_B_K_B, la->k, D, th);
-    it_rows_linear_forward(R, D, D, la->ln1, D, bp + IT_GC_B_V_W, bp + IT_GC_B_V_B, la->v, D, th);
+    layernorm_rows(w, la->xin, R, BT(bp, LN1_W), BT(bp, LN1_B), la->ln1, la->ln1_xhat, la->ln1_rstd);
+    it_rows_linear_forward(R, D, D, la->ln1, D, BT(bp, Q_W), BT(bp, Q_B), la->q, D, th);
+    it_rows_linear_forward(R, D, D, la->ln1, D, BT(bp, K_W), BT(bp, K_B), la->k, D, th);
+    it_rows_linear_forward(R, D, D, la->ln1, D, BT(bp, V_W), BT(bp, V_B), la->v, D, th);
     rows_job aj = {.q = la->q, .k = la->k, .v = la->v, .att = la->att, .z = la->z, .rows = w->a.nseq, .work = w};
     it_parallel(parts_of(w, w->a.nseq), attn_fwd_part, &aj);
-    it_rows_linear_forward(R, D, D, la->z, D, bp + IT_GC_B_O_W, bp + IT_GC_B_O_B, la->o, D, th);
+    it_rows_linear_forward(R, D, D, la->z, D, BT(bp, O_W), BT(bp, O_B), la->o, D, th);
     it_rows_add(R, D, la->xin, D, la->o, D, la->xmid, D, th);
-    layernorm_rows(w, la->xmid, R, bp + IT_GC_B_LN2_W, bp + IT_GC_B_LN2_B, la->ln2, la->ln2_xhat, la->ln2_rstd);
-    it_rows_linear_forward(R, D, F, la->ln2, D, bp + IT_GC_B_FC_W, bp + IT_GC_B_FC_B, la->h, F, th);
+    layernorm_rows(w, la->xmid, R, BT(bp, LN2_W), BT(bp, LN2_B), la->ln2, la->ln2_xhat, la->ln2_rstd);
+    it_rows_linear_forward(R, D, F, la->ln2, D, BT(bp, FC_W), BT(bp, FC_B), la->h, F, th);
     rows_job gj = {.X = la->h, .Y = la->g, .tanh_out = la->tanh_h, .rows = R * F};
     it_parallel(parts_of(w, R * F / 4096), gelu_fwd_part, &gj);
-    it_rows_linear_forward(R, F, D, la->g, F, bp + IT_GC_B_PROJ_W, bp + IT_GC_B_PROJ_B, la->m, D, th);
+    it_rows_linear_forward(R, F, D, la->g, F, BT(bp, PROJ_W), BT(bp, PROJ_B), la->m, D, th);
     it_rows_add(R, D, la->xmid, D, la->m, D, la->xout, D, th);
 }
 
@@ -336,18 +380,20 @@ static void block_forward(const float *bp, layer_acts *la, it_gptchar_work *w)
 static void forward(const float *params, const uint32_t *x, const uint32_t *y, it_gptchar_work *w,
                     it_gptchar_tap tap, void *ctx)
 {
+    DIMS(w);
     acts *a = &w->a;
     const size_t R = a->rows;
-    const float *wte = params + IT_GC_OFF_WTE, *wpe = params + IT_GC_OFF_WPE;
+    const float *wte = params, *wpe = params + V * D; /* §14.2: wte first, wpe second */
     for (size_t r = 0; r < R; r++)
         for (size_t c = 0; c < D; c++)
             a->x0[r * D + c] = wte[x[r] * D + c] + wpe[(r % T) * D + c];
     TAP(tap, ctx, "x0", -1, a->x0, R * D);
-    for (int l = 0; l < L; l++) {
-        block_forward(block(params, l), &a->l[l], w);
-        tap_layer(tap, ctx, l, &a->l[l], R, a->nseq);
+    for (size_t l = 0; l < L; l++) {
+        block_forward(block(w, params, l), &a->l[l], w);
+        tap_layer(w, tap, ctx, (int)l, &a->l[l], R, a->nseq);
     }
-    layernorm_rows(w, a->l[L - 1].xout, R, params + IT_GC_OFF_LNF_W, params + IT_GC_OFF_LNF_B, a->lnf, a->lnf_xhat,
+    const float *lnf_w = params + w->der.off_lnf_w;
+    layernorm_rows(w, a->l[L - 1].xout, R, lnf_w, lnf_w + D, a->lnf, a->lnf_xhat,
                    a->lnf_rstd);
     /* tied output: logits[r][v] = SUM_c lnf[r][c] * wte[v][c] (no bias) */
     it_rows_linear_forward(R, D, V, a->lnf, D, wte, NULL, a->probs, V, w->threads);
@@ -361,34 +407,35 @@ static void forward(const float *params, const uint32_t *x, const uint32_t *y, i
 static void block_backward(const float *bp, float *gp, const layer_acts *la, it_gptchar_work *w,
                            const it_reducer *rd)
 {
+    DIMS(w);
     const size_t R = w->a.rows;
     const unsigned th = w->threads;
     float *const dx = w->dx, *const dbranch = w->dbranch, *const dh = w->dh, *const tmp = w->tmp;
     /* xout = xmid + m: the MLP branch gets dx, the stream passes it on */
-    rd->linear_params(rd, R, F, D, dx, D, la->g, F, gp + IT_GC_B_PROJ_W, gp + IT_GC_B_PROJ_B, th);
-    it_rows_linear_backward_input(R, F, D, dx, D, bp + IT_GC_B_PROJ_W, dh, F, th);
+    rd->linear_params(rd, R, F, D, dx, D, la->g, F, BT(gp, PROJ_W), BT(gp, PROJ_B), th);
+    it_rows_linear_backward_input(R, F, D, dx, D, BT(bp, PROJ_W), dh, F, th);
     rows_job gj = {.X = la->h, .tanh_in = la->tanh_h, .dY = dh, .dX = dh, .rows = R * F};
     it_parallel(parts_of(w, R * F / 4096), gelu_bwd_part, &gj);
-    rd->linear_params(rd, R, D, F, dh, F, la->ln2, D, gp + IT_GC_B_FC_W, gp + IT_GC_B_FC_B, th);
-    it_rows_linear_backward_input(R, D, F, dh, F, bp + IT_GC_B_FC_W, tmp, D, th);
-    layernorm_rows_backward(w, rd, la->ln2_xhat, la->ln2_rstd, R, bp + IT_GC_B_LN2_W, tmp, gp + IT_GC_B_LN2_W,
-                            gp + IT_GC_B_LN2_B, dbranch);
+    rd->linear_params(rd, R, D, F, dh, F, la->ln2, D, BT(gp, FC_W), BT(gp, FC_B), th);
+    it_rows_linear_backward_input(R, D, F, dh, F, BT(bp, FC_W), tmp, D, th);
+    layernorm_rows_backward(w, rd, la->ln2_xhat, la->ln2_rstd, R, BT(bp, LN2_W), tmp, BT(gp, LN2_W),
+                            BT(gp, LN2_B), dbranch);
     it_rows_add(R, D, dx, D, dbranch, D, dx, D, th); /* d xmid = d xout + the branch's */
     /* xmid = xin + o: the attention branch gets d xmid */
-    rd->linear_params(rd, R, D, D, dx, D, la->z, D, gp + IT_GC_B_O_W, gp + IT_GC_B_O_B, th);
-    it_rows_linear_backward_input(R, D, D, dx, D, bp + IT_GC_B_O_W, tmp, D, th);
+    rd->linear_params(rd, R, D, D, dx, D, la->z, D, BT(gp, O_W), BT(gp, O_B), th);
+    it_rows_linear_backward_input(R, D, D, dx, D, BT(bp, O_W), tmp, D, th);
     rows_job aj = {.q = la->q, .k = la->k, .v = la->v, .att_in = la->att, .dY = tmp, .rows = w->a.nseq, .work = w};
     it_parallel(parts_of(w, w->a.nseq), attn_bwd_part, &aj);
-    rd->linear_params(rd, R, D, D, w->dq, D, la->ln1, D, gp + IT_GC_B_Q_W, gp + IT_GC_B_Q_B, th);
-    it_rows_linear_backward_input(R, D, D, w->dq, D, bp + IT_GC_B_Q_W, tmp, D, th);
-    rd->linear_params(rd, R, D, D, w->dk, D, la->ln1, D, gp + IT_GC_B_K_W, gp + IT_GC_B_K_B, th);
-    it_rows_linear_backward_input(R, D, D, w->dk, D, bp + IT_GC_B_K_W, dbranch, D, th);
+    rd->linear_params(rd, R, D, D, w->dq, D, la->ln1, D, BT(gp, Q_W), BT(gp, Q_B), th);
+    it_rows_linear_backward_input(R, D, D, w->dq, D, BT(bp, Q_W), tmp, D, th);
+    rd->linear_params(rd, R, D, D, w->dk, D, la->ln1, D, BT(gp, K_W), BT(gp, K_B), th);
+    it_rows_linear_backward_input(R, D, D, w->dk, D, BT(bp, K_W), dbranch, D, th);
     it_rows_add(R, D, tmp, D, dbranch, D, tmp, D, th); /* dxq + dxk */
-    rd->linear_params(rd, R, D, D, w->dv, D, la->ln1, D, gp + IT_GC_B_V_W, gp + IT_GC_B_V_B, th);
-    it_rows_linear_backward_input(R, D, D, w->dv, D, bp + IT_GC_B_V_W, dbranch, D, th);
+    rd->linear_params(rd, R, D, D, w->dv, D, la->ln1, D, BT(gp, V_W), BT(gp, V_B), th);
+    it_rows_linear_backward_input(R, D, D, w->dv, D, BT(bp, V_W), dbranch, D, th);
     it_rows_add(R, D, tmp, D, dbranch, D, tmp, D, th); /* (dxq + dxk) + dxv */
-    layernorm_rows_backward(w, rd, la->ln1_xhat, la->ln1_rstd, R, bp + IT_GC_B_LN1_W, tmp, gp + IT_GC_B_LN1_W,
-                            gp + IT_GC_B_LN1_B, dbranch);
+    layernorm_rows_backward(w, rd, la->ln1_xhat, la->ln1_rstd, R, BT(bp, LN1_W), tmp, BT(gp, LN1_W),
+                            BT(gp, LN1_B), dbranch);
     it_rows_add(R, D, dx, D, dbranch, D, dx, D, th); /* d xin = d xmid + the branch's */
 }
 
@@ -404,31 +451,33 @@ static it_status loss_grad(it_gptchar_work *w, const float *params, const uint32
     rd->rows(rd, nseq, &lo, &hi);
     if (hi - lo > w->max_seqs || hi < lo)
         return IT_ERR_ARG;
+    DIMS(w);
     acts *const a = &w->a;
     a->nseq = hi - lo;
     a->rows = a->nseq * T;
     const size_t R = a->rows, NR = nseq * T;
-    const float s = NR == IT_GC_ROWS ? it_f32_from_bits(0x3b000000u) /* 2^-9 */ : 1.0f / (float)NR;
+    const float s = 1.0f / (float)NR; /* §16.3: RN(1 / f32(R)), 2^-9 for gptchar's 512 rows */
     x += lo * T, y += lo * T;
     memset(grads, 0, sizeof(float) * P); /* every gradient SUM starts at +0 */
     forward(params, x, y, w, tap, ctx);
     float loss_sum = rd->loss(rd, 0.0f, a->loss, R);
     it_rows_softmax_xent_backward(R, V, a->probs, V, y, s, w->dlogits, V, w->threads);
     TAP(tap, ctx, "dlogits", -1, w->dlogits, R * V);
-    const float *wte = params + IT_GC_OFF_WTE;
+    const float *wte = params;
+    float *const dwte = grads, *const dwpe = grads + V * D, *const dlnf_w = grads + w->der.off_lnf_w;
     /* dlnf[r][c] = SUM_v dlogits[r][v] * wte[v][c] (wte's own gradient is §5.20, below) */
     it_rows_linear_backward_input(R, D, V, w->dlogits, V, wte, w->tmp, D, w->threads);
-    layernorm_rows_backward(w, rd, a->lnf_xhat, a->lnf_rstd, R, params + IT_GC_OFF_LNF_W, w->tmp,
-                            grads + IT_GC_OFF_LNF_W, grads + IT_GC_OFF_LNF_B, w->dx);
-    for (int l = L - 1; l >= 0; l--)
-        block_backward(block(params, l), grads + IT_GC_OFF_H0 + (size_t)l * IT_GC_BLOCK, &a->l[l], w, rd);
+    layernorm_rows_backward(w, rd, a->lnf_xhat, a->lnf_rstd, R, params + w->der.off_lnf_w, w->tmp, dlnf_w,
+                            dlnf_w + D, w->dx);
+    for (size_t l = L; l-- > 0;)
+        block_backward(block(w, params, l), grads + w->der.off_h0 + l * w->der.block_len, &a->l[l], w, rd);
     /* position embedding: rows in ascending order, each into its position's row */
-    rd->embedding(rd, R, D, T, w->pos, w->dx, D, grads + IT_GC_OFF_WPE, w->threads);
+    rd->embedding(rd, R, D, T, w->pos, w->dx, D, dwpe, w->threads);
     TAP(tap, ctx, "dx0", -1, w->dx, R * D);
     /* the tied embedding (§5.20): the output side over every row of the
      * batch, then each row's input side continuing the same sums */
-    rd->linear_params(rd, R, D, V, w->dlogits, V, a->lnf, D, grads + IT_GC_OFF_WTE, NULL, w->threads);
-    rd->embedding(rd, R, D, V, x, w->dx, D, grads + IT_GC_OFF_WTE, w->threads);
+    rd->linear_params(rd, R, D, V, w->dlogits, V, a->lnf, D, dwte, NULL, w->threads);
+    rd->embedding(rd, R, D, V, x, w->dx, D, dwte, w->threads);
     rd->finish(rd, grads, P, &loss_sum);
     *loss = loss_sum * s;
     return IT_OK;

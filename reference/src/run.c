@@ -109,7 +109,7 @@ static float step_lr(const it_train_run *run)
                                          it_f32_from_bits(p->clip_eps_bits));
     float lr = run->cfg->lr;
     if (p->schedule == IT_LR_WARMUP_LINEAR)
-        lr = it_lr_schedule(s->step + 1, p->warmup, p->steps, lr);
+        lr = it_lr_schedule(s->step + 1, p->warmup, p->schedule_length ? p->schedule_length : p->steps, lr);
     s->last_lr = lr;
     return lr;
 }

@@ -1,0 +1,109 @@
+/* The GPT family trained (spec §16.5): a recipe's row, made at run time,
+ * through the run loop every profile uses. gptchar's recipe trains
+ * gptchar's published steps; the tiny recipe gives one set of bits on
+ * every kernel set and thread count; and the schedule length is the
+ * recipe's S, not its steps (the control: with S = steps the bits move). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "isotrain_gpt.h"
+#include "testutil.h"
+
+/* trains `steps` steps of row p; digests[t] is step t's checkpoint digest */
+static void train(const it_profile *p, unsigned threads, uint32_t steps, char digests[][65], float *loss1)
+{
+    it_train_config cfg = it_train_config_default(p);
+    cfg.threads = threads;
+    it_train_state *s = it_train_state_new(p);
+    cr_assert(s);
+    it_train_start(p, &cfg, s);
+    it_params_digest(s->params, p->nparams, digests[0]);
+    for (uint32_t t = 1; t <= steps; t++) {
+        cr_assert_eq(it_train_step_alone(p, &cfg, s), IT_OK, "step %u", (unsigned)t);
+        if (t == 1 && loss1)
+            *loss1 = s->last_loss;
+        it_params_digest(s->params, p->nparams, digests[t]);
+    }
+    it_train_state_free(s);
+}
+
+static void load(const char *path, it_gpt_recipe *r, it_gpt_profile *g)
+{
+    char err[1024] = "";
+    cr_assert_eq(it_gpt_recipe_load(path, r, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(it_gpt_profile_make(r, g), 0);
+}
+
+/* §16.6, and §14.8's published digests of steps 0 ... 3 */
+Test(gpt_family, gptchar_recipe_trains_gptchar, .timeout = 120)
+{
+    static const char *const published[4] = {
+        "7a78ab5ff89433dab16c2dac6c0b061528985fc33e10cec40ef5a7e7096a023d",
+        "9151d8952ad6dc14c47f7524fc6d370d7ac3c79e42dd5a70023445666455a325",
+        "f9d785ecf689b1792bb02fdcc09f5f2decc7a0253594e69b606f1644578be297",
+        "54458a5ddd79362c46a3240588b03c86efb5f8112b259a6fddad1457e8285f46",
+    };
+    it_gpt_recipe r;
+    it_gpt_profile g;
+    load("spec/recipes/gptchar.json", &r, &g);
+    char mine[4][65], row[4][65];
+    float loss = 0;
+    train(&g.p, 1, 3, mine, &loss);
+    train(&it_profile_gptchar, 1, 3, row, NULL);
+    assert_bits(loss, 0x40849123u);
+    for (int t = 0; t <= 3; t++) {
+        cr_assert_str_eq(mine[t], published[t], "step %d", t);
+        cr_assert_str_eq(row[t], published[t], "step %d (gptchar's row)", t);
+    }
+    it_gpt_profile_free(&g);
+    it_gpt_recipe_free(&r);
+}
+
+/* §16.5's vectors of tiny.json: the step-1 loss and the digests of its run,
+ * the same on every kernel set and on 1 and 2 threads */
+Test(gpt_family, tiny_recipe_is_one_run_everywhere, .timeout = 120)
+{
+    it_gpt_recipe r;
+    it_gpt_profile g;
+    load("spec/recipes/tiny.json", &r, &g);
+    const char *sets[16];
+    size_t n = it_kernels_available(sets, 16);
+    char first[6][65] = {{0}};
+    for (size_t i = 0; i < n; i++)
+        for (unsigned threads = 1; threads <= 2; threads++) {
+            cr_assert_eq(it_kernels_select(sets[i]), 0);
+            char d[6][65];
+            float loss = 0;
+            train(&g.p, threads, 5, d, &loss);
+            cr_assert_eq(B(loss), 0x40836d2bu, "step-1 loss 0x%08x (kernel set %s, %u threads)", (unsigned)B(loss),
+                         sets[i], threads);
+            if (i == 0 && threads == 1)
+                memcpy(first, d, sizeof d);
+            for (int t = 0; t <= 5; t++)
+                cr_assert_str_eq(d[t], first[t], "step %d: kernel set %s, %u threads", t, sets[i], threads);
+        }
+    it_kernels_select(NULL);
+    cr_assert_str_eq(first[0], "8efec482304e9e95a09689ba22847436390892dd994e9e060d40257e55c6a4d3");
+    cr_assert_str_eq(first[5], "b34581bd32a663de17718e60db5c87c3b7adf030584fb1f756ecbac6266658a3");
+    it_gpt_profile_free(&g);
+    it_gpt_recipe_free(&r);
+}
+
+/* §16.2: S is the recipe's schedule_length. The control: the same row with
+ * S taken from its steps trains other bits from step 1 (the warm-up's
+ * rates are the same; the decay's are not) */
+Test(gpt_family, schedule_length_is_not_the_steps, .timeout = 120)
+{
+    it_gpt_recipe r;
+    it_gpt_profile g;
+    load("spec/recipes/tiny.json", &r, &g);
+    char right[6][65], wrong[6][65];
+    train(&g.p, 1, 5, right, NULL);
+    g.p.schedule_length = 0; /* the run loop's default: the row's steps */
+    train(&g.p, 1, 5, wrong, NULL);
+    cr_assert_str_eq(right[2], wrong[2], "the warm-up (steps 1, 2) does not depend on S");
+    for (int t = 3; t <= 5; t++)
+        cr_assert_str_neq(right[t], wrong[t], "step %d: the decay's rates depend on S", t);
+    it_gpt_profile_free(&g);
+    it_gpt_recipe_free(&r);
+}
