@@ -26,7 +26,8 @@
 # the bookworm sysroots that load it under QEMU. Linked in beside the library:
 # adapters/python/isotrain/torch/_rows.c, row loops over isotrain.h's one-row
 # LayerNorm and one-sequence causal attention (pointer arithmetic only), so
-# isotrain.torch makes one ctypes call per layer, not one per row.
+# isotrain.torch makes one ctypes call per layer, not one per row; _chain.c,
+# a chain of row layers forward or backward in one call (conform's fusion).
 
 TORCH_SO_ISAS := x86_64 aarch64 s390x ppc64le
 TORCH_SO_CC_x86_64  := $(CC)
@@ -59,18 +60,20 @@ TORCH_BENCH_STEPS ?= 20
 
 torch-so: $(addprefix torch-so-,$(TORCH_SO_ISAS))
 
-TORCH_SO_SHIM := adapters/python/isotrain/torch/_rows.c
+TORCH_SO_SHIM := adapters/python/isotrain/torch/_rows.c adapters/python/isotrain/torch/_chain.c
 
 $(addprefix torch-so-,$(TORCH_SO_ISAS)): torch-so-%: deps-build
 	@$(REF) OUT=$(TORCH_SO_DIR)/$* CC=$(TORCH_SO_CC_$*) OPT=-O2 EXTRA_CFLAGS="-fPIC $(CROSS_FLAGS_$*)" \
 	    $(TORCH_SO_DIR)/$*/libisotrain.a
 	@if [ ! $(TORCH_SO_DIR)/$*/libisotrain.so -nt $(TORCH_SO_DIR)/$*/libisotrain.a ] || \
-	    [ ! $(TORCH_SO_DIR)/$*/libisotrain.so -nt $(TORCH_SO_SHIM) ]; then \
+	    [ -n "$$(find $(TORCH_SO_SHIM) -newer $(TORCH_SO_DIR)/$*/libisotrain.so)" ]; then \
 	    echo "$(TORCH_SO_CC_$*) -shared -o $(TORCH_SO_DIR)/$*/libisotrain.so (whole libisotrain.a, $(TORCH_SO_SHIM))"; \
-	    $(TORCH_SO_CC_$*) $(WARN_CFLAGS) -O2 -ffp-contract=off -fno-fast-math -fPIC $(CROSS_FLAGS_$*) -Ireference/include \
-	        -c $(TORCH_SO_SHIM) -o $(TORCH_SO_DIR)/$*/torch_rows.o && \
+	    for c in $(TORCH_SO_SHIM); do \
+	        $(TORCH_SO_CC_$*) $(WARN_CFLAGS) -O2 -ffp-contract=off -fno-fast-math -fPIC $(CROSS_FLAGS_$*) \
+	            -Ireference/include -c $$c -o $(TORCH_SO_DIR)/$*/torch$$(basename $$c .c).o || exit 1; \
+	    done && \
 	    $(TORCH_SO_CC_$*) -shared -pthread -Wl,-z,defs -Wl,-soname,libisotrain.so \
-	        -o $(TORCH_SO_DIR)/$*/libisotrain.so.tmp $(TORCH_SO_DIR)/$*/torch_rows.o \
+	        -o $(TORCH_SO_DIR)/$*/libisotrain.so.tmp $(addprefix $(TORCH_SO_DIR)/$*/torch,$(notdir $(TORCH_SO_SHIM:.c=.o))) \
 	        -Wl,--whole-archive $(TORCH_SO_DIR)/$*/libisotrain.a -Wl,--no-whole-archive && \
 	    mv $(TORCH_SO_DIR)/$*/libisotrain.so.tmp $(TORCH_SO_DIR)/$*/libisotrain.so; \
 	fi
@@ -83,6 +86,7 @@ test-pytorch-conforming: pytorch-deps conformance-runner torch-so-x86_64
 	sh ci/check-no-fma.sh check $(TORCH_SO_DIR)/x86_64
 	$(PYTORCH_PY) adapters/python/tests/test_package.py --lib $(TORCH_SO)
 	$(PYTORCH_PY) adapters/python/tests/test_no_leak.py --lib $(TORCH_SO)
+	$(PYTORCH_PY) adapters/python/tests/test_chain.py --lib $(TORCH_SO)
 	$(PYTORCH_PY) adapters/python/tests/test_gpt.py --lib $(TORCH_SO)
 	$(PYTORCH_PY) adapters/python/tests/test_own_model.py --lib $(TORCH_SO)
 	$(PYTORCH_PY) adapters/python/tools/conforming_matrix.py --conform $(PYTORCH_CONFORM) \
