@@ -18,7 +18,6 @@ What makes it the spec's recipe and not only "an MLP": the initial values
 isotrain.torch.random), lr 0.5 and a mean cross-entropy over 64 positions.
 """
 
-import argparse
 import hashlib
 import os
 import sys
@@ -83,22 +82,11 @@ def make(seed=SEED):
     return model, loss_fn, opt
 
 
-def digest(model):
-    """spec §8: SHA-256 of the parameters' little-endian bytes in model.parameters() order."""
-    h = hashlib.sha256()
-    for p in model.parameters():
-        h.update(np.ascontiguousarray(p.detach().numpy(), dtype="<f4").tobytes())
-    return h.hexdigest()
-
-
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--steps", type=int, default=STEPS)
-    ap.add_argument("--seed", type=int, default=SEED)
-    a = ap.parse_args()
+    a = it.checkpoint.example_args(__doc__, STEPS, SEED)
     corpus = load_corpus()
     model, loss_fn, opt = make(a.seed)
-    print("step 0 digest %s" % digest(model))
+    print("step 0 digest %s" % it.checkpoint.digest(model))
     for step in range(1, a.steps + 1):
         x, y = batch(step, corpus, a.seed)
         opt.zero_grad()
@@ -106,7 +94,7 @@ def main():
         loss.backward()
         opt.step()
         if step % 50 == 0 or step == a.steps:
-            print("step %d loss 0x%08x (%.9g) digest %s" % (step, it.random.bits(loss.item()), loss.item(), digest(model)))
+            it.checkpoint.print_step(step, loss, model)
 
 
 if __name__ == "__main__":
