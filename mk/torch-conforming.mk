@@ -54,6 +54,10 @@ TORCH_CONFORMING_CONTROLS ?= control-tanh,control-linear-addmod113,control-nanog
 TORCH_CONFORMING_QEMU_STEPS ?= 2
 TORCH_CONFORMING_CROSS_ARCHES ?= arm64 s390x ppc64el
 TORCH_BENCH_STEPS ?= 20
+TORCH_BENCH_PROFILES ?= mlp13k,addmod113,gptchar
+# 1: pytorch-conforming-cross-isa also runs the runner's windows (iut.py resumes) and
+# wants `matrix` to say PASS (windows) for every host
+TORCH_CONFORMING_WINDOWS ?=
 
 .PHONY: torch-so $(addprefix torch-so-,$(TORCH_SO_ISAS)) test-pytorch-conforming test-pytorch-conforming-all pytorch-conforming-cross-isa \
         bench-torch-conforming own-model-cross-isa
@@ -87,6 +91,7 @@ test-pytorch-conforming: pytorch-deps conformance-runner torch-so-x86_64
 	$(PYTORCH_PY) adapters/python/tests/test_package.py --lib $(TORCH_SO)
 	$(PYTORCH_PY) adapters/python/tests/test_no_leak.py --lib $(TORCH_SO)
 	$(PYTORCH_PY) adapters/python/tests/test_chain.py --lib $(TORCH_SO)
+	$(PYTORCH_PY) adapters/python/tests/test_resume.py --lib $(TORCH_SO)
 	$(PYTORCH_PY) adapters/python/tests/test_gpt.py --lib $(TORCH_SO)
 	$(PYTORCH_PY) adapters/python/tests/test_own_model.py --lib $(TORCH_SO)
 	$(PYTORCH_PY) adapters/python/tools/conforming_matrix.py --conform $(PYTORCH_CONFORM) \
@@ -113,9 +118,10 @@ pytorch-conforming-cross-isa: pytorch-deps conformance-runner pytorch-sysroots t
 	$(PYTORCH_PY) adapters/python/tools/conforming_cross_isa.py --conform $(PYTORCH_CONFORM) \
 	    --python $(PYTORCH_PY) --sysroots $(PYTORCH_SYSROOTS) --shared $(TORCH_SO_DIR) \
 	    --out $(TORCH_CONFORMING_OUT)/cross-isa --qemu-steps $(TORCH_CONFORMING_QEMU_STEPS) \
-	    --arches $(subst $(eval) ,$(comma),$(strip $(TORCH_CONFORMING_CROSS_ARCHES)))
+	    --arches $(subst $(eval) ,$(comma),$(strip $(TORCH_CONFORMING_CROSS_ARCHES))) \
+	    $(if $(TORCH_CONFORMING_WINDOWS),--windows)
 
 bench-torch-conforming: pytorch-deps reference torch-so-x86_64
 	@mkdir -p $(TOOLS)
 	$(PYTORCH_PY) adapters/python/tools/bench.py --lib $(TORCH_SO) --isotrain $(NATIVE)/isotrain \
-	    --steps $(TORCH_BENCH_STEPS) | tee $(TOOLS)/bench-torch-conforming.txt
+	    --steps $(TORCH_BENCH_STEPS) --profiles $(TORCH_BENCH_PROFILES) | tee $(TOOLS)/bench-torch-conforming.txt
