@@ -158,11 +158,6 @@ def failure(name, step, detail=""):
     sys.exit(3 if name == "fpenv-flush" else 1)
 
 
-def param_bytes(model, np):
-    """spec §8.1: every parameter's little-endian binary32 bytes, in order."""
-    return b"".join(np.ascontiguousarray(p.detach().numpy(), dtype="<f4").tobytes() for p in model.parameters())
-
-
 def first_nonfinite(blob, np):
     u = np.frombuffer(blob, dtype="<u4")
     bad = np.flatnonzero((u & 0x7F800000) == 0x7F800000)  # spec §10.1
@@ -242,7 +237,7 @@ def train(argv):
         evaluate = None if os.environ.get("ISOTRAIN_TORCH_EVAL") == "0" else evaluate_keys
 
     def record(t, loss_bits):
-        blob = param_bytes(model, np)
+        blob = it.checkpoint.param_bytes(model)  # spec §8.1
         if t > 0:
             j = first_nonfinite(blob, np)
             if j is not None:
