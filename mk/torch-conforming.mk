@@ -26,7 +26,8 @@
 # the bookworm sysroots that load it under QEMU. Linked in beside the library:
 # adapters/python/isotrain/torch/_rows.c, row loops over isotrain.h's one-row
 # LayerNorm and one-sequence causal attention (pointer arithmetic only), so
-# isotrain.torch makes one ctypes call per layer, not one per row.
+# isotrain.torch makes one ctypes call per layer, not one per row; _chain.c,
+# a chain of row layers forward or backward in one call (conform's fusion).
 
 TORCH_SO_ISAS := x86_64 aarch64 s390x ppc64le
 TORCH_SO_CC_x86_64  := $(CC)
@@ -53,24 +54,30 @@ TORCH_CONFORMING_CONTROLS ?= control-tanh,control-linear-addmod113,control-nanog
 TORCH_CONFORMING_QEMU_STEPS ?= 2
 TORCH_CONFORMING_CROSS_ARCHES ?= arm64 s390x ppc64el
 TORCH_BENCH_STEPS ?= 20
+TORCH_BENCH_PROFILES ?= mlp13k,addmod113,gptchar
+# 1: pytorch-conforming-cross-isa also runs the runner's windows (iut.py resumes) and
+# wants `matrix` to say PASS (windows) for every host
+TORCH_CONFORMING_WINDOWS ?=
 
 .PHONY: torch-so $(addprefix torch-so-,$(TORCH_SO_ISAS)) test-pytorch-conforming test-pytorch-conforming-all pytorch-conforming-cross-isa \
         bench-torch-conforming own-model-cross-isa
 
 torch-so: $(addprefix torch-so-,$(TORCH_SO_ISAS))
 
-TORCH_SO_SHIM := adapters/python/isotrain/torch/_rows.c
+TORCH_SO_SHIM := adapters/python/isotrain/torch/_rows.c adapters/python/isotrain/torch/_chain.c
 
 $(addprefix torch-so-,$(TORCH_SO_ISAS)): torch-so-%: deps-build
 	@$(REF) OUT=$(TORCH_SO_DIR)/$* CC=$(TORCH_SO_CC_$*) OPT=-O2 EXTRA_CFLAGS="-fPIC $(CROSS_FLAGS_$*)" \
 	    $(TORCH_SO_DIR)/$*/libisotrain.a
 	@if [ ! $(TORCH_SO_DIR)/$*/libisotrain.so -nt $(TORCH_SO_DIR)/$*/libisotrain.a ] || \
-	    [ ! $(TORCH_SO_DIR)/$*/libisotrain.so -nt $(TORCH_SO_SHIM) ]; then \
+	    [ -n "$$(find $(TORCH_SO_SHIM) -newer $(TORCH_SO_DIR)/$*/libisotrain.so)" ]; then \
 	    echo "$(TORCH_SO_CC_$*) -shared -o $(TORCH_SO_DIR)/$*/libisotrain.so (whole libisotrain.a, $(TORCH_SO_SHIM))"; \
-	    $(TORCH_SO_CC_$*) $(WARN_CFLAGS) -O2 -ffp-contract=off -fno-fast-math -fPIC $(CROSS_FLAGS_$*) -Ireference/include \
-	        -c $(TORCH_SO_SHIM) -o $(TORCH_SO_DIR)/$*/torch_rows.o && \
+	    for c in $(TORCH_SO_SHIM); do \
+	        $(TORCH_SO_CC_$*) $(WARN_CFLAGS) -O2 -ffp-contract=off -fno-fast-math -fPIC $(CROSS_FLAGS_$*) \
+	            -Ireference/include -c $$c -o $(TORCH_SO_DIR)/$*/torch$$(basename $$c .c).o || exit 1; \
+	    done && \
 	    $(TORCH_SO_CC_$*) -shared -pthread -Wl,-z,defs -Wl,-soname,libisotrain.so \
-	        -o $(TORCH_SO_DIR)/$*/libisotrain.so.tmp $(TORCH_SO_DIR)/$*/torch_rows.o \
+	        -o $(TORCH_SO_DIR)/$*/libisotrain.so.tmp $(addprefix $(TORCH_SO_DIR)/$*/torch,$(notdir $(TORCH_SO_SHIM:.c=.o))) \
 	        -Wl,--whole-archive $(TORCH_SO_DIR)/$*/libisotrain.a -Wl,--no-whole-archive && \
 	    mv $(TORCH_SO_DIR)/$*/libisotrain.so.tmp $(TORCH_SO_DIR)/$*/libisotrain.so; \
 	fi
@@ -83,6 +90,8 @@ test-pytorch-conforming: pytorch-deps conformance-runner torch-so-x86_64
 	sh ci/check-no-fma.sh check $(TORCH_SO_DIR)/x86_64
 	$(PYTORCH_PY) adapters/python/tests/test_package.py --lib $(TORCH_SO)
 	$(PYTORCH_PY) adapters/python/tests/test_no_leak.py --lib $(TORCH_SO)
+	$(PYTORCH_PY) adapters/python/tests/test_chain.py --lib $(TORCH_SO)
+	$(PYTORCH_PY) adapters/python/tests/test_resume.py --lib $(TORCH_SO)
 	$(PYTORCH_PY) adapters/python/tests/test_gpt.py --lib $(TORCH_SO)
 	$(PYTORCH_PY) adapters/python/tests/test_own_model.py --lib $(TORCH_SO)
 	$(PYTORCH_PY) adapters/python/tools/conforming_matrix.py --conform $(PYTORCH_CONFORM) \
@@ -109,9 +118,10 @@ pytorch-conforming-cross-isa: pytorch-deps conformance-runner pytorch-sysroots t
 	$(PYTORCH_PY) adapters/python/tools/conforming_cross_isa.py --conform $(PYTORCH_CONFORM) \
 	    --python $(PYTORCH_PY) --sysroots $(PYTORCH_SYSROOTS) --shared $(TORCH_SO_DIR) \
 	    --out $(TORCH_CONFORMING_OUT)/cross-isa --qemu-steps $(TORCH_CONFORMING_QEMU_STEPS) \
-	    --arches $(subst $(eval) ,$(comma),$(strip $(TORCH_CONFORMING_CROSS_ARCHES)))
+	    --arches $(subst $(eval) ,$(comma),$(strip $(TORCH_CONFORMING_CROSS_ARCHES))) \
+	    $(if $(TORCH_CONFORMING_WINDOWS),--windows)
 
 bench-torch-conforming: pytorch-deps reference torch-so-x86_64
 	@mkdir -p $(TOOLS)
 	$(PYTORCH_PY) adapters/python/tools/bench.py --lib $(TORCH_SO) --isotrain $(NATIVE)/isotrain \
-	    --steps $(TORCH_BENCH_STEPS) | tee $(TOOLS)/bench-torch-conforming.txt
+	    --steps $(TORCH_BENCH_STEPS) --profiles $(TORCH_BENCH_PROFILES) | tee $(TOOLS)/bench-torch-conforming.txt

@@ -24,12 +24,9 @@ it), so
   (N, 3, 128) token embeddings (step 1).
 """
 
-import argparse
-import hashlib
 import os
 import sys
 
-import numpy as np
 import torch
 from torch import nn
 
@@ -85,28 +82,18 @@ def make(seed=SEED):
     return model, loss_fn, opt
 
 
-def digest(model):
-    h = hashlib.sha256()
-    for p in model.parameters():
-        h.update(np.ascontiguousarray(p.detach().numpy(), dtype="<f4").tobytes())
-    return h.hexdigest()
-
-
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--steps", type=int, default=STEPS)
-    ap.add_argument("--seed", type=int, default=SEED)
-    a = ap.parse_args()
+    a = it.checkpoint.example_args(__doc__, STEPS, SEED)
     x, y, _, _ = data(a.seed)
     model, loss_fn, opt = make(a.seed)
-    print("step 0 digest %s" % digest(model))
+    print("step 0 digest %s" % it.checkpoint.digest(model))
     for step in range(1, a.steps + 1):
         opt.zero_grad()
         loss = loss_fn(model(x), y)
         loss.backward()
         opt.step()
         if step % 100 == 0 or step == a.steps:
-            print("step %d loss 0x%08x (%.9g) digest %s" % (step, it.random.bits(loss.item()), loss.item(), digest(model)))
+            it.checkpoint.print_step(step, loss, model)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ stream, §5.13; the position embedding, §14.6 step 1), tie (the token
 embedding that is also the output projection, §5.20).
 """
 
-import argparse
 import hashlib
 import os
 import sys
@@ -188,27 +187,16 @@ def train_step(model, loss_fn, opt, sched, x, y):
     return loss
 
 
-def digest(model):
-    h = hashlib.sha256()
-    for p in model.parameters():
-        h.update(np.ascontiguousarray(p.detach().numpy(), dtype="<f4").tobytes())
-    return h.hexdigest()
-
-
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--steps", type=int, default=STEPS)
-    ap.add_argument("--seed", type=int, default=SEED)
-    a = ap.parse_args()
+    a = it.checkpoint.example_args(__doc__, STEPS, SEED)
     tokens = load_corpus()
     model, loss_fn, opt, sched = make(a.seed)
-    print("step 0 digest %s" % digest(model))
+    print("step 0 digest %s" % it.checkpoint.digest(model))
     for step in range(1, a.steps + 1):
         x, y = batch(step, tokens, a.seed)
         loss = train_step(model, loss_fn, opt, sched, x, y)
         if step % 100 == 0 or step == a.steps or step <= 3:
-            print("step %d loss 0x%08x (%.9g) digest %s" % (step, it.random.bits(loss.item()), loss.item(),
-                                                           digest(model)), flush=True)
+            it.checkpoint.print_step(step, loss, model)
 
 
 if __name__ == "__main__":

@@ -5,10 +5,12 @@ under test (spec/iut-protocol.md), so the isotrain runner certifies them:
     build/conform/isotrain-conform run --level all --vectors vectors/v1.2.0 \\
         -- /usr/bin/python3 adapters/python/examples/iut.py
 
-Verbs: hello (P2, with train_seed=1), ops (P3-P6: every op of P5, through
+Verbs: hello (P2, with train_seed=1 and train_resume=1), ops (P3-P6: every op of P5, through
 the isotrain.torch functions the models use: iut_ops.py), train (P7:
 --profile mlp13k|addmod113|gptchar, --seed, the trace of spec §9.2 with a digest per
-step, checkpoint files, the exit statuses of P7). Any other verb: exit 64.
+step, checkpoint files, the exit statuses of P7; --state-steps and --resume
+SDIR --from-step K: the states of spec §8.3 and resuming from one, iut_state.py).
+Any other verb: exit 64.
 
 The training loop is the examples' own objects (model, loss, optimizer, data)
 in the plain loop a user writes; this file adds the protocol around it: the
@@ -83,7 +85,8 @@ def facts(torch, it):
 
 def parse_train(argv):
     names = {"--profile": "profile", "--steps": "steps", "--trace": "trace", "--checkpoint-dir": "dir",
-             "--checkpoint-steps": "ck", "--seed": "seed"}
+             "--checkpoint-steps": "ck", "--seed": "seed", "--state-steps": "state", "--resume": "resume",
+             "--from-step": "from"}
     o = {}
     i = 0
     while i < len(argv):
@@ -128,6 +131,23 @@ def parse_train(argv):
         o["ck"] = set()
     if o["ck"] and "dir" not in o:
         die(EX_USAGE, "train: --checkpoint-steps needs --checkpoint-dir")
+    st = o.get("state")
+    o["state"] = set()
+    if st is not None:  # a list of steps only: 'all' is malformed here (P7, 1.2.1)
+        if not re.fullmatch(r"(0|[1-9][0-9]{0,9})(,(0|[1-9][0-9]{0,9}))*", st):
+            die(EX_USAGE, "train: --state-steps %r is a comma-separated list of steps" % st)
+        o["state"] = set(int(s) for s in st.split(","))
+        beyond = sorted(s for s in o["state"] if s > o["steps"])
+        if beyond:
+            die(EX_USAGE, "train: state step %d is beyond --steps %d" % (beyond[0], o["steps"]))
+        if "dir" not in o:
+            die(EX_USAGE, "train: --state-steps needs --checkpoint-dir")
+    if ("resume" in o) != ("from" in o):
+        die(EX_USAGE, "train: --resume and --from-step come together")
+    o["from"] = o.get("from", "0")
+    if not re.fullmatch(r"0|[1-9][0-9]{0,9}", o["from"]) or int(o["from"]) > o["steps"]:
+        die(EX_USAGE, "train: --from-step %r is not a step of the run (0 ... --steps %d)" % (o["from"], o["steps"]))
+    o["from"] = int(o["from"])
     return o
 
 
@@ -136,11 +156,6 @@ def parse_train(argv):
 def failure(name, step, detail=""):
     sys.stderr.write("failure=%s step=%d%s\n" % (name, step, (" " + detail) if detail else ""))
     sys.exit(3 if name == "fpenv-flush" else 1)
-
-
-def param_bytes(model, np):
-    """spec §8.1: every parameter's little-endian binary32 bytes, in order."""
-    return b"".join(np.ascontiguousarray(p.detach().numpy(), dtype="<f4").tobytes() for p in model.parameters())
 
 
 def first_nonfinite(blob, np):
@@ -171,6 +186,7 @@ def train(argv):
     torch = setup_torch()
     import numpy as np
     import isotrain.torch as it
+    import iut_state
     problem = it.fpenv_problem()
     if problem:
         failure("fpenv-flush", 0, problem)
@@ -221,7 +237,7 @@ def train(argv):
         evaluate = None if os.environ.get("ISOTRAIN_TORCH_EVAL") == "0" else evaluate_keys
 
     def record(t, loss_bits):
-        blob = param_bytes(model, np)
+        blob = it.checkpoint.param_bytes(model)  # spec §8.1
         if t > 0:
             j = first_nonfinite(blob, np)
             if j is not None:
@@ -242,11 +258,23 @@ def train(argv):
                     ck.write(blob)
             except OSError as e:
                 die(EX_IO, "train: checkpoint %s: %s" % (path, e.strerror or e))
+        if t in o["state"]:
+            try:
+                iut_state.write(o["dir"], t, blob, model, opt)
+            except OSError as e:
+                die(EX_IO, "train: state of step %d in %s: %s" % (t, o["dir"], e.strerror or e))
 
+    k = o["from"]
+    if "resume" in o:  # P7: a missing or short state file is exit 4, after the probe, before the run
+        why = iut_state.check(o["resume"], k, model, opt)
+        if why:
+            trace.close()
+            die(EX_IO, "train: " + why)
+        iut_state.load(o["resume"], k, model, opt, sched)
     try:
         trace.write("# isotrain-trace v1 profile=%s steps=%d\n" % (profile, steps))
-        record(0, None)
-        for t in range(1, steps + 1):
+        record(k, None)
+        for t in range(k + 1, steps + 1):
             xb, yb = batch(t)
             opt.zero_grad()
             loss = loss_fn(model(xb), yb)
@@ -270,7 +298,7 @@ def hello():
     torch = setup_torch()
     import isotrain.torch as it
     import gptchar
-    print("protocol=1 name=isotrain-torch version=%s spec=%s train_seed=1 %s gptchar_model=%s"
+    print("protocol=1 name=isotrain-torch version=%s spec=%s train_seed=1 train_resume=1 %s gptchar_model=%s"
           % (VERSION, it.SPEC_VERSION, facts(torch, it), gptchar.MODEL))
 
 

@@ -2,8 +2,10 @@
 """Profile mlp13k (spec §11) as a PyTorch user writes it, made reproducible
 with isotrain.torch. Copy this file: the model is an ordinary nn.Module built
 from torch.nn layers, the loop is zero_grad / loss.backward() / step, and one
-call, isotrain.torch.convert(model), turns every layer into one whose numbers
-come from the isotrain library.
+call, isotrain.torch.conform(model, example_input), turns its forward into one
+whose numbers come from the isotrain library (the four layers run as one
+chain: one library call forward, one backward; isotrain.torch.convert(model)
+gives the same bits one layer at a time).
 
     python3 adapters/python/examples/mlp13k.py [--steps 200] [--seed S]
 
@@ -16,7 +18,6 @@ What makes it the spec's recipe and not only "an MLP": the initial values
 isotrain.torch.random), lr 0.5 and a mean cross-entropy over 64 positions.
 """
 
-import argparse
 import hashlib
 import os
 import sys
@@ -68,36 +69,24 @@ def load_corpus(path=CORPUS):
 
 def batch(step, corpus, seed=SEED):
     """spec §11.5: position p of step t reads word (t-1)*64 + p of stream 5."""
-    offsets = it.random.below(it.random.words(seed, 5, (step - 1) * BATCH, BATCH), len(corpus) - 1)
-    x = torch.tensor([corpus[o] for o in offsets], dtype=torch.long)
-    y = torch.tensor([corpus[o + 1] for o in offsets], dtype=torch.long)
-    return x, y
+    offsets = it.random.below_words(seed, 5, (step - 1) * BATCH, BATCH, len(corpus) - 1).astype(np.int64)
+    data = np.frombuffer(corpus, dtype=np.uint8)
+    return torch.from_numpy(data[offsets].astype(np.int64)), torch.from_numpy(data[offsets + 1].astype(np.int64))
 
 
 def make(seed=SEED):
     """The model, loss and optimizer of the profile."""
-    model = init_(it.convert(MLP13k()), seed)
+    model = init_(it.conform(MLP13k(), torch.zeros(BATCH, dtype=torch.long)), seed)
     loss_fn = it.convert(nn.CrossEntropyLoss())
     opt = it.optim.SGD(model.parameters(), lr=LR)
     return model, loss_fn, opt
 
 
-def digest(model):
-    """spec §8: SHA-256 of the parameters' little-endian bytes in model.parameters() order."""
-    h = hashlib.sha256()
-    for p in model.parameters():
-        h.update(np.ascontiguousarray(p.detach().numpy(), dtype="<f4").tobytes())
-    return h.hexdigest()
-
-
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--steps", type=int, default=STEPS)
-    ap.add_argument("--seed", type=int, default=SEED)
-    a = ap.parse_args()
+    a = it.checkpoint.example_args(__doc__, STEPS, SEED)
     corpus = load_corpus()
     model, loss_fn, opt = make(a.seed)
-    print("step 0 digest %s" % digest(model))
+    print("step 0 digest %s" % it.checkpoint.digest(model))
     for step in range(1, a.steps + 1):
         x, y = batch(step, corpus, a.seed)
         opt.zero_grad()
@@ -105,7 +94,7 @@ def main():
         loss.backward()
         opt.step()
         if step % 50 == 0 or step == a.steps:
-            print("step %d loss 0x%08x (%.9g) digest %s" % (step, it.random.bits(loss.item()), loss.item(), digest(model)))
+            it.checkpoint.print_step(step, loss, model)
 
 
 if __name__ == "__main__":

@@ -102,12 +102,12 @@ def main():
     a = ap.parse_args()
     tokens = gptchar.load_corpus()
     model, loss_fn, opt, sched = gptchar.make(model=it.conform(GPT(), torch.zeros(1, gptchar.CTX, dtype=torch.long)))
-    print("step 0 digest %s" % gptchar.digest(model))
+    print("step 0 digest %s" % it.checkpoint.digest(model))
     for step in range(1, a.steps + 1):
         x, y = gptchar.batch(step, tokens)
         loss = gptchar.train_step(model, loss_fn, opt, sched, x, y)
         if step % 100 == 0 or step == a.steps or step <= 3:
-            print("step %d loss 0x%08x digest %s" % (step, it.random.bits(loss.item()), gptchar.digest(model)),
+            print("step %d loss 0x%08x digest %s" % (step, it.random.bits(loss.item()), it.checkpoint.digest(model)),
                   flush=True)
 
 

@@ -64,7 +64,7 @@ def clean(model_name):
     except leak.LeakError as e:
         report("gptchar (%s): no aten arithmetic in a step" % model_name, False, [str(e)])
         return
-    d = gptchar.digest(model)
+    d = it.checkpoint.digest(model)
     report("gptchar (%s): no aten arithmetic in a step, step-1 digest" % model_name, d == STEP1 and libcalls,
            ["aten ops on float tensors (data movement): %s" % ", ".join(sorted({c.op for c in trace.calls
                                                                                 if c.floating})),

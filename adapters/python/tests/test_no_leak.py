@@ -81,7 +81,7 @@ def clean(profile):
     except leak.LeakError as e:
         report("%s: no aten arithmetic in a training step" % profile, False, [str(e)])
         return
-    digest = (addmod113 if profile == "addmod113" else mlp13k).digest(model)
+    digest = it.checkpoint.digest(model)
     floats = sorted({c.op for c in trace.calls if c.floating})
     ints = sorted({c.op for c in trace.calls if not c.floating})
     report("%s: no aten arithmetic in a training step" % profile, digest == STEP1[profile] and libcalls,

@@ -75,13 +75,13 @@ def run(trace_path, plain):
     loss_fn = lambda z, y: ce(z.view(-1, z.shape[-1]), y.view(-1))  # noqa: E731
     ctx = SIZES["ctx"]
     with open(trace_path, "w") as out:
-        out.write("0 %s\n" % gptchar.digest(model))
+        out.write("0 %s\n" % it.checkpoint.digest(model))
         for step in range(1, STEPS + 1):
             words = it.random.words(SEED, 64, (step - 1) * SEQS, SEQS)
             starts = it.random.below(words, len(tokens) - ctx).astype(np.int64)
             win = torch.from_numpy(tokens[starts[:, None] + np.arange(ctx + 1)[None, :]])
             gptchar.train_step(model, loss_fn, opt, sched, win[:, :-1].contiguous(), win[:, 1:].contiguous())
-            out.write("%d %s\n" % (step, gptchar.digest(model)))
+            out.write("%d %s\n" % (step, it.checkpoint.digest(model)))
 
 
 def child(name, env_extra, tmp, plain=False, prefix=None):

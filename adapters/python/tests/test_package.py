@@ -278,7 +278,7 @@ import mlp13k  # noqa: E402
 
 corpus = mlp13k.load_corpus()
 model, loss_fn, opt = mlp13k.make()
-check("§11.4 mlp13k step-0 digest", mlp13k.digest(model),
+check("§11.4 mlp13k step-0 digest", it.checkpoint.digest(model),
       "05a8aa50bacb79781ff5a30c4d167dacd992201238083eb70e3ed5528ffa3fd6")
 xb, yb = mlp13k.batch(1, corpus)
 check("§11.5 step-1 batch SHA-256", hashlib.sha256(bytes(v for pair in zip(xb.tolist(), yb.tolist()) for v in pair)).hexdigest(),
@@ -289,12 +289,12 @@ check("§11.6 mlp13k step-1 loss", b(loss.item()), 0x40B15A22)
 check("§11.6 mlp13k step-1 gradient SHA-256 (loss.backward())", sha([p.grad for p in model.parameters()]),
       "67447d2456643f96278065ee1bfea834a4dd242f98548119b76e2aeaecec3d14")
 opt.step()
-check("§11.8 mlp13k step-1 digest (SGD)", mlp13k.digest(model),
+check("§11.8 mlp13k step-1 digest (SGD)", it.checkpoint.digest(model),
       "8edc3938536be6aa15491440735ffb38abd87d3a3af735302686773415f828c1")
 
 x_tr, y_tr, _, _ = addmod113.data()
 model, loss_fn, opt = addmod113.make()
-check("§13.4 addmod113 step-0 digest", addmod113.digest(model),
+check("§13.4 addmod113 step-0 digest", it.checkpoint.digest(model),
       "242fefbef530d05715b7f95e2df7e194e0d9afd9e3c1cf125a402814b6628254")
 with torch.no_grad():
     logits = model(x_tr[:1])
@@ -315,13 +315,13 @@ for threads in (1, 2):
           "f96377181d997871937f56684775948ed7c35b8a0565d4ce0b9ee32f83789385")
 torch.set_num_threads(1)
 opt.step()
-check("§13.8 addmod113 step-1 digest (AdamW)", addmod113.digest(model),
+check("§13.8 addmod113 step-1 digest (AdamW)", it.checkpoint.digest(model),
       "bc6f442269de5a4a78c8f385b1fb8bbdc7a6488c0a9ebe2734ea35d5f3f930e5")
 
 # another kernel set of the library, in a process of its own (chosen at load)
 code = ("import sys; sys.path[:0] = [%r, %r]; import mlp13k, isotrain.torch as it; m, l, o = mlp13k.make(); "
         "c = mlp13k.load_corpus(); x, y = mlp13k.batch(1, c); l(m(x), y).backward(); o.step(); "
-        "print(it.kernels(), mlp13k.digest(m))" % (os.path.join(HERE, ".."), os.path.join(HERE, "..", "examples")))
+        "print(it.kernels(), it.checkpoint.digest(m))" % (os.path.join(HERE, ".."), os.path.join(HERE, "..", "examples")))
 r = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, ISOTRAIN_KERNELS="portable"),
                    capture_output=True, text=True)
 check("ISOTRAIN_KERNELS=portable: the same step-1 digest", r.stdout.split(),
@@ -349,7 +349,7 @@ m3.load_state_dict(m2.state_dict())
 o3.load_state_dict(o2.state_dict())
 am_steps(m3, o3, 1)
 check("AdamW resumed from model and optimizer state_dicts = uninterrupted (3 steps)",
-      addmod113.digest(m3), addmod113.digest(m1))
+      it.checkpoint.digest(m3), it.checkpoint.digest(m1))
 
 # ---- refusals ------------------------------------------------------------------------------------------------
 lin = it.nn.Linear(4, 3)

@@ -89,6 +89,8 @@ def main():
     ap.add_argument("--steps", type=int, help="addmod113's step count (make's TORCH_BENCH_STEPS)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-plain", action="store_true")
+    ap.add_argument("--profiles", default="mlp13k,addmod113,gptchar",
+                    help="comma-separated: which profiles' rows (make's TORCH_BENCH_PROFILES)")
     a = ap.parse_args()
     if a.steps:
         a.steps_addmod113 = a.steps
@@ -106,7 +108,8 @@ def main():
              ("gptchar (nanogpt.py + conform)", "gptchar", a.steps_gptchar, ["--gptchar-model", "nanogpt"],
               [py, CONFORMING, "--gptchar-model", "plain"]),
              ("gptchar (gptchar.py)", "gptchar", a.steps_gptchar, [], None)]
-    for label, prof, n, it_args, plain_prefix in cases:
+    wanted = set(a.profiles.split(","))
+    for label, prof, n, it_args, plain_prefix in [c for c in cases if c[1] in wanted]:
         def c_cmd(k, trace, prof=prof):
             return [os.path.abspath(a.isotrain), "train", "--profile", prof, "--steps", str(k), "--trace", trace,
                     "--threads", th]

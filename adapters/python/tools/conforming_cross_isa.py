@@ -17,7 +17,12 @@ on each host, and the runner's `compare` puts each emulated host's trace
 and checkpoints against x86_64's.
 
     conforming_cross_isa.py --conform RUNNER --python PY --sysroots DIR --shared DIR --out DIR
-                            [--qemu-steps 2] [--arches arm64,s390x,ppc64el] [--slots 2]
+                            [--qemu-steps 2] [--arches arm64,s390x,ppc64el] [--slots 2] [--windows]
+
+With --windows every host also runs the runner's windows (iut.py resumes
+from a state: --resume/--from-step), and `matrix` must call its receipt
+PASS (windows): every op vector, the prefix, and three fresh windows per
+profile, at steps drawn from the run seed.
 
 Writes DIR/cross-isa.md; exit 0 when every host is as expected (isotrain.torch:
 no case failed, the only narrowing is --steps; plain pinned PyTorch: differs
@@ -92,6 +97,9 @@ def main():
     ap.add_argument("--arches", default="arm64,s390x,ppc64el")
     ap.add_argument("--slowdown", type=int, default=40)
     ap.add_argument("--slots", type=int, default=2)
+    ap.add_argument("--windows", action="store_true",
+                    help="the runner's fresh and golden windows too (iut.py resumes: train_resume=1); "
+                         "each host's receipt then goes through `matrix`, which must say PASS (windows)")
     a = ap.parse_args()
     out, conform, shared = os.path.abspath(a.out), os.path.abspath(a.conform), os.path.abspath(a.shared)
     os.makedirs(out, exist_ok=True)
@@ -115,7 +123,7 @@ def main():
     t0 = time.time()
     jobs = []
     for h in hosts:
-        args = ["--level", "all", "--steps", str(k), "--host", h.isa]
+        args = ["--level", "all", "--steps", str(k), "--host", h.isa] + (["--windows"] if a.windows else [])
         if h.emulator:
             args += ["--slowdown", str(a.slowdown), "--emulator", h.emulator, "--emulator-cpu", h.cpu]
         r = runlib.Run(h.isa + "/isotrain-torch", conform,
@@ -141,6 +149,15 @@ def main():
         dig = h.cure.final_digests()
         same = all(dig.get(p, (None,))[0] == k for p in ("mlp13k", "addmod113", "gptchar"))
         ok = ok and same
+        windows = ""
+        if a.windows:  # the matrix's word on the receipt: PASS (windows) or not
+            m = subprocess.run([conform, "matrix", "--allow-unsigned", h.cure.receipt_path], capture_output=True,
+                               text=True)
+            with open(os.path.join(out, "matrix-%s.txt" % h.isa), "w") as f:
+                f.write(m.stdout + m.stderr)
+            windows = "; matrix: " + ("PASS (windows)" if "PASS (windows)" in m.stdout else "not PASS (windows), see "
+                                      "matrix-%s.txt" % h.isa)
+            ok = ok and "PASS (windows)" in m.stdout
         if h is ref:
             problem = "(the reference host)"
             problem_ok = h.plain.status == 0
@@ -159,7 +176,7 @@ def main():
             bad.append(h.isa + " plain")
         runs_as = "%s -cpu %s, Debian python3-torch" % (h.emulator, h.cpu) if h.emulator else "native"
         lines.append("| %s | %s | **%s** %s | %s | %s | %.0f + %.0f (%.0f) |" % (
-            h.isa, runs_as, h.cure.verdict(), h.cure.verdict_line().split(";")[0],
+            h.isa, runs_as, h.cure.verdict(), h.cure.verdict_line().split(";")[0] + windows,
             "= vectors at every step 0..%d" % k if ok else "see %s" % h.cure.log_path, problem,
             h.cure.cpu, h.plain.cpu, max(h.cure.wall, h.plain.wall)))
     table = "\n".join(lines)

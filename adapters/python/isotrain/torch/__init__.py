@@ -16,13 +16,14 @@ Modules: functional (autograd functions: linear, embedding, tanh, relu,
 cross_entropy, add, attention, residual_self_attention), nn (Linear,
 Embedding, Tanh, ReLU, CrossEntropyLoss, Residual, ResidualSelfAttention),
 optim (SGD, AdamW), init (philox_uniform_, zeros_), random (spec §6),
-leak (the dispatch trace that proves no aten arithmetic ran), convert.
+leak (the dispatch trace that proves no aten arithmetic ran), convert, conform,
+checkpoint (the §8 bytes and digest, the examples' command line).
 Everything is float32, contiguous, CPU; anything else is an error naming the
 tensor. adapters/python/README.md has the details.
 """
 
 from . import _lib
-from . import functional, init, leak, lr_scheduler, nn, optim, random  # noqa: F401
+from . import checkpoint, functional, init, leak, lr_scheduler, nn, optim, random  # noqa: F401
 from .clip import clip_flat_, clip_grad_norm_  # noqa: F401
 from .convert import UnsupportedModuleError, convert  # noqa: F401
 from .conform import ConformError, conform  # noqa: F401

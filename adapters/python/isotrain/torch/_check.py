@@ -56,6 +56,11 @@ def indices(t, bound, name, fn):
     if t.device.type != "cpu":
         raise ValueError("%s: tensor '%s' is on device %s; isotrain.torch runs on the CPU only"
                          % (fn, name, t.device))
+    if t.dtype == torch.int64 and t.is_contiguous() and bound <= 1 << 32:  # the common case, in one call
+        out = np.empty(t.numel(), dtype=np.uint32)
+        bad = _lib.lib.itt_indices_i64(t.data_ptr(), out.size, bound, out.ctypes.data) if out.size else 0
+        if not bad:
+            return out, tuple(t.shape)
     a = t.detach().numpy().reshape(-1)
     if a.size:
         lo, hi = int(a.min()), int(a.max())

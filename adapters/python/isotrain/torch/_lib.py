@@ -114,6 +114,11 @@ _PROTOTYPES = {
     "itt_rows_layernorm_backward": (None, [Z, Z, P, P, P, P, P, P, P]),
     "itt_seqs_causal_attention_forward": (None, [Z, Z, Z, Z, F, P, P, P, P, P, P]),
     "itt_seqs_causal_attention_backward": (None, [Z, Z, Z, Z, F, P, P, P, P, P, P, P, P, P, P, P]),
+    "itt_rng_below": (None, [U64, U32, U64, Z, U32, P]),
+    "itt_indices_i64": (Z, [P, Z, ctypes.c_int64, P]),
+    # _chain.c: a chain of row layers in one call each way (conform's fusion)
+    "itt_chain_forward": (I, [Z, Z, P, P, P, P, P, P, P, P, U]),
+    "itt_chain_backward": (I, [Z, Z, P, P, P, P, P, P, P, P, P, P, P, P, P, U]),
 }
 
 

@@ -8,6 +8,7 @@
  * isotrain.h has no batched LayerNorm or multi-sequence causal attention;
  * these belong there (reported in issue 31). */
 #include <stddef.h>
+#include <stdint.h>
 
 #include "isotrain.h"
 
@@ -47,4 +48,27 @@ void itt_seqs_causal_attention_backward(size_t nseq, size_t T, size_t H, size_t 
     for (size_t s = 0; s < nseq; s++)
         it_causal_attention_backward_scratch(q + s * so, k + s * so, v + s * so, w + s * sw, dz + s * so, T, H, dh,
                                              scale, dq + s * so, dk + s * so, dv + s * so, wp, dkp, dvp);
+}
+
+/* §6.2, §6.4 for count consecutive words: out[j] = it_u32_below(word(seed, stream,
+ * index + j), n) (n = 0: the words themselves). A batch's positions in one call. */
+void itt_rng_below(uint64_t seed, uint32_t stream, uint64_t index, size_t count, uint32_t n, uint32_t *out)
+{
+    for (size_t j = 0; j < count; j++) {
+        uint32_t r = it_rng_u32(seed, stream, index + j);
+        out[j] = n ? it_u32_below(r, n) : r;
+    }
+}
+
+/* Index tensors (torch.long) to the library's uint32 tokens: dst[j] = src[j]
+ * for every j when all of them lie in [0, bound); else returns j + 1 for the
+ * first one outside (nothing else is meaningful in dst). Integers only. */
+size_t itt_indices_i64(const int64_t *src, size_t n, int64_t bound, uint32_t *dst)
+{
+    for (size_t j = 0; j < n; j++) {
+        if (src[j] < 0 || src[j] >= bound)
+            return j + 1;
+        dst[j] = (uint32_t)src[j];
+    }
+    return 0;
 }

@@ -11,7 +11,9 @@ state_dict; only model.forward is replaced by the converted graph's.
 What is recognised (PyTorch 1.13: no F.scaled_dot_product_attention yet):
 
 - modules: Linear, Embedding, LayerNorm, GELU(approximate='tanh'), Tanh,
-  ReLU, Dropout(p=0) (dropped), as convert() swaps them;
+  ReLU, Dropout(p=0) (dropped), as convert() swaps them; a run of
+  Embedding/Linear/Tanh/ReLU modules each feeding only the next becomes one
+  chain call (functional_chain: the same numbers, one autograd node);
 - `a + b` / torch.add (a residual, or a broadcast position embedding);
 - `x @ W.T` / `x @ W.t()` / F.linear with W a parameter: linear (§5.2);
 - the masked causal softmax attention as nanoGPT writes it: the heads split
@@ -41,6 +43,7 @@ from torch.fx.passes.shape_prop import ShapeProp
 from . import functional as F
 from . import nn as _itnn
 from .convert import SUPPORTED
+from .functional_chain import Chain, _kind as _chain_kind
 
 __all__ = ["conform", "ConformError"]
 
@@ -383,6 +386,58 @@ def _fan_outs(graph, problems):
             u.args = tuple(args)
 
 
+def _chain_step(root, n, chainable):
+    """n is a call_module node conform swaps whose module a chain can run."""
+    return (n.op == "call_module" and _module(root, n) in chainable and len(n.args) == 1 and not n.kwargs)
+
+
+def _fuse_chains(root, graph, swaps):
+    """Runs of row layers, each feeding only the next (mlp13k's embed -> fc1
+    -> tanh -> fc2), become one chain call: one autograd node and one library
+    call each way instead of one per layer (functional_chain: the same
+    numbers). Returns the chains."""
+    chainable = _IdSet({id(m): m for m, _ in swaps if _chain_kind(m) is not None})
+    runs, run = [], []
+    for n in graph.nodes:
+        if not _chain_step(root, n, chainable):
+            runs.append(run)
+            run = []
+        elif run and n.args[0] is run[-1] and len(run[-1].users) == 1 and _chain_kind(_module(root, n)) != 0:
+            run.append(n)
+        else:
+            runs.append(run)
+            run = [n]
+    runs = [r for r in runs + [run] if len(r) >= 2]
+    progs = []
+    for run in runs:
+        try:
+            prog = Chain([_module(root, n) for n in run])
+        except ValueError:  # elementwise only, or widths the shapes check refuses: left as they are
+            continue
+
+        def call(x, prog=prog):
+            return F.chain(x, prog)
+        call.__name__ = call.__qualname__ = "isotrain_chain_%d" % len(progs)
+        with graph.inserting_before(run[-1]):
+            new = graph.call_function(call, (run[0].args[0],))
+        new.meta = dict(run[-1].meta)
+        run[-1].replace_all_uses_with(new)
+        for n in reversed(run):
+            graph.erase_node(n)
+        progs.append(prog)
+    return progs
+
+
+class _IdSet:
+    """Modules by identity (a module's __eq__/__hash__ may be its own)."""
+
+    def __init__(self, by_id):
+        self.by_id = by_id
+
+    def __contains__(self, m):
+        return id(m) in self.by_id
+
+
 def _dtype_problems(graph, problems):
     bad = [n for n in graph.nodes if _meta(n) is not None and _meta(n).dtype.is_floating_point
            and _meta(n).dtype != torch.float32]
@@ -432,6 +487,7 @@ def conform(model, *example_inputs):
     _fan_outs(graph, problems)
     if problems:
         raise ConformError(problems)
+    chains = _fuse_chains(gm, graph, swaps)
     graph.lint()
     for m, target in swaps:
         m.__class__ = target
@@ -439,4 +495,5 @@ def conform(model, *example_inputs):
     # plain attributes, not submodules: parameters() and state_dict() stay the model's own
     object.__setattr__(model, "forward", gm.forward)
     object.__setattr__(model, "isotrain_graph", gm)  # print(model.isotrain_graph.code) shows the result
+    object.__setattr__(model, "isotrain_chains", chains)
     return model

@@ -739,6 +739,12 @@ from .functional_gpt import (  # noqa: E402,F401
     gelu_forward, layer_norm, layer_norm_backward_, layer_norm_forward, residual_add_forward, tie,
     tied_embedding, tied_embedding_grad)
 
-__all__ += ["layer_norm", "gelu", "causal_attention", "fan_out", "tie", "tied_embedding", "residual_add_forward",
+# what functional_chain fuses: a chain runs fused only while these are still
+# the library's (a function switched back to torch's, as the negative
+# controls do, is then called module by module: the switch takes effect)
+_CHAIN_OF = (linear, embedding, tanh, relu)
+from .functional_chain import chain  # noqa: E402,F401
+
+__all__ += ["chain", "layer_norm", "gelu", "causal_attention", "fan_out", "tie", "tied_embedding", "residual_add_forward",
             "layer_norm_forward", "layer_norm_backward_", "gelu_forward", "gelu_backward",
             "causal_attention_forward", "causal_attention_backward", "tied_embedding_grad"]

@@ -51,8 +51,14 @@ def _checked_grad(p, cls):
 
 class _Base(Optimizer):
     def zero_grad(self, set_to_none=True):
-        """Gradients to None (see the module's doc for why that is the default here)."""
-        super().zero_grad(set_to_none=set_to_none)
+        """Gradients to None (see the module's doc for why that is the default here):
+        a plain loop, without torch's profiler scope and foreach grouping (a
+        measurable share of a 0.2 ms mlp13k step)."""
+        if not set_to_none:
+            return super().zero_grad(set_to_none=False)
+        for group in self.param_groups:
+            for p in group["params"]:
+                p.grad = None
 
 
 class SGD(_Base):
@@ -81,11 +87,12 @@ class SGD(_Base):
                     weight_decay=(group["weight_decay"], 0), nesterov=(group["nesterov"], False),
                     maximize=(group["maximize"], False))
             lr = float(np.float32(group["lr"]))
+            th = _threads()
             for p in group["params"]:
                 if p.grad is None:
                     continue
                 g = _checked_grad(p, "SGD")
-                if lib.it_tensor_sgd_update(p.data_ptr(), g.data_ptr(), p.numel(), lr, _threads()) != 0:
+                if lib.it_tensor_sgd_update(p.data_ptr(), g.data_ptr(), p.numel(), lr, th) != 0:
                     raise RuntimeError("isotrain.torch.optim.SGD: the library refused the update")
         return loss
 

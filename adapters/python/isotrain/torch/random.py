@@ -9,7 +9,7 @@ import torch
 
 from ._lib import lib
 
-__all__ = ["words", "philox4x32_10", "u32_to_symmetric", "below", "permutation", "bits", "from_bits"]
+__all__ = ["words", "below_words", "philox4x32_10", "u32_to_symmetric", "below", "permutation", "bits", "from_bits"]
 
 _M32 = 0xFFFFFFFF
 _M64 = (1 << 64) - 1
@@ -32,6 +32,17 @@ def words(seed, stream, index, count):
                          % (seed, stream, index, count))
     f = lib.it_rng_u32
     return np.fromiter((f(seed, stream, index + i) for i in range(count)), dtype=np.uint32, count=count)
+
+
+def below_words(seed, stream, index, count, n):
+    """below(words(seed, stream, index, count), n) in one library call (a batch's positions)."""
+    if not (0 <= seed <= _M64 and 0 <= stream <= _M32 and 0 <= index and count >= 0 and index + count - 1 <= _M64
+            and 1 <= n <= _M32):
+        raise ValueError("isotrain.torch.random.below_words: seed %r, stream %r, index %r, count %r, n %r out of "
+                         "range" % (seed, stream, index, count, n))
+    out = np.empty(count, dtype=np.uint32)
+    lib.itt_rng_below(seed, stream, index, count, n, out.ctypes.data)
+    return out
 
 
 def philox4x32_10(ctr, key):
