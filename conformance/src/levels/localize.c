@@ -18,7 +18,10 @@
 #define P IT_MLP13K_NPARAMS
 
 int localize_is_addmod113(const train_vec *tv);
-void localize_addmod113(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, train_report *rep, cJSON *j);
+void localize_addmod113(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, const localize_origin *o,
+                        train_report *rep, cJSON *j);
+static void localize_profile(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, const localize_origin *o,
+                             train_report *rep, cJSON *j);
 
 void line(sbuf *b, const char *fmt, ...)
 {
@@ -561,12 +564,71 @@ void localize_train(run_ctx *rc, const train_vec *tv, int ck_fd, const trace_doc
         } else if (S + 1 < tr->n)
             line(t, "loss bits identical through step %u; the loss first differs at step %u", (unsigned)S, (unsigned)S + 1);
     }
+    localize_profile(rc, tv, ck_fd, T, NULL, rep, j);
+}
+
+void localize_not_reproduced(sbuf *t, cJSON *j, const localize_origin *o, uint32_t T)
+{
+    if (o)
+        line(t, "tensor/op localization: not possible: the reference linked into the runner, resumed from the window's state of step %u, does not give the window's step %u",
+             (unsigned)o->from, (unsigned)T);
+    else
+        line(t, "tensor/op localization: not possible: the reference linked into the runner does not reproduce the vectors at step %u (runner and vector set of different spec versions?)",
+             (unsigned)T);
+    cJSON_AddStringToObject(j, "note", "linked reference disagrees with the vectors");
+}
+
+void localize_window(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, const localize_origin *o,
+                     train_report *rep)
+{
+    cJSON *j = cJSON_CreateObject();
+    rep->loc_json = j;
+    line(&rep->loc_text, "first step whose parameters differ: %u (window from step %u)", (unsigned)T, (unsigned)o->from);
+    cJSON_AddNumberToObject(j, "first_step", T);
+    cJSON_AddNumberToObject(j, "window_from", o->from);
+    localize_profile(rc, tv, ck_fd, T, o, rep, j);
+}
+
+/* The state before step T and after it, as the linked reference computes
+ * them: from step 0 under the published seed (o NULL), or resumed under
+ * o->seed from the state of step o->from in o->resume_dir (spec §8.4; a
+ * window, level_windows.c). 0, or -1 when the reference could not run. */
+static int mlp13k_states(const localize_origin *o, uint32_t T, it_mlp13k_recipe *r, it_mlp13k_state *s, float *before)
+{
+    *r = it_mlp13k_default_recipe();
+    if (o) {
+        char err[256];
+        it_run_options ro;
+        memset(&ro, 0, sizeof ro);
+        r->seed = o->seed;
+        ro.steps = T - 1;
+        ro.resume_dir = o->resume_dir;
+        ro.from_step = o->from;
+        if (T == 0 || T <= o->from || it_mlp13k_run(r, &ro, s, err, sizeof err) != IT_OK)
+            return -1;
+        memcpy(before, s->params, sizeof s->params);
+        return it_mlp13k_step(r, s) == IT_OK ? 0 : -1;
+    }
+    it_mlp13k_start(r, s);
+    memcpy(before, s->params, sizeof s->params);
+    for (uint32_t k = 0; k < T; k++) {
+        memcpy(before, s->params, sizeof s->params);
+        if (it_mlp13k_step(r, s) != IT_OK)
+            return -1;
+    }
+    return 0;
+}
+
+static void localize_profile(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, const localize_origin *o,
+                             train_report *rep, cJSON *j)
+{
+    sbuf *t = &rep->loc_text;
     if (localize_is_addmod113(tv)) {
-        localize_addmod113(rc, tv, ck_fd, T, rep, j);
+        localize_addmod113(rc, tv, ck_fd, T, o, rep, j);
         return;
     }
     if (localize_is_gptchar(tv)) {
-        localize_gptchar(rc, tv, ck_fd, T, rep, j);
+        localize_gptchar(rc, tv, ck_fd, T, o, rep, j);
         return;
     }
     if (!is_mlp13k(tv)) {
@@ -574,23 +636,16 @@ void localize_train(run_ctx *rc, const train_vec *tv, int ck_fd, const trace_doc
              tv->profile);
         return;
     }
-    it_mlp13k_recipe r = it_mlp13k_default_recipe();
+    it_mlp13k_recipe r;
     static it_mlp13k_state s;
     static float before[P], iut[P];
-    it_mlp13k_start(&r, &s);
-    memcpy(before, s.params, sizeof before);
-    int lib_ok = 1;
-    for (uint32_t k = 0; k < T && lib_ok; k++) {
-        memcpy(before, s.params, sizeof before);
-        lib_ok = it_mlp13k_step(&r, &s) == IT_OK;
-    }
+    int lib_ok = mlp13k_states(o, T, &r, &s, before) == 0;
     char dig[65], dig_prev[65];
     it_params_digest(s.params, P, dig);
     it_params_digest(before, P, dig_prev);
-    if (!lib_ok || strcmp(dig, tv->trace[T].digest) != 0 || (T > 0 && strcmp(dig_prev, tv->trace[T - 1].digest) != 0)) {
-        line(t, "tensor/op localization: not possible: the reference linked into the runner does not reproduce the vectors at step %u (runner and vector set of different spec versions?)",
-             (unsigned)T);
-        cJSON_AddStringToObject(j, "note", "linked reference disagrees with the vectors");
+    if (!lib_ok || strcmp(dig, o ? o->digest : tv->trace[T].digest) != 0 ||
+        (!o && T > 0 && strcmp(dig_prev, tv->trace[T - 1].digest) != 0)) {
+        localize_not_reproduced(t, j, o, T);
         return;
     }
     /* tensor and element */
@@ -738,38 +793,55 @@ static void am_op_replay(run_ctx *rc, uint32_t T, const float *before, const flo
     replay_free(&rp);
 }
 
-void localize_addmod113(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, train_report *rep, cJSON *j)
+void localize_addmod113(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, const localize_origin *o,
+                        train_report *rep, cJSON *j)
 {
     sbuf *t = &rep->loc_text;
     static float params[IT_AM_NPARAMS], before[IT_AM_NPARAMS], grads[IT_AM_NPARAMS], m[IT_AM_NPARAMS],
         v[IT_AM_NPARAMS], m_prev[IT_AM_NPARAMS], v_prev[IT_AM_NPARAMS], iut[IT_AM_NPARAMS], init[IT_AM_NPARAMS];
     static uint32_t perm[IT_AM_PAIRS];
+    static it_addmod113_state rs;
     it_adamw_consts c = {it_f32_from_bits(0x3a83126f), it_f32_from_bits(0x3f666666), it_f32_from_bits(0x3f7ae148),
                          it_f32_from_bits(0x322bcc77), it_f32_from_bits(0x3f7fbe77), it_f32_from_bits(0x3dccccd0),
                          it_f32_from_bits(0x3ca3d700)};
     it_adamw_clock k = {1.0f, 1.0f, 0};
-    it_addmod113_permutation(IT_AM_SEED, perm);
-    it_addmod113_init(IT_AM_SEED, params);
+    const uint64_t seed = o ? o->seed : IT_AM_SEED;
+    it_addmod113_permutation(seed, perm);
+    it_addmod113_init(seed, params);
     memcpy(init, params, sizeof init);
     memset(m, 0, sizeof m);
     memset(v, 0, sizeof v);
+    int lib_ok = 1;
+    if (o) { /* a window: the state of step T - 1 resumed from the window's (spec §8.4) */
+        char err[256];
+        it_run_options ro;
+        memset(&ro, 0, sizeof ro);
+        ro.steps = T - 1;
+        ro.resume_dir = o->resume_dir;
+        ro.from_step = o->from;
+        const it_addmod113_recipe ar = {seed, 2, 0};
+        lib_ok = T > o->from && it_addmod113_run(&ar, &ro, &rs, err, sizeof err) == IT_OK;
+        memcpy(params, rs.params, sizeof params);
+        memcpy(m, rs.m, sizeof m);
+        memcpy(v, rs.v, sizeof v);
+    }
     float loss = 0.0f;
     memcpy(before, params, sizeof before);
-    for (uint32_t s = 1; s <= T; s++) { /* the linked reference, two threads: same bits as one */
+    for (uint32_t s = 1; s <= T && lib_ok; s++) { /* the linked reference, two threads: same bits as one */
+        float bc1, bc2;
+        it_adamw_tick(&c, &k, &bc1, &bc2);
+        if (o && s < T)
+            continue; /* the clock only: the state of T - 1 is resumed */
         memcpy(before, params, sizeof before);
         memcpy(m_prev, m, sizeof m);
         memcpy(v_prev, v, sizeof v);
         loss = it_addmod113_loss_grad(params, perm, IT_AM_NTRAIN, grads, 2);
-        float bc1, bc2;
-        it_adamw_tick(&c, &k, &bc1, &bc2);
         it_adamw_update(&c, bc1, bc2, params, grads, m, v, AMP);
     }
     char dig[65];
     it_params_digest(params, AMP, dig);
-    if (strcmp(dig, tv->trace[T].digest) != 0) {
-        line(t, "tensor/op localization: not possible: the reference linked into the runner does not reproduce the vectors at step %u",
-             (unsigned)T);
-        cJSON_AddStringToObject(j, "note", "linked reference disagrees with the vectors");
+    if (!lib_ok || strcmp(dig, o ? o->digest : tv->trace[T].digest) != 0) {
+        localize_not_reproduced(t, j, o, T);
         return;
     }
     size_t first = AMP;

@@ -83,7 +83,7 @@ static const char *const STEP_OPS[] = {"layernorm_forward (spec §5.14) of block
                                         "adamw (spec §7.2, §14.7)"};
 
 /* Builds the replay of step T from the reference's state before it. */
-static void build(replay *rp, uint32_t T, const it_gptchar_state *before, size_t elem)
+static void build(replay *rp, uint64_t seed, uint32_t T, const it_gptchar_state *before, size_t elem)
 {
     sbuf kv;
     sbuf_init(&kv);
@@ -91,7 +91,7 @@ static void build(replay *rp, uint32_t T, const it_gptchar_state *before, size_t
     static uint32_t x[IT_GC_ROWS], y[IT_GC_ROWS];
     static float grads[GP];
     static taps tp;
-    it_gptchar_batch(IT_GC_SEED, T, x, y);
+    it_gptchar_batch(seed, T, x, y);
     float loss = it_gptchar_loss_grad_tap(before->params, x, y, IT_GC_SEQS, grads, keep, &tp);
     const float *b0 = before->params + IT_GC_OFF_H0;
     const float eps = it_f32_from_bits(LN_EPS), c = 0.25f;
@@ -190,8 +190,8 @@ static void build(replay *rp, uint32_t T, const it_gptchar_state *before, size_t
     sbuf_free(&kv);
 }
 
-static void op_replay(run_ctx *rc, uint32_t T, const it_gptchar_state *before, size_t elem, train_report *rep,
-                      cJSON *j)
+static void op_replay(run_ctx *rc, uint64_t seed, uint32_t T, const it_gptchar_state *before, size_t elem,
+                      train_report *rep, cJSON *j)
 {
     replay rp;
     memset(&rp, 0, sizeof rp);
@@ -206,7 +206,7 @@ static void op_replay(run_ctx *rc, uint32_t T, const it_gptchar_state *before, s
             want_f32(&rp_add(&rp, "gptchar_init", id, kv)[0], init + ti->offset, ti->rows * ti->cols);
         }
     } else
-        build(&rp, T, before, elem);
+        build(&rp, seed, T, before, elem);
     for (size_t i = 0; i < rp.n; i++) {
         rp.reqs[i].want = &rp.wants[4 * i];
         rp.reqs[i].timeout = rc_timeout_case(rc) * 4;
@@ -242,25 +242,37 @@ static void op_replay(run_ctx *rc, uint32_t T, const it_gptchar_state *before, s
     replay_free(&rp);
 }
 
-void localize_gptchar(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, train_report *rep, cJSON *j)
+void localize_gptchar(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, const localize_origin *o,
+                      train_report *rep, cJSON *j)
 {
     sbuf *t = &rep->loc_text;
     static it_gptchar_state s, before;
     static float iut[GP];
-    const it_gptchar_recipe r = {IT_GC_SEED};
-    it_gptchar_start(&r, &s);
-    memcpy(&before, &s, sizeof before);
-    for (uint32_t k = 1; k <= T; k++) {
+    const it_gptchar_recipe r = {o ? o->seed : IT_GC_SEED};
+    int lib_ok = 1;
+    if (o) { /* a window: the state of step T - 1 resumed from the window's (spec §8.4) */
+        char err[256];
+        it_run_options ro;
+        memset(&ro, 0, sizeof ro);
+        ro.steps = T - 1;
+        ro.resume_dir = o->resume_dir;
+        ro.from_step = o->from;
+        lib_ok = T > o->from && it_gptchar_run(&r, &ro, &s, err, sizeof err) == IT_OK;
         memcpy(&before, &s, sizeof before);
-        if (it_gptchar_step(&r, &s) != IT_OK)
-            break;
+        lib_ok = lib_ok && it_gptchar_step(&r, &s) == IT_OK;
+    } else {
+        it_gptchar_start(&r, &s);
+        memcpy(&before, &s, sizeof before);
+        for (uint32_t k = 1; k <= T; k++) {
+            memcpy(&before, &s, sizeof before);
+            if (it_gptchar_step(&r, &s) != IT_OK)
+                break;
+        }
     }
     char dig[65];
     it_params_digest(s.params, GP, dig);
-    if (strcmp(dig, tv->trace[T].digest) != 0) {
-        line(t, "tensor/op localization: not possible: the reference linked into the runner does not reproduce the vectors at step %u",
-             (unsigned)T);
-        cJSON_AddStringToObject(j, "note", "linked reference disagrees with the vectors");
+    if (!lib_ok || strcmp(dig, o ? o->digest : tv->trace[T].digest) != 0) {
+        localize_not_reproduced(t, j, o, T);
         return;
     }
     size_t first = GP;
@@ -277,5 +289,5 @@ void localize_gptchar(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, t
     if (T > 0)
         line(t, "replaying step %u from the reference's state at step %u (the last step whose digest matched):",
              (unsigned)T, (unsigned)T - 1);
-    op_replay(rc, T, &before, first == GP ? 0 : first, rep, j);
+    op_replay(rc, r.seed, T, &before, first == GP ? 0 : first, rep, j);
 }

@@ -31,6 +31,9 @@ size_t first_difference(sbuf *t, cJSON *j, uint32_t T, const float *iut, const f
 
 /* profile gptchar (localize_gptchar.c) */
 int localize_is_gptchar(const train_vec *tv);
-void localize_gptchar(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, train_report *rep, cJSON *j);
+void localize_gptchar(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, const localize_origin *o,
+                      train_report *rep, cJSON *j);
+/* the message when the linked reference does not give what step T must be */
+void localize_not_reproduced(sbuf *t, cJSON *j, const localize_origin *o, uint32_t T);
 
 #endif
