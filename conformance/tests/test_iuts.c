@@ -365,6 +365,34 @@ Test(iuts, a_window_failure_names_tensor_element_and_op, .timeout = 600)
     tu_result_free(&r);
 }
 
+/* Issue 27 item 8: a correct IUT one second late per step. Under a deadline
+ * shorter than that (600 s x --slowdown 0.002 = 1.2 s: mlp13k's calibrated
+ * need, 10 x its reference step time x steps, is below the default) its
+ * golden run is a TIME-OUT naming --timeout-run and --slowdown, never a
+ * wrong result; with --slowdown raised it passes. */
+Test(iuts, a_slow_correct_iut_times_out_and_passes_when_raised, .timeout = 120)
+{
+    char *iut = tu_iut("slow_correct.sh");
+    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS_1_1"), "--level", "train",
+                             "--profile", "mlp13k", "--steps", "3", "--slowdown", "0.002", NULL);
+    cr_assert_eq(r.code, 1, "expected FAIL:\n%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "  time-out: the linked reference takes ");
+    tu_assert_has(r.out, " s a step of mlp13k here; a training run of N steps may take max(600, 10 x ");
+    tu_assert_has(r.out, "checkpoint every step, time-out 1.2 s\n");
+    tu_assert_has(r.out, "FAIL mlp13k/run: TIME-OUT: the training run hung: no exit within 1.2 s (time-out, P8)");
+    tu_assert_has(r.out, "This says nothing about its results");
+    tu_assert_has(r.out, "needs a longer one: --timeout-run S or --slowdown F");
+    tu_result_free(&r);
+    r = tu_conform("run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS_1_1"), "--level", "train", "--profile",
+                   "mlp13k", "--steps", "3", "--slowdown", "0.02", NULL);
+    free(iut);
+    cr_assert_eq(r.code, 3, "expected PARTIAL (--level, --profile, --steps):\n%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "checkpoint every step, time-out 12 s\n");
+    tu_assert_has(r.out, "  mlp13k                   4 steps passed (run: exit status 0, ");
+    tu_assert_lacks(r.out, "TIME-OUT");
+    tu_result_free(&r);
+}
+
 /* Issue 27 item 6: an IUT that advertises train_resume=1 is resumed from the
  * state it wrote itself (--state-steps) in every certification; a state
  * writer that loses the first moments FAILs, although every run from step 0

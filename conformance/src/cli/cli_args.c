@@ -325,6 +325,7 @@ int cli_parse(int argc, char **argv, conform_args *a, char *err, size_t cap)
         } else if (!strcmp(flag, "--timeout-run")) {
             if (num(flag, val, 0.001, &a->timeout_run, err, cap))
                 return -1;
+            a->timeout_run_given = 1;
         } else if (!strcmp(flag, "--slowdown")) {
             if (num(flag, val, 0.001, &a->slowdown, err, cap))
                 return -1;

@@ -12,6 +12,7 @@
 #include "fresh/fresh_windows.h"
 #include "isotrain.h"
 #include "levels/levels.h"
+#include "levels/time_budget.h"
 #include "protocol/train_exec.h"
 
 /* The fresh-seed run is 20 steps, every one compared: the published 200
@@ -205,7 +206,8 @@ static void own_state_resume(run_ctx *rc, const train_vec *tv, const train_exec 
     int ran = 0;
     if (!why) {
         if (train_exec_run_resume(rc->a->iut, tv->profile, n, seed, k, (const char *const *)files, nf,
-                                  4 * tv->parameters, rc_timeout_run(rc), &y, err, sizeof err) != 0)
+                                  4 * tv->parameters, rc_timeout_train(rc, tv->profile, n - k), &y, err,
+                                  sizeof err) != 0)
             why = xasprintf("runner: %s", err);
         else
             ran = 1;
@@ -293,7 +295,7 @@ static void fresh_train(run_ctx *rc, const train_vec *tv)
     const int resume = hello_advertises(rc->hello_line, "train_resume=1") && k >= 1;
     snprintf(state_step, sizeof state_step, "%u", (unsigned)k);
     if (train_exec_run_states(a->iut, tv->profile, n, seed, resume ? state_step : NULL, 4 * tv->parameters,
-                              rc_timeout_run(rc), &x, err, sizeof err) != 0) {
+                              rc_timeout_train(rc, tv->profile, n), &x, err, sizeof err) != 0) {
         char *why = xasprintf("runner: %s", err);
         results_add(&rc->res, "fresh", suite, run_id, V_ERROR, why, 1, 0);
         free(why);

@@ -9,6 +9,7 @@
 
 #include "protocol/iut_process.h"
 #include "levels/localize.h"
+#include "levels/time_budget.h"
 #include "levels/levels.h"
 #include "protocol/trace.h"
 #include "protocol/train_exec.h"
@@ -40,13 +41,14 @@ static void train_profile(run_ctx *rc, const train_vec *tv, train_report *rep)
     rep->steps_in_vectors = tv->steps;
     rep->first_bad_step = -1;
     sbuf_init(&rep->loc_text);
-    fprintf(rc->out, "level train: profile %s, %u steps%s, checkpoint every step\n", tv->profile, (unsigned)n,
-            n < tv->steps ? " (--steps: the rest are skipped)" : "");
+    double deadline = rc_timeout_train(rc, tv->profile, n);
+    fprintf(rc->out, "level train: profile %s, %u steps%s, checkpoint every step, time-out %g s\n", tv->profile,
+            (unsigned)n, n < tv->steps ? " (--steps: the rest are skipped)" : "", deadline);
     fflush(rc->out);
 
     char err[512];
     train_exec x;
-    if (train_exec_run(a->iut, tv->profile, n, 4 * tv->parameters, rc_timeout_run(rc), &x, err, sizeof err) != 0) {
+    if (train_exec_run(a->iut, tv->profile, n, 4 * tv->parameters, deadline, &x, err, sizeof err) != 0) {
         rep->problem = xasprintf("runner: %s", err);
         snprintf(rep->status, sizeof rep->status, "not started");
         char run_id[160];
@@ -84,10 +86,11 @@ static void train_profile(run_ctx *rc, const train_vec *tv, train_report *rep)
     }
     if (x.started && !r->exited_ok && unsupported != 2) {
         if (r->timed_out)
-            add(&run_problem, "the training run hung: no exit within %g s (time-out, P8); the IUT was killed "
-                              "(a correct but slow IUT, on a loaded machine or an emulator, needs a longer one: "
-                              "--timeout-run S or --slowdown F; conformance/README.md \"Time-outs\")",
-                rc_timeout_run(rc));
+            add(&run_problem, "TIME-OUT: the training run hung: no exit within %g s (time-out, P8); the IUT was killed. "
+                              "This says nothing about its results: a correct but slow IUT, on a loaded machine or "
+                              "an emulator, needs a longer one: --timeout-run S or --slowdown F (--timeout-run S is "
+                              "used as given, --slowdown F multiplies the deadline; conformance/README.md \"Time-outs\")",
+                deadline);
         else if (r->killed_reason)
             add(&run_problem, "%s; the IUT was killed", r->killed_reason);
         else if (r->signal)

@@ -21,6 +21,7 @@
 #include "isotrain.h"
 #include "levels/levels.h"
 #include "levels/localize.h"
+#include "levels/time_budget.h"
 #include "protocol/train_exec.h"
 
 /* P2 (1.2.0): "train_resume=1" among hello's keys */
@@ -107,7 +108,8 @@ static void run_window(run_ctx *rc, const train_vec *tv, const window_job *j, co
     char err[512];
     train_exec x;
     int rc_run = train_exec_run_resume(rc->a->iut, tv->profile, j->to, j->seed, j->from, files, n_files,
-                                       4 * tv->parameters, rc_timeout_run(rc), &x, err, sizeof err);
+                                       4 * tv->parameters, rc_timeout_train(rc, tv->profile, j->to - j->from), &x,
+                                       err, sizeof err);
     if (rc_run != 0) {
         char *why = xasprintf("runner: %s", err);
         results_add(&rc->res, "train", j->suite, j->id, V_ERROR, why, 1, 0);
