@@ -346,3 +346,50 @@ Test(versions, verify_without_vectors_falls_back_to_the_installed_set)
     free(elsewhere);
     free(rp);
 }
+
+/* Issue 27 item 8: the code claims the spec text's version. The reference's
+ * IT_SPEC_VERSION (its hello's spec=), the runner's CONFORM_SPEC_VERSION
+ * (its header's "judging by spec"), spec/README.md and the protocol's status
+ * line all say what spec/isotrain-spec.md's first lines say; on main they
+ * said 1.2.0 beside a 1.2.1 text. */
+#include "isotrain.h"
+#include "core/version.h"
+
+static char *slurp(const char *path)
+{
+    char *data, err[256];
+    size_t len;
+    cr_assert_eq(read_file(path, 1 << 22, &data, &len, err, sizeof err), 0, "%s", err);
+    return data;
+}
+
+Test(versions, the_code_claims_the_spec_texts_version)
+{
+    char *spec = slurp("spec/isotrain-spec.md"), *readme = slurp("spec/README.md"),
+         *proto = slurp("spec/iut-protocol.md");
+    const char *v = strstr(spec, "\nVersion ");
+    cr_assert(v, "spec/isotrain-spec.md names no version");
+    char text[16];
+    cr_assert_eq(sscanf(v, "\nVersion %15[0-9.]", text), 1);
+    size_t n = strlen(text);
+    if (n && text[n - 1] == '.')
+        text[n - 1] = '\0';
+    cr_assert_str_eq(IT_SPEC_VERSION, text, "the reference claims %s, the spec text is %s", IT_SPEC_VERSION, text);
+    cr_assert_str_eq(CONFORM_SPEC_VERSION, text, "the runner judges by %s, the spec text is %s", CONFORM_SPEC_VERSION,
+                     text);
+    char *want = xasprintf("(version %s)", text);
+    tu_assert_has(readme, want);
+    free(want);
+    want = xasprintf("part of isotrain spec %s.", text);
+    tu_assert_has(proto, want);
+    free(want);
+    free(spec);
+    free(readme);
+    free(proto);
+    /* and the runner says so */
+    tu_result r = tu_conform("--version", NULL);
+    want = xasprintf("\nspec: %s\n", text);
+    tu_assert_has(r.out, want);
+    free(want);
+    tu_result_free(&r);
+}

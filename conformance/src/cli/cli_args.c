@@ -75,7 +75,8 @@ void cli_usage(FILE *out)
           "it, else the installed set (--version names it; verify: the set each receipt names,\n"
           "found the same way), --level all, --timeout-case 60 (sweep: 5x),\n"
           "--timeout-run 600, --slowdown 1 (multiplies both time-outs), --seed: drawn from\n"
-          "/dev/urandom.\n",
+          "/dev/urandom. A training run's deadline is max(600, 10 x the linked reference's\n"
+          "step time measured here x steps) unless --timeout-run S is given (then S).\n",
           out);
 }
 
