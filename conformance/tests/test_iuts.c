@@ -369,12 +369,14 @@ Test(iuts, a_window_failure_names_tensor_element_and_op, .timeout = 600)
  * shorter than that (600 s x --slowdown 0.002 = 1.2 s: mlp13k's calibrated
  * need, 10 x its reference step time x steps, is below the default) its
  * golden run is a TIME-OUT naming --timeout-run and --slowdown, never a
- * wrong result; with --slowdown raised it passes. */
+ * wrong result; with --slowdown raised it passes. (--timeout-case keeps
+ * hello's deadline, 10 s, out of the way: only the training run is slow.) */
 Test(iuts, a_slow_correct_iut_times_out_and_passes_when_raised, .timeout = 120)
 {
     char *iut = tu_iut("slow_correct.sh");
     tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS_1_1"), "--level", "train",
-                             "--profile", "mlp13k", "--steps", "3", "--slowdown", "0.002", NULL);
+                             "--profile", "mlp13k", "--steps", "3", "--slowdown", "0.002", "--timeout-case", "5000",
+                             NULL);
     cr_assert_eq(r.code, 1, "expected FAIL:\n%s\n%s", r.out, r.err);
     tu_assert_has(r.out, "  time-out: the linked reference takes ");
     tu_assert_has(r.out, " s a step of mlp13k here; a training run of N steps may take max(600, 10 x ");
@@ -384,7 +386,7 @@ Test(iuts, a_slow_correct_iut_times_out_and_passes_when_raised, .timeout = 120)
     tu_assert_has(r.out, "needs a longer one: --timeout-run S or --slowdown F");
     tu_result_free(&r);
     r = tu_conform("run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS_1_1"), "--level", "train", "--profile",
-                   "mlp13k", "--steps", "3", "--slowdown", "0.02", NULL);
+                   "mlp13k", "--steps", "3", "--slowdown", "0.02", "--timeout-case", "500", NULL);
     free(iut);
     cr_assert_eq(r.code, 3, "expected PARTIAL (--level, --profile, --steps):\n%s\n%s", r.out, r.err);
     tu_assert_has(r.out, "checkpoint every step, time-out 12 s\n");
