@@ -336,6 +336,65 @@ Test(iuts, fresh_windows_catch_a_trainer_wrong_after_the_prefix, .timeout = 600)
     tu_result_free(&r);
 }
 
+/* Issue 27 item 8: a window failure is localized as a golden run's is: the
+ * step, the first differing tensor and element, and the first differing op
+ * replayed through the IUT's `ops` from the linked reference's state before
+ * that step (resumed from the window's start). window_wrong.sh is wrong in
+ * resumed runs alone, its sgd 1 ULP off on embed[0][0]; the reference, run
+ * the same way, passes every window (the negative control). */
+Test(iuts, a_window_failure_names_tensor_element_and_op, .timeout = 600)
+{
+    char *iut = tu_iut("window_wrong.sh");
+    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", "vectors/v1.2.0", "--level", "train", "--profile",
+                             "mlp13k", "--steps", "1", "--windows", NULL);
+    free(iut);
+    cr_assert_eq(r.code, 1, "expected FAIL:\n%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "FAIL mlp13k/fresh-window/");
+    tu_assert_has(r.out, "      where it differs:\n    first step whose parameters differ: ");
+    tu_assert_has(r.out, "first differing tensor: embed, element (0, 0) [flat index 0]: IUT ");
+    tu_assert_has(r.out, "first differing op: sgd (spec §7.1), after all 64 positions of step ");
+    tu_assert_has(r.out, "      output p[0]: IUT ");
+    tu_assert_lacks(r.out, "not replayed for a window");
+    tu_result_free(&r);
+    r = tu_conform("run", "--iut-exec", tu_env("IT_REF_CLI"), "--vectors", "vectors/v1.2.0", "--level", "train",
+                   "--profile", "mlp13k", "--steps", "1", "--windows", NULL);
+    cr_assert_eq(r.code, 3, "expected PARTIAL (--level, --profile, --steps):\n%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "3 fresh windows under seed");
+    tu_assert_lacks(r.out, "FAIL mlp13k/fresh-window/");
+    tu_assert_lacks(r.out, "where it differs");
+    tu_result_free(&r);
+}
+
+/* Issue 27 item 8: a correct IUT one second late per step. Under a deadline
+ * shorter than that (600 s x --slowdown 0.002 = 1.2 s: mlp13k's calibrated
+ * need, 10 x its reference step time x steps, is below the default) its
+ * golden run is a TIME-OUT naming --timeout-run and --slowdown, never a
+ * wrong result; with --slowdown raised it passes. (--timeout-case keeps
+ * hello's deadline, 10 s, out of the way: only the training run is slow.) */
+Test(iuts, a_slow_correct_iut_times_out_and_passes_when_raised, .timeout = 120)
+{
+    char *iut = tu_iut("slow_correct.sh");
+    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS_1_1"), "--level", "train",
+                             "--profile", "mlp13k", "--steps", "3", "--slowdown", "0.002", "--timeout-case", "5000",
+                             NULL);
+    cr_assert_eq(r.code, 1, "expected FAIL:\n%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "  time-out: the linked reference takes ");
+    tu_assert_has(r.out, " s a step of mlp13k here; a training run of N steps may take max(600, 10 x ");
+    tu_assert_has(r.out, "checkpoint every step, time-out 1.2 s\n");
+    tu_assert_has(r.out, "FAIL mlp13k/run: TIME-OUT: the training run hung: no exit within 1.2 s (time-out, P8)");
+    tu_assert_has(r.out, "This says nothing about its results");
+    tu_assert_has(r.out, "needs a longer one: --timeout-run S or --slowdown F");
+    tu_result_free(&r);
+    r = tu_conform("run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS_1_1"), "--level", "train", "--profile",
+                   "mlp13k", "--steps", "3", "--slowdown", "0.02", "--timeout-case", "500", NULL);
+    free(iut);
+    cr_assert_eq(r.code, 3, "expected PARTIAL (--level, --profile, --steps):\n%s\n%s", r.out, r.err);
+    tu_assert_has(r.out, "checkpoint every step, time-out 12 s\n");
+    tu_assert_has(r.out, "  mlp13k                   4 steps passed (run: exit status 0, ");
+    tu_assert_lacks(r.out, "TIME-OUT");
+    tu_result_free(&r);
+}
+
 /* Issue 27 item 6: an IUT that advertises train_resume=1 is resumed from the
  * state it wrote itself (--state-steps) in every certification; a state
  * writer that loses the first moments FAILs, although every run from step 0
@@ -364,6 +423,9 @@ Test(iuts, windows_catch_lost_moments, .timeout = 900)
     free(iut);
     tu_assert_has(r.out, "window 0 -> 3: 4 steps passed");
     tu_assert_has(r.out, "FAIL gptchar/window/250-253: step 251");
+    /* localized from the shipped start state (issue 27 item 8) */
+    tu_assert_has(r.out, "first step whose parameters differ: 251 (window from step 250)");
+    tu_assert_has(r.out, "replaying step 251 from the reference's state at step 250");
     tu_assert_has(r.out, "FAIL gptchar/window/497-500: step 498");
     assert_failed_cleanly(&r);
     tu_result_free(&r);

@@ -23,15 +23,16 @@ static int add_many(conform_args *a, const char *v, char *err, size_t cap)
 }
 
 static const opt_row ROWS[] = {
-    {"--out", "-o", OPT_TEXT, "FILE", 0, 0, NULL, OPT_IN(CMD_LINT), 0, offsetof(conform_args, output), NULL, "where"},
+    {"--out", "-o", OPT_TEXT, "FILE", 0, 0, NULL, OPT_IN(CMD_LINT), 0, offsetof(conform_args, output), NULL, "where", 0},
     {"--quiet", NULL, OPT_FLAG, NULL, 0, 0, NULL, OPT_IN(CMD_LINT), 0, offsetof(conform_args, verbose), NULL,
-     "say less"},
-    {"--add", NULL, OPT_TEXT, "X", 0, 0, NULL, OPT_IN(CMD_LINT), 3, 0, add_many, "one more"},
-    {"--steps", NULL, OPT_UINT, "N", 1, 100, "7", OPT_IN(CMD_LINT), 0, offsetof(conform_args, steps), NULL, "count"},
+     "say less", 0},
+    {"--add", NULL, OPT_TEXT, "X", 0, 0, NULL, OPT_IN(CMD_LINT), 3, 0, add_many, "one more", 0},
+    {"--steps", NULL, OPT_UINT, "N", 1, 100, "7", OPT_IN(CMD_LINT), 0, offsetof(conform_args, steps), NULL, "count",
+     OPT_GIVEN(timeout_run_given)},
     {"--level", NULL, OPT_CHOICE, "ops|train", 0, 0, "ops", OPT_IN(CMD_LINT), 0, offsetof(conform_args, level), NULL,
-     "which"},
+     "which", 0},
     {"--elsewhere", NULL, OPT_FLAG, NULL, 0, 0, NULL, OPT_IN(CMD_SIGN), 0, offsetof(conform_args, list), NULL,
-     "another command's"},
+     "another command's", 0},
 };
 static const opt_command CMDS[] = {{CMD_LINT, "demo", "WORD...", 2, 0, "a demonstration\n"},
                                    {CMD_SIGN, "other", NULL, 0, 0, "another\n"}};
@@ -60,9 +61,16 @@ Test(option_table, values_flags_repeats_defaults_and_operands)
     cr_assert_eq(a.n_divergence, 2);
     cr_assert_str_eq(a.divergence[1], "2");
     cr_assert_eq(a.steps, 7, "the row's default, parsed as a given value");
+    cr_assert_eq(a.timeout_run_given, 0, "a default is not marked given");
     cr_assert_str_eq(a.level, "train");
     cr_assert_eq(a.n_operands, 2);
     cr_assert_str_eq(a.operands[1], "-");
+    /* the given column: the default's own value, given, is marked (--timeout-run's "given: as is") */
+    const char *g[] = {"--steps", "7", NULL};
+    cr_assert_eq(parse(g, &a, err), 0, "%s", err);
+    cr_assert_eq(a.steps, 7);
+    cr_assert_eq(a.timeout_run_given, 1, "given on the command line: marked");
+    cr_assert_eq(a.verbose, 0, "a row without the column marks nothing");
     const char *h[] = {"x", "--help", NULL};
     cr_assert_eq(parse(h, &a, err), 1, "--help is a request, not an option");
 }
@@ -175,4 +183,20 @@ Test(option_table, help_lists_every_row_of_the_table)
         free(line);
     }
     tu_result_free(&all);
+}
+
+/* --timeout-run S is used as given (levels/time_budget.h): the table's given
+ * column tells it from the default, even when S is the default's 600. */
+Test(option_table, timeout_run_given_is_told_from_its_default)
+{
+    static conform_args a;
+    char err[256];
+    char *plain[] = {"isotrain-conform", "run", "--iut", "x", NULL};
+    cr_assert_eq(cli_parse(4, plain, &a, err, sizeof err), 0, "%s", err);
+    cr_assert_float_eq(a.timeout_run, 600.0, 0);
+    cr_assert_eq(a.timeout_run_given, 0);
+    char *given[] = {"isotrain-conform", "run", "--iut", "x", "--timeout-run=600", NULL};
+    cr_assert_eq(cli_parse(5, given, &a, err, sizeof err), 0, "%s", err);
+    cr_assert_float_eq(a.timeout_run, 600.0, 0);
+    cr_assert_eq(a.timeout_run_given, 1);
 }

@@ -270,3 +270,41 @@ Test(runner_profiles, rows_match_the_reference_and_its_tensors)
     runner_profile_names(names, sizeof names);
     cr_assert_str_eq(names, "mlp13k, addmod113 and gptchar");
 }
+
+/* The training runs' deadlines (levels/time_budget.h, issue 27 item 8): the
+ * calibrated need, 10 x the reference's step time x (steps + 1), when it is
+ * above --timeout-run's default; the default otherwise; --timeout-run S as
+ * given; --slowdown a factor on each. The step times are planted here; the
+ * measurement itself is checked on the one profile that is cheap. */
+#include "levels/time_budget.h"
+
+Test(time_budget, scales_with_the_measured_step_and_obeys_the_options)
+{
+    conform_args a;
+    memset(&a, 0, sizeof a);
+    a.timeout_run = 600;
+    a.slowdown = 1;
+    run_ctx rc;
+    memset(&rc, 0, sizeof rc);
+    rc.a = &a;
+    rc.out = fopen("/dev/null", "w");
+    cr_assert(rc.out);
+    snprintf(rc.costs[0].profile, sizeof rc.costs[0].profile, "addmod113");
+    rc.costs[0].step_s = 1.0;
+    snprintf(rc.costs[1].profile, sizeof rc.costs[1].profile, "gptchar");
+    rc.costs[1].step_s = 0.001;
+    rc.n_costs = 2;
+    cr_assert_float_eq(rc_timeout_train(&rc, "addmod113", 300), 3010.0, 1e-9);
+    cr_assert_float_eq(rc_timeout_train(&rc, "gptchar", 500), 600.0, 1e-9, "below the default: the default");
+    a.slowdown = 2;
+    cr_assert_float_eq(rc_timeout_train(&rc, "addmod113", 300), 6020.0, 1e-9);
+    a.timeout_run_given = 1;
+    a.timeout_run = 30;
+    cr_assert_float_eq(rc_timeout_train(&rc, "addmod113", 300), 60.0, 1e-9, "--timeout-run S is used as given");
+    /* measured: the reference links mlp13k; a profile it lacks has no time */
+    double m = tb_step_seconds(&rc, "mlp13k");
+    cr_assert(m > 0 && m < 5, "mlp13k step: %g s", m);
+    cr_assert(tb_step_seconds(&rc, "no-such-profile") < 0);
+    cr_assert_eq(rc.n_costs, 4, "each profile measured once and kept");
+    fclose(rc.out);
+}

@@ -346,3 +346,103 @@ Test(versions, verify_without_vectors_falls_back_to_the_installed_set)
     free(elsewhere);
     free(rp);
 }
+
+/* Issue 27 item 8: the code claims the spec text's version. The reference's
+ * IT_SPEC_VERSION (its hello's spec=), the runner's CONFORM_SPEC_VERSION
+ * (its header's "judging by spec"), spec/README.md and the protocol's status
+ * line all say what spec/isotrain-spec.md's first lines say; on main they
+ * said 1.2.0 beside a 1.2.1 text.
+ *
+ * Since 1.3.0 (the GPT family, §16) the text is one additive version ahead
+ * of what the code claims: the runner does not certify recipes yet, so
+ * neither it nor the reference claims 1.3.0. The code may lag the text only
+ * that way: its version is an entry of §12.4's changelog and every entry
+ * after it, up to the text's, is additive (no bit moved, nothing of the
+ * claimed version changed). An erratum after the claim is never such a gap. */
+#include "isotrain.h"
+#include "core/version.h"
+
+static char *slurp(const char *path)
+{
+    char *data, err[256];
+    size_t len;
+    cr_assert_eq(read_file(path, 1 << 22, &data, &len, err, sizeof err), 0, "%s", err);
+    return data;
+}
+
+/* The changelog entry "- **V** (" of spec, or NULL. */
+static const char *entry(const char *spec, const char *v)
+{
+    char *head = xasprintf("\n- **%s** (", v);
+    const char *e = strstr(spec, head);
+    free(head);
+    return e;
+}
+
+/* NULL when code claiming `claimed` may go with a text of version `text`
+ * (the rule above), else why not (static). */
+static const char *claim_gap(const char *spec, const char *claimed, const char *text)
+{
+    static char why[256];
+    if (!strcmp(claimed, text))
+        return NULL;
+    const char *c = entry(spec, claimed), *t = entry(spec, text);
+    if (!c || !t) {
+        snprintf(why, sizeof why, "%s is no entry of the changelog (spec §12.4)", c ? text : claimed);
+        return why;
+    }
+    if (t <= c) {
+        snprintf(why, sizeof why, "%s is not older than the text's %s", claimed, text);
+        return why;
+    }
+    for (const char *e = strstr(c + 1, "\n- **"); e && e <= t; e = strstr(e + 1, "\n- **")) {
+        const char *paren = strstr(e, "** (");
+        if (!paren || strncmp(paren + 4, "additive", 8) != 0) {
+            snprintf(why, sizeof why, "the entry %.12s after %s is not additive: code claiming %s misses it", e + 5,
+                     claimed, claimed);
+            return why;
+        }
+    }
+    return NULL;
+}
+
+Test(versions, the_code_claims_the_spec_texts_version)
+{
+    char *spec = slurp("spec/isotrain-spec.md"), *readme = slurp("spec/README.md"),
+         *proto = slurp("spec/iut-protocol.md");
+    const char *v = strstr(spec, "\nVersion ");
+    cr_assert(v, "spec/isotrain-spec.md names no version");
+    char text[16];
+    cr_assert_eq(sscanf(v, "\nVersion %15[0-9.]", text), 1);
+    size_t n = strlen(text);
+    if (n && text[n - 1] == '.')
+        text[n - 1] = '\0';
+    const char *why = claim_gap(spec, IT_SPEC_VERSION, text);
+    cr_assert_null(why, "the reference claims %s, the spec text is %s: %s", IT_SPEC_VERSION, text, why);
+    why = claim_gap(spec, CONFORM_SPEC_VERSION, text);
+    cr_assert_null(why, "the runner judges by %s, the spec text is %s: %s", CONFORM_SPEC_VERSION, text, why);
+    cr_assert_str_eq(IT_SPEC_VERSION, CONFORM_SPEC_VERSION, "the reference and the runner claim different versions");
+    /* negative controls: the rule is no blanket pardon */
+    cr_assert_null(claim_gap(spec, text, text));
+    cr_assert_not_null(claim_gap(spec, "1.2.0", text), "1.2.1's errata lie between 1.2.0 and %s", text);
+    cr_assert_not_null(claim_gap(spec, "1.2.9", text), "no such version");
+    cr_assert_null(claim_gap(spec, "1.1.1", "1.2.0"), "1.2.0 is additive to 1.1.1");
+    cr_assert_not_null(claim_gap(spec, "1.1.1", "1.3.0"), "1.2.1's errata lie between 1.1.1 and 1.3.0");
+    cr_assert_not_null(claim_gap(spec, "1.3.0", "1.2.1"), "a claim newer than the text");
+    /* the prose that describes the text names the text's version */
+    char *want = xasprintf("(version %s)", text);
+    tu_assert_has(readme, want);
+    free(want);
+    want = xasprintf("part of isotrain spec %s.", text);
+    tu_assert_has(proto, want);
+    free(want);
+    free(spec);
+    free(readme);
+    free(proto);
+    /* and the runner says what it judges by */
+    tu_result r = tu_conform("--version", NULL);
+    want = xasprintf("\nspec: %s\n", CONFORM_SPEC_VERSION);
+    tu_assert_has(r.out, want);
+    free(want);
+    tu_result_free(&r);
+}

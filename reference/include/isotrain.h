@@ -15,7 +15,7 @@
 #include <stdio.h>
 
 #define IT_VERSION "1.2.0"      /* version of this reference implementation */
-#define IT_SPEC_VERSION "1.2.0" /* version of spec/isotrain-spec.md it implements */
+#define IT_SPEC_VERSION "1.2.1" /* version of spec/isotrain-spec.md it implements (1.2.1: errata of 1.2.0) */
 
 /* ---- spec §2.2: floating-point environment ----------------------------- */
 

@@ -38,8 +38,8 @@ int main(int argc, char **argv)
         cli_help(stdout, a.help_for);
         return 0;
     case CMD_VERSION:
-        printf("isotrain-conform %s (git %s)\ndefault vectors: %s\n", CONFORM_VERSION, conform_git_revision(),
-               conform_default_vectors());
+        printf("isotrain-conform %s (git %s)\nspec: %s\ndefault vectors: %s\n", CONFORM_VERSION,
+               conform_git_revision(), CONFORM_SPEC_VERSION, conform_default_vectors());
         return 0;
     case CMD_RUN:
         return run_command(&a);

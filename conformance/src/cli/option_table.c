@@ -159,6 +159,8 @@ static int one_option(const opt_spec *s, const opt_command *c, int argc, char **
                         : snprintf(err, cap, "%s: at most %zu of them", r->name, max),
                -1;
     given[k]++;
+    if (r->given)
+        *(int *)(void *)((char *)a + r->given - 1) = 1;
     return store(r, a, val ? val : "", err, cap);
 }
 

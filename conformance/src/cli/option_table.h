@@ -43,7 +43,12 @@ typedef struct {
     size_t off;        /* offsetof(conform_args, field) the kind stores into */
     opt_store_fn store; /* instead of off, or NULL */
     const char *help;  /* one line */
+    size_t given;      /* OPT_GIVEN(field): an int set to 1 when argv gives the option (never by its
+                        * default: a default and the same value given may mean different things); 0: none */
 } opt_row;
+
+/* The given column: the offset is kept + 1 so that 0 can say "no mark". */
+#define OPT_GIVEN(field) (offsetof(conform_args, field) + 1)
 
 typedef struct {
     conform_cmd cmd;

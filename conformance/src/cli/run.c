@@ -324,7 +324,8 @@ int run_command(const conform_args *a)
     rc.t_start = now_s();
     utc_timestamp(rc.started_utc);
     results_init(&rc.res);
-    fprintf(rc.out, "isotrain-conform %s (git %s)\n", CONFORM_VERSION, conform_git_revision());
+    fprintf(rc.out, "isotrain-conform %s (git %s), judging by spec %s (the requirements of 1.2 and earlier)\n",
+            CONFORM_VERSION, conform_git_revision(), CONFORM_SPEC_VERSION);
     if (load_vectors(&rc) != 0)
         return 2;
     rc.run_seed = a->seed_given ? (uint64_t)a->seed : fresh_draw_seed();

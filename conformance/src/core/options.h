@@ -34,6 +34,7 @@ typedef struct {
     int windows;          /* run --windows: also the golden-state windows (spec 8.4, FORMAT.md 6) */
     int list;             /* matrix --list: one line per host for scripts */
     double timeout_case, timeout_run, slowdown;
+    int timeout_run_given; /* --timeout-run S given: training runs get S, not a calibrated budget */
     long steps; /* run: train only steps 0..N; repeat: steps per run; -1: default */
     long runs;  /* repeat */
     int seed_given;         /* run: --seed S (the run seed of the fresh cases) */

@@ -5,8 +5,11 @@
 #ifndef CONFORM_VERSION_H
 #define CONFORM_VERSION_H
 
-/* The runner judges by spec 1.2 (and every earlier version: spec §12.1). */
+/* The runner's own version. */
 #define CONFORM_VERSION "1.2.0"
+/* The spec text the runner judges by: 1.2.1, whose requirements are 1.2's
+ * (a PATCH adds none, spec §12.1), and every earlier version's. */
+#define CONFORM_SPEC_VERSION "1.2.1"
 /* The newest official set: a run without --vectors is held to everything
  * the spec specifies (an older IUT is judged by its claim, spec §1.4). */
 #define CONFORM_DEFAULT_VECTOR_SET "v1.2.0"

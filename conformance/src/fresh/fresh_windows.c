@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/util.h"
@@ -61,11 +60,6 @@ size_t fresh_windows_state_files(const char *profile, const char *dir, uint32_t 
     return 3;
 }
 
-char *fresh_windows_ref_checkpoint(const char *dir, uint32_t from, uint32_t step)
-{
-    return xasprintf("%s/ref-%06u/step-%06u.bin", dir, (unsigned)from, (unsigned)step);
-}
-
 void fresh_windows_cleanup(const char *profile, const fresh_window_plan *p, const char *dir)
 {
     for (int w = 0; w < FRESH_WINDOWS; w++) {
@@ -75,14 +69,6 @@ void fresh_windows_cleanup(const char *profile, const fresh_window_plan *p, cons
             unlink(files[k]);
             free(files[k]);
         }
-        for (uint32_t s = p->from[w]; s <= p->to[w]; s++) {
-            char *f = fresh_windows_ref_checkpoint(dir, p->from[w], s);
-            unlink(f);
-            free(f);
-        }
-        char *d = xasprintf("%s/ref-%06u", dir, (unsigned)p->from[w]);
-        rmdir(d);
-        free(d);
     }
     rmdir(dir);
 }
@@ -124,26 +110,16 @@ static int continuation(const char *profile, const fresh_window_plan *p, int w, 
         snprintf(err, cap, "open_memstream: out of memory");
         return -1;
     }
-    /* its checkpoints too, to say where a failed window departs */
-    char *ckdir = xasprintf("%s/ref-%06u", dir, (unsigned)p->from[w]);
-    uint32_t steps[64];
-    size_t n_steps = 0;
-    for (uint32_t s = p->from[w]; s <= p->to[w] && n_steps < 64; s++)
-        steps[n_steps++] = s;
+    /* no checkpoint files: a failed window is localized from the start state
+     * (levels/localize.h localize_window) */
     it_run_options o;
     memset(&o, 0, sizeof o);
     o.steps = p->to[w];
     o.trace = f;
-    o.checkpoint_dir = ckdir;
-    o.checkpoint_steps = steps;
-    o.n_checkpoint_steps = n_steps;
     o.resume_dir = dir;
     o.from_step = p->from[w];
     err[0] = '\0';
-    it_status st = mkdir(ckdir, 0700) == 0 ? ref_run(profile, p->seed, &o, err, cap) : IT_ERR_IO;
-    if (st == IT_ERR_IO && !err[0])
-        snprintf(err, cap, "cannot make %s", ckdir);
-    free(ckdir);
+    it_status st = ref_run(profile, p->seed, &o, err, cap);
     fclose(f);
     trace_doc t;
     memset(&t, 0, sizeof t);

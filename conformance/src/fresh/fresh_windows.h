@@ -43,11 +43,6 @@ typedef struct {
 int fresh_windows_reference(const char *profile, const fresh_window_plan *p, const char *dir,
                             fresh_wstep *want[FRESH_WINDOWS], char *err, size_t cap);
 
-/* The linked reference's checkpoint of `step` in window w (written by
- * fresh_windows_reference into dir, for localizing a failed window); the
- * caller frees it. */
-char *fresh_windows_ref_checkpoint(const char *dir, uint32_t from, uint32_t step);
-
 /* Removes what fresh_windows_reference wrote, and dir. */
 void fresh_windows_cleanup(const char *profile, const fresh_window_plan *p, const char *dir);
 

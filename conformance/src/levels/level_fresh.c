@@ -14,6 +14,7 @@
 #include "isotrain_reduce.h"
 #include "levels/levels.h"
 #include "levels/runner_profiles.h"
+#include "levels/time_budget.h"
 #include "protocol/train_exec.h"
 
 /* The fresh-seed run's length is the profile's fresh_steps (its row,
@@ -160,7 +161,8 @@ static void own_state_resume(run_ctx *rc, const train_vec *tv, const train_exec 
     int ran = 0;
     if (!why) {
         if (train_exec_run_resume(rc->a->iut, tv->profile, n, seed, k, (const char *const *)files, nf,
-                                  4 * tv->parameters, rc_timeout_run(rc), &y, err, sizeof err) != 0)
+                                  4 * tv->parameters, rc_timeout_train(rc, tv->profile, n - k), &y, err,
+                                  sizeof err) != 0)
             why = xasprintf("runner: %s", err);
         else
             ran = 1;
@@ -242,7 +244,7 @@ static void fresh_train(run_ctx *rc, const train_vec *tv, const runner_profile *
     const int resume = hello_advertises(rc->hello_line, "train_resume=1") && k >= 1;
     snprintf(state_step, sizeof state_step, "%u", (unsigned)k);
     if (train_exec_run_states(a->iut, tv->profile, n, seed, resume ? state_step : NULL, 4 * tv->parameters,
-                              rc_timeout_run(rc), &x, err, sizeof err) != 0) {
+                              rc_timeout_train(rc, tv->profile, n), &x, err, sizeof err) != 0) {
         char *why = xasprintf("runner: %s", err);
         results_add(&rc->res, "fresh", suite, run_id, V_ERROR, why, 1, 0);
         free(why);

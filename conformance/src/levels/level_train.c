@@ -9,6 +9,7 @@
 
 #include "protocol/iut_process.h"
 #include "levels/localize.h"
+#include "levels/time_budget.h"
 #include "levels/levels.h"
 #include "protocol/trace.h"
 #include "protocol/train_exec.h"
@@ -52,16 +53,17 @@ static int not_implemented(run_ctx *rc, const train_vec *tv, train_exec *x, trai
 }
 
 /* How the run ended, as problems of the run case. */
-static void exit_problem(run_ctx *rc, const train_exec *x, const train_report *rep, int unsupported, sbuf *pb)
+static void exit_problem(double deadline, const train_exec *x, const train_report *rep, int unsupported, sbuf *pb)
 {
     const iut_result *r = &x->r;
     if (!x->started || r->exited_ok || unsupported == 2)
         return;
     if (r->timed_out)
-        add(pb, "the training run hung: no exit within %g s (time-out, P8); the IUT was killed "
-                "(a correct but slow IUT, on a loaded machine or an emulator, needs a longer one: "
-                "--timeout-run S or --slowdown F; conformance/README.md \"Time-outs\")",
-            rc_timeout_run(rc));
+        add(pb, "TIME-OUT: the training run hung: no exit within %g s (time-out, P8); the IUT was killed. "
+                "This says nothing about its results: a correct but slow IUT, on a loaded machine or "
+                "an emulator, needs a longer one: --timeout-run S or --slowdown F (--timeout-run S is "
+                "used as given, --slowdown F multiplies the deadline; conformance/README.md \"Time-outs\")",
+            deadline);
     else if (r->killed_reason)
         add(pb, "%s; the IUT was killed", r->killed_reason);
     else if (r->signal)
@@ -273,8 +275,9 @@ static void judge_run(run_ctx *rc, const train_vec *tv, train_exec *x, uint32_t 
     }
 }
 
-/* The report's start, before the run: the steps asked for and the vectors'. */
-static uint32_t begin_report(run_ctx *rc, const train_vec *tv, train_report *rep)
+/* The report's start, before the run: the steps asked for and the vectors',
+ * and the run's deadline (levels/time_budget.h) into *deadline. */
+static uint32_t begin_report(run_ctx *rc, const train_vec *tv, train_report *rep, double *deadline)
 {
     uint32_t n = tv->steps;
     if (rc->a->steps >= 0 && (uint64_t)rc->a->steps < n)
@@ -284,8 +287,9 @@ static uint32_t begin_report(run_ctx *rc, const train_vec *tv, train_report *rep
     rep->steps_in_vectors = tv->steps;
     rep->first_bad_step = -1;
     sbuf_init(&rep->loc_text);
-    fprintf(rc->out, "level train: profile %s, %u steps%s, checkpoint every step\n", tv->profile, (unsigned)n,
-            n < tv->steps ? " (--steps: the rest are skipped)" : "");
+    *deadline = rc_timeout_train(rc, tv->profile, n);
+    fprintf(rc->out, "level train: profile %s, %u steps%s, checkpoint every step, time-out %g s\n", tv->profile,
+            (unsigned)n, n < tv->steps ? " (--steps: the rest are skipped)" : "", *deadline);
     fflush(rc->out);
     return n;
 }
@@ -297,9 +301,10 @@ static void train_profile(run_ctx *rc, const train_vec *tv, train_report *rep)
     const conform_args *a = rc->a;
     char suite[160], err[512];
     snprintf(suite, sizeof suite, "train/%s", tv->profile);
-    uint32_t n = begin_report(rc, tv, rep);
+    double deadline;
+    uint32_t n = begin_report(rc, tv, rep, &deadline);
     train_exec x;
-    if (train_exec_run(a->iut, tv->profile, n, 4 * tv->parameters, rc_timeout_run(rc), &x, err, sizeof err) != 0) {
+    if (train_exec_run(a->iut, tv->profile, n, 4 * tv->parameters, deadline, &x, err, sizeof err) != 0) {
         rep->problem = xasprintf("runner: %s", err);
         snprintf(rep->status, sizeof rep->status, "not started");
         char run_id[160];
@@ -318,7 +323,7 @@ static void train_profile(run_ctx *rc, const train_vec *tv, train_report *rep)
     rep->stdout_tail = sanitized(r->out ? r->out : "", r->out_len, 4096);
     rep->failure = x.failure ? xstrdup(x.failure) : NULL;
     int unsupported = not_implemented(rc, tv, &x, rep);
-    exit_problem(rc, &x, rep, unsupported, &run_problem);
+    exit_problem(deadline, &x, rep, unsupported, &run_problem);
     trace_problem(tv, &x, n, unsupported, &run_problem);
     if (unsupported == 2 || (unsupported && !x.trace_exists)) {
         if (!rep->problem)

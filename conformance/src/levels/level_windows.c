@@ -20,7 +20,8 @@
 #include "fresh/fresh_windows.h"
 #include "isotrain.h"
 #include "levels/levels.h"
-#include "levels/localize_replay.h"
+#include "levels/localize.h"
+#include "levels/time_budget.h"
 #include "protocol/train_exec.h"
 
 /* P2 (1.2.0): "train_resume=1" among hello's keys */
@@ -33,61 +34,36 @@ static int hello_train_resume(const char *hello)
  * i = 1 on, its digest always). */
 typedef struct {
     const char *suite, *id, *seed; /* seed: NULL for the profile's own */
+    uint64_t seed_value;           /* the training seed either way */
     uint32_t from, to;
     const fresh_wstep *want;
-    const char *ref_dir; /* the linked reference's checkpoints (fresh windows), or NULL */
+    const char *start_dir; /* the start state's files (spec §8.3 names) */
 } window_job;
 
-/* 4·P little-endian bytes (spec §8.1) as floats; -1 unless exactly that. */
-static int load_params(int dir_fd, const char *path, uint64_t n, float *out)
-{
-    char *data, err[256];
-    size_t len;
-    int r = dir_fd >= 0 ? read_file_at(dir_fd, path, 4 * n, RF_NOFOLLOW, &data, &len, err, sizeof err)
-                        : read_file(path, 4 * n, &data, &len, err, sizeof err);
-    if (r != 0)
-        return -1;
-    if (len == 4 * n)
-        it_load_f32le((const unsigned char *)data, n, out);
-    free(data);
-    return len == 4 * n ? 0 : -1;
-}
-
-/* Where a failed fresh window departs, as a golden run's failure is told
- * (conformance/README.md "Where a run differs"): the first step whose
- * checkpoint differs, the first differing tensor and element with the ULP
- * distance, the count per tensor and the histogram; the op replay of the
- * golden run is not repeated for a window. Appends to why; NULL if the
- * checkpoints cannot be read. */
-static void window_localize(const window_job *j, const train_vec *tv, const train_exec *x, sbuf *where)
+/* Where a failed window departs, as a golden run's failure is told
+ * (conformance/README.md "Where a run differs", levels/localize.h): the
+ * first step whose checkpoint differs, the first differing tensor and
+ * element with the ULP distance, the count per tensor and the histogram,
+ * then the op replay of that step from the linked reference's state before
+ * it, resumed from the window's own start state. Appends to where, and the
+ * same as JSON to *json (NULL when nothing is localized). */
+static void window_localize(run_ctx *rc, const window_job *j, const train_vec *tv, const train_exec *x, sbuf *where,
+                            cJSON **json)
 {
     uint32_t s = j->from + 1;
     while (s <= j->to && x->ck[s].present && !strcmp(x->ck[s].sha256, j->want[s - j->from].digest))
         s++;
-    if (s > j->to || !j->ref_dir)
+    if (s > j->to || x->ck_fd < 0)
         return;
-    uint64_t n = tv->parameters;
-    float *iut = xmalloc(4 * n), *ref = xmalloc(4 * n);
-    char name[32];
-    snprintf(name, sizeof name, "step-%06u.bin", (unsigned)s);
-    char *rpath = fresh_windows_ref_checkpoint(j->ref_dir, j->from, s);
-    it_tensor_info *ti = xcalloc(tv->n_tensors ? tv->n_tensors : 1, sizeof *ti);
-    for (size_t k = 0; k < tv->n_tensors; k++)
-        ti[k] = (it_tensor_info){.name = tv->tensors[k].name,
-                                 .offset = (size_t)tv->tensors[k].offset,
-                                 .rows = (size_t)tv->tensors[k].rows,
-                                 .cols = (size_t)tv->tensors[k].cols};
-    if (load_params(x->ck_fd, name, n, iut) == 0 && load_params(-1, rpath, n, ref) == 0) {
-        cJSON *j_unused = cJSON_CreateObject();
-        line(where, "first step whose parameters differ: %u", (unsigned)s);
-        first_difference(where, j_unused, s, iut, ref, (size_t)n, ti, tv->n_tensors);
-        line(where, "first differing op: not replayed for a window (the golden run's localization replays ops)");
-        cJSON_Delete(j_unused);
-    }
-    free(ti);
-    free(rpath);
-    free(iut);
-    free(ref);
+    localize_origin o = {j->seed_value, j->start_dir, j->from, j->want[s - j->from].digest};
+    train_report rep;
+    memset(&rep, 0, sizeof rep);
+    sbuf_init(&rep.loc_text);
+    localize_window(rc, tv, x->ck_fd, s, &o, &rep);
+    if (rep.loc_text.len)
+        sbuf_adds(where, rep.loc_text.p);
+    *json = rep.loc_json;
+    sbuf_free(&rep.loc_text);
 }
 
 /* Why the resumed run x departs from the job, or NULL (the caller frees). */
@@ -132,7 +108,8 @@ static void run_window(run_ctx *rc, const train_vec *tv, const window_job *j, co
     char err[512];
     train_exec x;
     int rc_run = train_exec_run_resume(rc->a->iut, tv->profile, j->to, j->seed, j->from, files, n_files,
-                                       4 * tv->parameters, rc_timeout_run(rc), &x, err, sizeof err);
+                                       4 * tv->parameters, rc_timeout_train(rc, tv->profile, j->to - j->from), &x,
+                                       err, sizeof err);
     if (rc_run != 0) {
         char *why = xasprintf("runner: %s", err);
         results_add(&rc->res, "train", j->suite, j->id, V_ERROR, why, 1, 0);
@@ -143,8 +120,10 @@ static void run_window(run_ctx *rc, const train_vec *tv, const window_job *j, co
     char *why = window_problems(j, &x), *reason = why;
     sbuf where;
     sbuf_init(&where);
+    cJSON *loc = NULL;
     if (why)
-        window_localize(j, tv, &x, &where);
+        window_localize(rc, j, tv, &x, &where, &loc);
+    cJSON_Delete(loc); /* the reason below carries the same text into the receipt */
     if (where.len) { /* the case's reason carries it too: the receipt's record */
         reason = xasprintf("%s; where it differs: %s", why, where.p);
         for (char *c = reason; *c; c++)
@@ -201,8 +180,15 @@ static void golden_windows(run_ctx *rc, const train_vec *tv, const window_set *w
             want[s - w->from].loss = tv->trace[s].loss;
             memcpy(want[s - w->from].digest, tv->trace[s].digest, 65);
         }
-        window_job j = {suite, ids[i], NULL, w->from, w->to, want, NULL};
+        /* the shipped states sit side by side in one folder (FORMAT.md §6) */
+        char *start_dir = xstrdup(files[0] ? files[0] : rc->vs.dir);
+        char *slash = strrchr(start_dir, '/');
+        if (slash)
+            *slash = '\0';
+        window_job j = {suite, ids[i], NULL, IT_GC_SEED /* every profile's published seed */, w->from, w->to, want,
+                        start_dir};
         run_window(rc, tv, &j, (const char *const *)files, w->n_files < 3 ? w->n_files : 3);
+        free(start_dir);
         free(want);
         for (size_t k = 0; k < 3; k++)
             free(files[k]);
@@ -244,7 +230,7 @@ static void fresh_windows(run_ctx *rc, const train_vec *tv)
     for (int w = 0; w < FRESH_WINDOWS; w++) {
         char *files[3] = {NULL, NULL, NULL};
         size_t nf = fresh_windows_state_files(tv->profile, dir, p.from[w], files);
-        window_job j = {suite, ids[w], seed, p.from[w], p.to[w], want[w], dir};
+        window_job j = {suite, ids[w], seed, p.seed, p.from[w], p.to[w], want[w], dir};
         if (ok)
             run_window(rc, tv, &j, (const char *const *)files, nf);
         else {

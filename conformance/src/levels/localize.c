@@ -19,6 +19,23 @@
 
 #include "levels/runner_profiles.h"
 
+/* The profile's localizer, found through its row (o: a window's origin, or
+ * NULL for a run from step 0 under the published seed). */
+static void localize_profile(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, const localize_origin *o,
+                             train_report *rep, cJSON *j)
+{
+    const runner_profile *row = runner_profile_of(tv);
+    if (!row || !row->localize) {
+        char names[128];
+        runner_profile_names(names, sizeof names);
+        line(&rep->loc_text,
+             "tensor/op localization: the runner's linked reference implements %s only; profile %s is not recomputed",
+             names, tv->profile);
+        return;
+    }
+    row->localize(rc, tv, ck_fd, T, o, rep, j);
+}
+
 void line(sbuf *b, const char *fmt, ...)
 {
     sbuf_adds(b, "    ");
@@ -261,20 +278,24 @@ int load_iut_ckpt(int ck_fd, uint32_t step, float *params, size_t n)
     return ok ? 0 : -1;
 }
 
-void localize_ref_disagrees(sbuf *t, cJSON *j, uint32_t T)
+void localize_ref_disagrees(sbuf *t, cJSON *j, const localize_origin *o, uint32_t T)
 {
-    line(t, "tensor/op localization: not possible: the reference linked into the runner does not reproduce the vectors at step %u (runner and vector set of different spec versions?)",
-         (unsigned)T);
+    if (o)
+        line(t, "tensor/op localization: not possible: the reference linked into the runner, resumed from the window's state of step %u, does not give the window's step %u",
+             (unsigned)o->from, (unsigned)T);
+    else
+        line(t, "tensor/op localization: not possible: the reference linked into the runner does not reproduce the vectors at step %u (runner and vector set of different spec versions?)",
+             (unsigned)T);
     cJSON_AddStringToObject(j, "note", "linked reference disagrees with the vectors");
 }
 
-size_t localize_tensors(const train_vec *tv, const it_profile *p, int ck_fd, uint32_t T, const float *ref, float *iut,
-                        sbuf *t, cJSON *j)
+size_t localize_tensors(const train_vec *tv, const it_profile *p, int ck_fd, uint32_t T, const localize_origin *o,
+                        const float *ref, float *iut, sbuf *t, cJSON *j)
 {
     char dig[65];
     it_params_digest(ref, p->nparams, dig);
-    if (strcmp(dig, tv->trace[T].digest) != 0) {
-        localize_ref_disagrees(t, j, T);
+    if (strcmp(dig, o ? o->digest : tv->trace[T].digest) != 0) {
+        localize_ref_disagrees(t, j, o, T);
         return LOCALIZE_NONE;
     }
     if (load_iut_ckpt(ck_fd, T, iut, p->nparams) == 0)
@@ -313,13 +334,16 @@ void localize_train(run_ctx *rc, const train_vec *tv, int ck_fd, const trace_doc
         } else if (S + 1 < tr->n)
             line(t, "loss bits identical through step %u; the loss first differs at step %u", (unsigned)S, (unsigned)S + 1);
     }
-    const runner_profile *row = runner_profile_of(tv);
-    if (!row || !row->localize) {
-        char names[128];
-        runner_profile_names(names, sizeof names);
-        line(t, "tensor/op localization: the runner's linked reference implements %s only; profile %s is not recomputed",
-             names, tv->profile);
-        return;
-    }
-    row->localize(rc, tv, ck_fd, T, rep, j);
+    localize_profile(rc, tv, ck_fd, T, NULL, rep, j);
+}
+
+void localize_window(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, const localize_origin *o,
+                     train_report *rep)
+{
+    cJSON *j = cJSON_CreateObject();
+    rep->loc_json = j;
+    line(&rep->loc_text, "first step whose parameters differ: %u (window from step %u)", (unsigned)T, (unsigned)o->from);
+    cJSON_AddNumberToObject(j, "first_step", T);
+    cJSON_AddNumberToObject(j, "window_from", o->from);
+    localize_profile(rc, tv, ck_fd, T, o, rep, j);
 }

@@ -14,6 +14,22 @@
 void localize_train(run_ctx *rc, const train_vec *tv, int ck_fd, const trace_doc *tr, uint32_t first_bad,
                     train_report *rep);
 
+/* Where a window departs (level_windows.c): the linked reference resumes
+ * under `seed` from the state of step `from` in `resume_dir` (spec §8.4) to
+ * the state before step T, and step T must hash to `digest` (what the
+ * window expected). */
+typedef struct {
+    uint64_t seed;
+    const char *resume_dir;
+    uint32_t from;
+    const char *digest;
+} localize_origin;
+
+/* The same tensor, element and op replay as localize_train for step T of a
+ * window (T > o->from), into rep->loc_text and rep->loc_json. */
+void localize_window(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, const localize_origin *o,
+                     train_report *rep);
+
 /* When only losses differ: fills rep with where the loss departs. */
 void localize_loss_only(const train_vec *tv, const trace_doc *tr, uint32_t first_loss, train_report *rep);
 

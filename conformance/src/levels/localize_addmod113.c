@@ -73,33 +73,56 @@ static void am_op_replay(run_ctx *rc, uint32_t T, const float *before, const flo
                     rep, j);
 }
 
-void localize_addmod113(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, train_report *rep, cJSON *j)
+void localize_addmod113(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, const localize_origin *o,
+                        train_report *rep, cJSON *j)
 {
     sbuf *t = &rep->loc_text;
     static float params[IT_AM_NPARAMS], before[IT_AM_NPARAMS], grads[IT_AM_NPARAMS], m[IT_AM_NPARAMS],
         v[IT_AM_NPARAMS], m_prev[IT_AM_NPARAMS], v_prev[IT_AM_NPARAMS], iut[IT_AM_NPARAMS], init[IT_AM_NPARAMS];
     static uint32_t perm[IT_AM_PAIRS];
+    static it_addmod113_state rs;
     it_adamw_consts c = {it_f32_from_bits(0x3a83126f), it_f32_from_bits(0x3f666666), it_f32_from_bits(0x3f7ae148),
                          it_f32_from_bits(0x322bcc77), it_f32_from_bits(0x3f7fbe77), it_f32_from_bits(0x3dccccd0),
                          it_f32_from_bits(0x3ca3d700)};
     it_adamw_clock k = {1.0f, 1.0f, 0};
-    it_addmod113_permutation(IT_AM_SEED, perm);
-    it_addmod113_init(IT_AM_SEED, params);
+    const uint64_t seed = o ? o->seed : IT_AM_SEED;
+    it_addmod113_permutation(seed, perm);
+    it_addmod113_init(seed, params);
     memcpy(init, params, sizeof init);
     memset(m, 0, sizeof m);
     memset(v, 0, sizeof v);
+    int lib_ok = 1;
+    if (o) { /* a window: the state of step T - 1 resumed from the window's (spec §8.4) */
+        char err[256];
+        it_run_options ro;
+        memset(&ro, 0, sizeof ro);
+        ro.steps = T - 1;
+        ro.resume_dir = o->resume_dir;
+        ro.from_step = o->from;
+        const it_addmod113_recipe ar = {seed, 2, 0};
+        lib_ok = T > o->from && it_addmod113_run(&ar, &ro, &rs, err, sizeof err) == IT_OK;
+        memcpy(params, rs.params, sizeof params);
+        memcpy(m, rs.m, sizeof m);
+        memcpy(v, rs.v, sizeof v);
+    }
     float loss = 0.0f;
     memcpy(before, params, sizeof before);
-    for (uint32_t s = 1; s <= T; s++) { /* the linked reference, two threads: same bits as one */
+    for (uint32_t s = 1; s <= T && lib_ok; s++) { /* the linked reference, two threads: same bits as one */
+        float bc1, bc2;
+        it_adamw_tick(&c, &k, &bc1, &bc2);
+        if (o && s < T)
+            continue; /* the clock only: the state of T - 1 is resumed */
         memcpy(before, params, sizeof before);
         memcpy(m_prev, m, sizeof m);
         memcpy(v_prev, v, sizeof v);
         loss = it_addmod113_loss_grad(params, perm, IT_AM_NTRAIN, grads, 2);
-        float bc1, bc2;
-        it_adamw_tick(&c, &k, &bc1, &bc2);
         it_adamw_update(&c, bc1, bc2, params, grads, m, v, AMP);
     }
-    size_t first = localize_tensors(tv, &it_profile_addmod113, ck_fd, T, params, iut, t, j);
+    if (!lib_ok) {
+        localize_ref_disagrees(t, j, o, T);
+        return;
+    }
+    size_t first = localize_tensors(tv, &it_profile_addmod113, ck_fd, T, o, params, iut, t, j);
     if (first == LOCALIZE_NONE || localize_no_ops(rc, t))
         return;
     if (T > 0)

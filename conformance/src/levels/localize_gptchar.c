@@ -59,7 +59,7 @@ static const char *const STEP_OPS[] = {"layernorm_forward (spec §5.14) of block
                                         "adamw (spec §7.2, §14.7)"};
 
 /* Builds the replay of step T from the reference's state before it. */
-static void build(replay *rp, uint32_t T, const it_gptchar_state *before, size_t elem)
+static void build(replay *rp, uint64_t seed, uint32_t T, const it_gptchar_state *before, size_t elem)
 {
     sbuf kv;
     sbuf_init(&kv);
@@ -67,7 +67,7 @@ static void build(replay *rp, uint32_t T, const it_gptchar_state *before, size_t
     static uint32_t x[IT_GC_ROWS], y[IT_GC_ROWS];
     static float grads[GP];
     static taps tp;
-    it_gptchar_batch(IT_GC_SEED, T, x, y);
+    it_gptchar_batch(seed, T, x, y);
     float loss = it_gptchar_loss_grad_tap(before->params, x, y, IT_GC_SEQS, grads, keep, &tp);
     const float *b0 = before->params + IT_GC_OFF_H0;
     const float eps = it_f32_from_bits(LN_EPS), c = 0.25f;
@@ -164,8 +164,8 @@ static void build(replay *rp, uint32_t T, const it_gptchar_state *before, size_t
 
 static const char *gc_what(uint32_t T, size_t i) { return T == 0 ? "gptchar_init (spec §14.4)" : STEP_OPS[i]; }
 
-static void op_replay(run_ctx *rc, uint32_t T, const it_gptchar_state *before, size_t elem, train_report *rep,
-                      cJSON *j)
+static void op_replay(run_ctx *rc, uint64_t seed, uint32_t T, const it_gptchar_state *before, size_t elem,
+                      train_report *rep, cJSON *j)
 {
     replay rp;
     memset(&rp, 0, sizeof rp);
@@ -174,31 +174,49 @@ static void op_replay(run_ctx *rc, uint32_t T, const it_gptchar_state *before, s
         it_gptchar_init(IT_GC_SEED, init);
         replay_add_init(&rp, &it_profile_gptchar, "gptchar_init", init);
     } else
-        build(&rp, T, before, elem);
+        build(&rp, seed, T, before, elem);
     replay_conclude(rc, &rp, 4, T, gc_what,
                     T == 0 ? "gptchar_init matches for every tensor"
                            : "every op of the step and that element's update match",
                     rep, j);
 }
 
-void localize_gptchar(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, train_report *rep, cJSON *j)
+void localize_gptchar(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, const localize_origin *o,
+                      train_report *rep, cJSON *j)
 {
     sbuf *t = &rep->loc_text;
     static it_gptchar_state s, before;
     static float iut[GP];
-    const it_gptchar_recipe r = {IT_GC_SEED};
-    it_gptchar_start(&r, &s);
-    memcpy(&before, &s, sizeof before);
-    for (uint32_t k = 1; k <= T; k++) {
+    const it_gptchar_recipe r = {o ? o->seed : IT_GC_SEED};
+    int lib_ok = 1;
+    if (o) { /* a window: the state of step T - 1 resumed from the window's (spec §8.4) */
+        char err[256];
+        it_run_options ro;
+        memset(&ro, 0, sizeof ro);
+        ro.steps = T - 1;
+        ro.resume_dir = o->resume_dir;
+        ro.from_step = o->from;
+        lib_ok = T > o->from && it_gptchar_run(&r, &ro, &s, err, sizeof err) == IT_OK;
         memcpy(&before, &s, sizeof before);
-        if (it_gptchar_step(&r, &s) != IT_OK)
-            break;
+        lib_ok = lib_ok && it_gptchar_step(&r, &s) == IT_OK;
+    } else {
+        it_gptchar_start(&r, &s);
+        memcpy(&before, &s, sizeof before);
+        for (uint32_t k = 1; k <= T; k++) {
+            memcpy(&before, &s, sizeof before);
+            if (it_gptchar_step(&r, &s) != IT_OK)
+                break;
+        }
     }
-    size_t first = localize_tensors(tv, &it_profile_gptchar, ck_fd, T, s.params, iut, t, j);
+    if (!lib_ok) {
+        localize_ref_disagrees(t, j, o, T);
+        return;
+    }
+    size_t first = localize_tensors(tv, &it_profile_gptchar, ck_fd, T, o, s.params, iut, t, j);
     if (first == LOCALIZE_NONE || localize_no_ops(rc, t))
         return;
     if (T > 0)
         line(t, "replaying step %u from the reference's state at step %u (the last step whose digest matched):",
              (unsigned)T, (unsigned)T - 1);
-    op_replay(rc, T, &before, first == GP ? 0 : first, rep, j);
+    op_replay(rc, r.seed, T, &before, first == GP ? 0 : first, rep, j);
 }

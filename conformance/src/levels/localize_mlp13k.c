@@ -314,30 +314,56 @@ static void init_replay(run_ctx *rc, const float *ref, train_report *rep, cJSON 
     replay_done(&rp, res, &sum);
 }
 
+/* The state before step T and after it, as the linked reference computes
+ * them: from step 0 under the published seed (o NULL), or resumed under
+ * o->seed from the state of step o->from in o->resume_dir (spec §8.4; a
+ * window, level_windows.c). 0, or -1 when the reference could not run. */
+static int mlp13k_states(const localize_origin *o, uint32_t T, it_mlp13k_recipe *r, it_mlp13k_state *s, float *before)
+{
+    *r = it_mlp13k_default_recipe();
+    if (o) {
+        char err[256];
+        it_run_options ro;
+        memset(&ro, 0, sizeof ro);
+        r->seed = o->seed;
+        ro.steps = T - 1;
+        ro.resume_dir = o->resume_dir;
+        ro.from_step = o->from;
+        if (T == 0 || T <= o->from || it_mlp13k_run(r, &ro, s, err, sizeof err) != IT_OK)
+            return -1;
+        memcpy(before, s->params, sizeof s->params);
+        return it_mlp13k_step(r, s) == IT_OK ? 0 : -1;
+    }
+    it_mlp13k_start(r, s);
+    memcpy(before, s->params, sizeof s->params);
+    for (uint32_t k = 0; k < T; k++) {
+        memcpy(before, s->params, sizeof s->params);
+        if (it_mlp13k_step(r, s) != IT_OK)
+            return -1;
+    }
+    return 0;
+}
+
 /* Design brief, "When something differs, say where": tensor and element
  * (spec §11.2 tensors, §8.1 bytes), ULP distances, then the op replay of
  * spec §11.6 through P5. */
-void localize_mlp13k(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, train_report *rep, cJSON *j)
+void localize_mlp13k(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, const localize_origin *o,
+                     train_report *rep, cJSON *j)
 {
     sbuf *t = &rep->loc_text;
-    it_mlp13k_recipe r = it_mlp13k_default_recipe();
+    it_mlp13k_recipe r;
     static it_mlp13k_state s;
     static float before[P], iut[P];
-    it_mlp13k_start(&r, &s);
-    memcpy(before, s.params, sizeof before);
-    int lib_ok = 1;
-    for (uint32_t k = 0; k < T && lib_ok; k++) {
-        memcpy(before, s.params, sizeof before);
-        lib_ok = it_mlp13k_step(&r, &s) == IT_OK;
-    }
+    int lib_ok = mlp13k_states(o, T, &r, &s, before) == 0;
     char dig_prev[65];
     it_params_digest(before, P, dig_prev);
-    if (!lib_ok || (T > 0 && strcmp(dig_prev, tv->trace[T - 1].digest) != 0)) {
-        localize_ref_disagrees(t, j, T);
+    /* from step 0 the state before T is the vectors' too; a window's is checked by its step T alone */
+    if (!lib_ok || (!o && T > 0 && strcmp(dig_prev, tv->trace[T - 1].digest) != 0)) {
+        localize_ref_disagrees(t, j, o, T);
         return;
     }
     /* tensor and element */
-    if (localize_tensors(tv, &it_profile_mlp13k, ck_fd, T, s.params, iut, t, j) == LOCALIZE_NONE)
+    if (localize_tensors(tv, &it_profile_mlp13k, ck_fd, T, o, s.params, iut, t, j) == LOCALIZE_NONE)
         return;
     /* the op that departs */
     if (T == 0) {

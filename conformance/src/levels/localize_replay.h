@@ -7,6 +7,7 @@
 #define CONFORM_LOCALIZE_REPLAY_H
 
 #include "levels/localize.h"
+#include "levels/runner_profiles.h"
 #include "isotrain_profile.h"
 #include "fresh/fresh.h"
 #include "protocol/ops_engine.h"
@@ -67,25 +68,26 @@ void replay_conclude(run_ctx *rc, replay *rp, double scale, uint32_t T, replay_w
  * missing or not exactly 4*n bytes (spec §8.1). */
 int load_iut_ckpt(int ck_fd, uint32_t step, float *params, size_t n);
 
-/* Says the linked reference does not reproduce the vectors at step T. */
-void localize_ref_disagrees(sbuf *t, cJSON *j, uint32_t T);
+/* Says the linked reference does not give step T: the vectors' (o NULL),
+ * or the window's, resumed from the state of step o->from. */
+void localize_ref_disagrees(sbuf *t, cJSON *j, const localize_origin *o, uint32_t T);
 
 #define LOCALIZE_NONE ((size_t)-1)
 /* Every profile's middle of localization: ref (the linked reference's state
- * of step T under p) against the vectors' digest, then the IUT's checkpoint
+ * of step T under p) against the vectors' digest (a window: o->digest), then the IUT's checkpoint
  * (read into iut, p->nparams floats) element by element. Returns the first
  * differing flat index (p->nparams: none, or no usable checkpoint), or
  * LOCALIZE_NONE when the reference disagrees with the vectors (said). */
-size_t localize_tensors(const train_vec *tv, const it_profile *p, int ck_fd, uint32_t T, const float *ref, float *iut,
-                        sbuf *t, cJSON *j);
+size_t localize_tensors(const train_vec *tv, const it_profile *p, int ck_fd, uint32_t T, const localize_origin *o,
+                        const float *ref, float *iut, sbuf *t, cJSON *j);
 
 /* 1 (said in t) when the IUT's ops verb is known to be missing: no op can
  * be named. */
 int localize_no_ops(const run_ctx *rc, sbuf *t);
 
 /* The localizers of the profiles (runner_localize_fn, levels/runner_profiles.h). */
-void localize_mlp13k(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, train_report *rep, cJSON *j);
-void localize_addmod113(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, train_report *rep, cJSON *j);
-void localize_gptchar(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, train_report *rep, cJSON *j);
+runner_localize_fn localize_mlp13k;
+runner_localize_fn localize_addmod113;
+runner_localize_fn localize_gptchar;
 
 #endif

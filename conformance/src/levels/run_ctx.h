@@ -120,6 +120,13 @@ typedef struct {
     /* the argv form's target (protocol/iut_target.h): the bound subject;
      * NULL for the shell form (subject unbound) */
     iut_target *target;
+    /* the time-out calibration (levels/time_budget.h): the linked
+     * reference's seconds per step of each profile, measured once a run */
+    struct step_cost {
+        char profile[32];
+        double step_s; /* < 0: the runner links no reference for it */
+    } costs[8];
+    size_t n_costs;
 } run_ctx;
 
 void run_warn(run_ctx *rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

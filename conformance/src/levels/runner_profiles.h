@@ -8,13 +8,17 @@
 #define CONFORM_RUNNER_PROFILES_H
 
 #include "isotrain_profile.h"
+#include "levels/localize.h"
 #include "levels/run_ctx.h"
 #include "vectorset/vectors_load.h"
 
-/* Where a run departs from the vectors at step T (conformance/README.md
- * "Localization"): the tensor, the element and the op, into rep and j. */
-typedef void runner_localize_fn(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, train_report *rep,
-                                cJSON *j);
+/* Where a run departs at step T (conformance/README.md "Localization"): the
+ * tensor, the element and the op, into rep and j. o NULL: a run from step 0
+ * under the published seed, against the vectors; else a window's origin
+ * (levels/localize.h): the linked reference resumes from its start state
+ * under its seed, and step T must hash to o->digest. */
+typedef void runner_localize_fn(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, const localize_origin *o,
+                                train_report *rep, cJSON *j);
 
 typedef struct {
     const it_profile *ref;       /* the linked reference's row */

@@ -2,6 +2,7 @@
  * the IUT (command, binary digest, self-report), the host, every case's
  * verdict, timings and the suite's own version (design brief, "Receipts"). */
 #include "report/receipt.h"
+#include "levels/time_budget.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -314,6 +315,15 @@ int receipt_write(const run_ctx *rc, const char *path, const char *overall, cons
     cJSON_AddNumberToObject(opt, "timeout_case", a->timeout_case);
     cJSON_AddNumberToObject(opt, "timeout_run", a->timeout_run);
     cJSON_AddNumberToObject(opt, "slowdown", a->slowdown);
+    /* the training runs' deadlines (levels/time_budget.h): --timeout-run as
+     * given, or calibrated on the linked reference's step time measured here */
+    cJSON_AddBoolToObject(opt, "timeout_run_given", a->timeout_run_given);
+    cJSON *cal = cJSON_AddObjectToObject(opt, "timeout_calibration");
+    cJSON_AddNumberToObject(cal, "factor", TB_FACTOR);
+    cJSON *steps_s = cJSON_AddObjectToObject(cal, "reference_step_seconds");
+    for (size_t i = 0; i < rc->n_costs; i++)
+        if (rc->costs[i].step_s >= 0)
+            cJSON_AddNumberToObject(steps_s, rc->costs[i].profile, rc->costs[i].step_s);
     if (a->steps >= 0)
         cJSON_AddNumberToObject(opt, "steps", (double)a->steps);
 

@@ -134,6 +134,11 @@ const rs_field receipt_fields[] = {
     N("options.timeout_case", 0),
     N("options.timeout_run", 0),
     N("options.slowdown", 0),
+    B("options.timeout_run_given", OPT), /* absent: runners before the calibrated deadlines */
+    O("options.timeout_calibration", OPT),
+    N("options.timeout_calibration.factor", 0),
+    M("options.timeout_calibration.reference_step_seconds", 0),
+    N("options.timeout_calibration.reference_step_seconds.*", 0),
     I("options.steps", OPT, U32),
     O("levels", 0),
     O("levels.ops", 0),

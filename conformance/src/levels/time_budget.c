@@ -1,0 +1,76 @@
+/* time_budget.c — see time_budget.h (P8). */
+#include "levels/time_budget.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "isotrain.h"
+
+/* One run of one step of the profile (init, the step, no files), one
+ * thread: what an IUT does per step, at the least. Seconds, or -1. */
+static double one_step_run(const char *profile)
+{
+    it_run_options o;
+    memset(&o, 0, sizeof o);
+    o.steps = 1;
+    char err[256];
+    it_status st = IT_ERR_ARG;
+    double t0 = now_s();
+    if (!strcmp(profile, "mlp13k")) {
+        it_mlp13k_recipe r = it_mlp13k_default_recipe();
+        it_mlp13k_state *s = xmalloc(sizeof *s);
+        st = it_mlp13k_run(&r, &o, s, err, sizeof err);
+        free(s);
+    } else if (!strcmp(profile, "addmod113")) {
+        const it_addmod113_recipe r = {IT_AM_SEED, 1, 0};
+        it_addmod113_state *s = xmalloc(sizeof *s);
+        st = it_addmod113_run(&r, &o, s, err, sizeof err);
+        free(s);
+    } else if (!strcmp(profile, "gptchar")) {
+        const it_gptchar_recipe r = {IT_GC_SEED};
+        it_gptchar_state *s = xmalloc(sizeof *s);
+        st = it_gptchar_run(&r, &o, s, err, sizeof err);
+        free(s);
+    }
+    return st == IT_OK ? now_s() - t0 : -1.0;
+}
+
+double tb_step_seconds(run_ctx *rc, const char *profile)
+{
+    for (size_t i = 0; i < rc->n_costs; i++)
+        if (!strcmp(rc->costs[i].profile, profile))
+            return rc->costs[i].step_s;
+    /* repeated until 50 ms were measured: a clock tick is no measurement */
+    double total = 0, t;
+    int n = 0;
+    while (n < 1000 && total < 0.05 && (t = one_step_run(profile)) >= 0) {
+        total += t;
+        n++;
+    }
+    double step = n ? total / n : -1.0;
+    if (rc->n_costs < sizeof rc->costs / sizeof rc->costs[0]) {
+        struct step_cost *c = &rc->costs[rc->n_costs++];
+        snprintf(c->profile, sizeof c->profile, "%s", profile);
+        c->step_s = step;
+    }
+    if (step >= 0)
+        fprintf(rc->out,
+                "  time-out: the linked reference takes %.4f s a step of %s here; a training run of N steps may take "
+                "max(%g, %g x %.4f x (N + 1)) s x --slowdown %g (--timeout-run S sets it outright, --slowdown F "
+                "scales it)\n",
+                step, profile, rc->a->timeout_run, TB_FACTOR, step, rc->a->slowdown);
+    return step;
+}
+
+double rc_timeout_train(run_ctx *rc, const char *profile, uint32_t steps)
+{
+    double base = rc->a->timeout_run;
+    if (!rc->a->timeout_run_given) {
+        double step = tb_step_seconds(rc, profile);
+        double need = TB_FACTOR * step * ((double)steps + 1.0);
+        if (need > base)
+            base = need;
+    }
+    return base * rc->a->slowdown;
+}
