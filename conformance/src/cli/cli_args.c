@@ -127,7 +127,7 @@ static const opt_row ROWS[] = {
     {"--timeout-case", NULL, OPT_REAL, "S", 0.001, 1e9, "60", RUN, 0, AT(timeout_case), NULL,
      "seconds per op case (a sweep: 5x)", 0},
     {"--timeout-run", NULL, OPT_REAL, "S", 0.001, 1e9, "600", RUN | REPEAT, 0, AT(timeout_run), NULL,
-     "seconds per training run, as given (not given: at least the default, more when the reference is slow here)",
+     "seconds per ops session, and per training run as given (not given: calibrated, at least the default)",
      OPT_GIVEN(timeout_run_given)},
     {"--slowdown", NULL, OPT_REAL, "F", 0.001, 1e9, "1", RUN | REPEAT, 0, AT(slowdown), NULL,
      "multiplies both time-outs (an emulated host)", 0},
