@@ -5,20 +5,7 @@
 #include "testutil.h"
 #include "core/util.h"
 
-static char *dir;
-
-static void setup(void)
-{
-    dir = tu_tmpdir();
-}
-
-static void teardown(void)
-{
-    tu_rmtree(dir);
-    free(dir);
-}
-
-TestSuite(compare, .init = setup, .fini = teardown, .timeout = 60);
+TU_DIR_SUITE(compare, 0, .timeout = 60);
 
 static char *make_trace(const char *name, unsigned steps)
 {

@@ -30,36 +30,17 @@
 #include "vectorset/manifest.h"
 #include "vectorset/vectors_load.h"
 
-static char *dir;
+/* Script IUTs that escape their run leave their pids in the test's directory. */
+static void escape_here(void);
 
-static void setup(void)
+TU_DIR_SUITE_HOOK(evidence, 0, escape_here, .timeout = 180);
+
+static void escape_here(void)
 {
-    dir = tu_tmpdir();
     setenv("IT_ESCAPE_DIR", dir, 1);
 }
 
-static void teardown(void)
-{
-    tu_rmtree(dir);
-    free(dir);
-}
-
-TestSuite(evidence, .init = setup, .fini = teardown, .timeout = 180);
-
-static char *at(const char *name)
-{
-    return xasprintf("%s/%s", dir, name);
-}
-
-static void put(const char *name, const char *text, int mode)
-{
-    char *p = at(name);
-    char err[256];
-    cr_assert(write_file(p, text, strlen(text), err, sizeof err) == 0, "%s", err);
-    if (mode)
-        cr_assert(chmod(p, (mode_t)mode) == 0);
-    free(p);
-}
+static void put(const char *name, const char *text, int mode) { tu_put(dir, name, text, mode); }
 
 static void sleep_s(double s)
 {
@@ -203,9 +184,7 @@ Test(evidence, unsigned_receipts_are_refused_unless_allowed)
     /* the Statement rebuilt around another binary's digest, unsigned */
     cJSON *j = tu_receipt_json(rp);
     another_binary(j);
-    char *t = cJSON_Print(j);
-    tu_write_envelope(rp, t);
-    free(t);
+    tu_write_receipt(rp, j);
     cJSON_Delete(j);
     r = tu_conform("verify", rp, NULL);
     cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
@@ -249,11 +228,8 @@ Test(evidence, published_receipts_verify_against_the_committed_signers_by_defaul
 static char *fingerprint_of(const char *pub)
 {
     char *cmd = xasprintf("ssh-keygen -lf '%s' | cut -d' ' -f2", pub);
-    tu_result s = tu_sh(cmd);
+    char *fp = tu_sh_line(cmd);
     free(cmd);
-    cr_assert_eq(s.code, 0, "%s", s.err);
-    char *fp = xstrndup(s.out, strcspn(s.out, "\n"));
-    tu_result_free(&s);
     return fp;
 }
 
@@ -263,9 +239,7 @@ Test(evidence, a_key_labelled_isotrain_project_is_another_key)
     char *cmd = xasprintf("ssh-keygen -q -t ed25519 -N '' -C x -f '%s/k' && printf 'isotrain-project "
                           "namespaces=\"isotrain-receipt\" %%s\\n' \"$(cut -d' ' -f1,2 '%s/k.pub')\" > '%s/allowed'",
                           dir, dir, dir);
-    tu_result s = tu_sh(cmd);
-    cr_assert_eq(s.code, 0, "%s", s.err);
-    tu_result_free(&s);
+    tu_sh_ok(cmd);
     free(cmd);
     char *key = at("k"), *pub = at("k.pub"), *allowed = at("allowed"), *rp = at("r.json"), *hosts = nat_hosts();
     char *fp = fingerprint_of(pub);
@@ -664,9 +638,7 @@ Test(evidence, a_script_argument_rewritten_during_the_run_fails)
 {
     char *copy = at("iut.sh");
     char *cmd = xasprintf("cp '%s/self_modify.sh' '%s'", tu_env("IT_IUTS"), copy);
-    tu_result s = tu_sh(cmd);
-    cr_assert_eq(s.code, 0, "%s", s.err);
-    tu_result_free(&s);
+    tu_sh_ok(cmd);
     tu_result r = tu_conform("run", "--iut-exec", "sh", "--iut-arg", copy, "--vectors", tu_env("IT_VECTORS"), NULL);
     cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
     tu_assert_has(r.out, "FAIL iut-binary: the IUT binary changed during the run: the argument ");
@@ -682,9 +654,7 @@ Test(evidence, the_executable_is_run_through_the_descriptor_it_was_hashed_from)
 {
     char *iut = at("iut"), *other = at("other"), *rp = at("r.json"), *log = at("log");
     char *cmd = xasprintf("cp '%s' '%s' && cp '%s' '%s'", tu_env("IT_REF_CLI"), iut, tu_env("IT_MUTANT_FMA"), other);
-    tu_result s = tu_sh(cmd);
-    cr_assert_eq(s.code, 0, "%s", s.err);
-    tu_result_free(&s);
+    tu_sh_ok(cmd);
     const char *conform = tu_env("IT_CONFORM");
     pid_t pid = fork();
     cr_assert(pid >= 0);
@@ -834,20 +804,6 @@ Test(evidence, executable_machine_types)
 
 /* ---- 8. SIGKILL of the runner ends the IUT's whole tree ----------------------------------- */
 
-static long read_pid(const char *name)
-{
-    char *p = at(name);
-    FILE *f = fopen(p, "r");
-    free(p);
-    long pid = -1;
-    if (f) {
-        if (fscanf(f, "%ld", &pid) != 1)
-            pid = -1;
-        fclose(f);
-    }
-    return pid;
-}
-
 /* 1 while the process runs `sleep` (a pid reused by another process is not it). */
 static int sleeping(long pid)
 {
@@ -891,7 +847,7 @@ static void sigkill_runner(const char *level, const char *contain)
     long p = -1, c = -1;
     for (int i = 0; i < 400 && (p <= 0 || c <= 0); i++) {
         sleep_s(0.05);
-        p = read_pid(pf), c = read_pid(cf);
+        p = tu_read_pid(dir, pf), c = tu_read_pid(dir, cf);
     }
     kill(pid, SIGKILL);
     int st;
@@ -1008,9 +964,7 @@ Test(evidence, hostile_numbers_in_every_numeric_field_of_a_receipt)
             char name[64];
             snprintf(name, sizeof name, "n%zu-%zu.json", f, v);
             paths[v] = at(name);
-            char *t = cJSON_Print(r);
-            tu_write_envelope(paths[v], t);
-            free(t);
+            tu_write_receipt(paths[v], r);
             cJSON_Delete(r);
         }
         tu_result x = tu_conform("verify", "--allow-unsigned", paths[0], paths[1], paths[2], paths[3], paths[4],
@@ -1083,11 +1037,9 @@ Test(evidence, a_huge_claimed_fresh_run_is_refused_quickly_and_briefly)
     /* as quick as the receipt without the claim (the same build, the same
      * load on the machine): nothing of the 10,000 steps is recomputed */
     cJSON *base = tu_full_receipt("nat", 1, -1, NULL);
-    char *bt = cJSON_Print(base);
-    cJSON_Delete(base);
     char *bp = at("base.json");
-    tu_write_envelope(bp, bt);
-    free(bt);
+    tu_write_receipt(bp, base);
+    cJSON_Delete(base);
     tu_result y = tu_conform("verify", "--allow-unsigned", bp, NULL);
     cr_assert_eq(y.code, 0, "%s", y.out);
     cr_assert(x.seconds < 2 * y.seconds + 2, "verify took %.1f s, %.1f s for the receipt without the claim", x.seconds,

@@ -26,9 +26,7 @@ static void setup(void)
     char *cmd = xasprintf("ssh-keygen -q -t ed25519 -N '' -C room -f '%s/k' && printf 'room namespaces=\"isotrain-receipt\" "
                           "%%s\\n' \"$(cut -d' ' -f1,2 '%s/k.pub')\" > '%s/allowed'",
                           dir, dir, dir);
-    tu_result s = tu_sh(cmd);
-    cr_assert_eq(s.code, 0, "%s", s.err);
-    tu_result_free(&s);
+    tu_sh_ok(cmd);
     free(cmd);
     setenv("IT_KEY_DROP", drop, 1);
     char *k = xasprintf("%s/k", dir);
@@ -72,9 +70,7 @@ static char *stolen(void)
 Test(key_room, the_thief_takes_a_key_within_reach)
 {
     char *cmd = xasprintf("IT_REF_CLI='%s' '%s' hello", tu_env("IT_REF_CLI"), tu_iut("key_thief.sh"));
-    tu_result s = tu_sh(cmd);
-    cr_assert_eq(s.code, 0, "%s", s.err);
-    tu_result_free(&s);
+    tu_sh_ok(cmd);
     free(cmd);
     char *got = stolen();
     tu_assert_has(got, "stolen.hello");

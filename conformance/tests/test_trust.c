@@ -15,27 +15,9 @@
 #include "vectorset/manifest.h"
 #include "vectorset/vectors_load.h"
 
-static char *dir;
-
-static void setup(void)
-{
-    dir = tu_tmpdir();
-}
-
-static void teardown(void)
-{
-    tu_rmtree(dir);
-    free(dir);
-}
-
-TestSuite(trust, .init = setup, .fini = teardown, .timeout = 120);
+TU_DIR_SUITE(trust, 0, .timeout = 120);
 
 #define ALL_GROUPS "batch,dot,embedding,exp,init,linear,log,loss_grad,philox,rng,sgd,softmax_xent,sweep,tanh,tanh_backward"
-
-static char *at(const char *name)
-{
-    return xasprintf("%s/%s", dir, name);
-}
 
 /* ---- scope ---------------------------------------------------------------- */
 
@@ -70,9 +52,7 @@ Test(trust, an_edited_self_consistent_vector_set_is_unofficial)
 {
     char *vec = at("vec");
     char *cmd = xasprintf("cp -r '%s' '%s' && rm -rf '%s/receipts'", tu_env("IT_VECTORS"), vec, vec);
-    tu_result s = tu_sh(cmd);
-    cr_assert_eq(s.code, 0, "%s", s.err);
-    tu_result_free(&s);
+    tu_sh_ok(cmd);
     free(cmd);
     tu_edit(vec, "ops/exp.json", "\"y\":\t\"3f800000\"", "\"y\":\t\"3f800001\"");
     tu_remanifest(vec);
@@ -179,9 +159,7 @@ static void edit_receipt(const char *path, void (*edit)(cJSON *))
 {
     cJSON *r = tu_receipt_json(path);
     edit(r);
-    char *t = cJSON_Print(r);
-    tu_write_envelope(path, t);
-    free(t);
+    tu_write_receipt(path, r);
     cJSON_Delete(r);
 }
 
@@ -276,9 +254,7 @@ Test(trust, a_binary_changed_during_the_run_is_refused)
 {
     char *copy = at("iut.sh");
     char *cmd = xasprintf("cp '%s/self_modify.sh' '%s' && chmod +x '%s'", tu_env("IT_IUTS"), copy, copy);
-    tu_result s = tu_sh(cmd);
-    cr_assert_eq(s.code, 0, "%s", s.err);
-    tu_result_free(&s);
+    tu_sh_ok(cmd);
     char *rp = at("r.json");
     tu_result r = tu_conform("run", "--iut-exec", copy, "--vectors", tu_env("IT_VECTORS"), "--receipt", rp, NULL);
     cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
@@ -307,11 +283,8 @@ Test(trust, a_binary_changed_during_the_run_is_refused)
 static char *key_fingerprint(const char *name)
 {
     char *cmd = xasprintf("ssh-keygen -lf '%s/%s.pub' | cut -d' ' -f2", dir, name);
-    tu_result s = tu_sh(cmd);
-    cr_assert_eq(s.code, 0, "%s", s.err);
+    char *fp = tu_sh_line(cmd);
     free(cmd);
-    char *fp = xstrndup(s.out, strcspn(s.out, "\n"));
-    tu_result_free(&s);
     cr_assert(!strncmp(fp, "SHA256:", 7), "%s", fp);
     return fp;
 }
@@ -321,9 +294,7 @@ static void make_key(const char *name, const char *principal)
 {
     char *cmd = xasprintf("ssh-keygen -q -t ed25519 -N '' -C %s -f '%s/%s' && printf '%s namespaces=\"isotrain-receipt\" %%s\\n' \"$(cut -d' ' -f1,2 '%s/%s.pub')\" >> '%s/allowed_signers'",
                           principal, dir, name, principal, dir, name, dir);
-    tu_result s = tu_sh(cmd);
-    cr_assert_eq(s.code, 0, "%s", s.err);
-    tu_result_free(&s);
+    tu_sh_ok(cmd);
     free(cmd);
 }
 

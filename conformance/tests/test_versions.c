@@ -16,27 +16,14 @@
 #include "testutil.h"
 #include "core/util.h"
 
-static char *dir;
-
-static void setup(void)
+/* The script IUTs read these; a test sets them for itself. */
+static void clear_iut_env(void)
 {
-    dir = tu_tmpdir();
     unsetenv("SPEC_CLAIM");
     unsetenv("TRAIN_SEED");
 }
 
-static void teardown(void)
-{
-    tu_rmtree(dir);
-    free(dir);
-}
-
-TestSuite(versions, .init = setup, .fini = teardown, .timeout = 240);
-
-static char *at(const char *name)
-{
-    return xasprintf("%s/%s", dir, name);
-}
+TU_DIR_SUITE_HOOK(versions, 0, clear_iut_env, .timeout = 240);
 
 /* The last line of the runner's output (its closing line). */
 static const char *closing(const tu_result *r)
@@ -260,9 +247,7 @@ static void set_required(cJSON *r, const char *id, int req)
 
 static void rewrite(const char *path, cJSON *r)
 {
-    char *t = cJSON_Print(r);
-    tu_write_envelope(path, t);
-    free(t);
+    tu_write_receipt(path, r);
 }
 
 Test(versions, verify_recomputes_the_version_and_the_required_flags)

@@ -187,9 +187,55 @@ void tu_result_free(tu_result *r)
     free(r->err);
 }
 
+char *tu_at(const char *dir, const char *name)
+{
+    return xasprintf("%s/%s", dir, name);
+}
+
+void tu_put(const char *dir, const char *name, const char *text, int mode)
+{
+    char *p = tu_at(dir, name);
+    char err[256];
+    make_parent_dirs(p);
+    cr_assert(write_file(p, text, strlen(text), err, sizeof err) == 0, "%s", err);
+    if (mode)
+        cr_assert(chmod(p, (mode_t)mode) == 0, "chmod %s", p);
+    free(p);
+}
+
+void tu_sh_ok(const char *cmdline)
+{
+    tu_result s = tu_sh(cmdline);
+    cr_assert_eq(s.code, 0, "%s: %s%s", cmdline, s.out, s.err);
+    tu_result_free(&s);
+}
+
+char *tu_sh_line(const char *cmdline)
+{
+    tu_result s = tu_sh(cmdline);
+    cr_assert_eq(s.code, 0, "%s: %s%s", cmdline, s.out, s.err);
+    char *line = xstrndup(s.out, strcspn(s.out, "\n"));
+    tu_result_free(&s);
+    return line;
+}
+
+long tu_read_pid(const char *dir, const char *name)
+{
+    char *p = tu_at(dir, name);
+    FILE *f = fopen(p, "r");
+    free(p);
+    long pid = -1;
+    if (f) {
+        if (fscanf(f, "%ld", &pid) != 1)
+            pid = -1;
+        fclose(f);
+    }
+    return pid;
+}
+
 char *tu_iut(const char *script)
 {
-    return xasprintf("%s/%s", tu_env("IT_IUTS"), script);
+    return tu_at(tu_env("IT_IUTS"), script);
 }
 
 struct cJSON *tu_receipt_json(const char *path)
