@@ -92,10 +92,9 @@ Test(evidence, a_chosen_seed_is_a_reproduction_not_a_certification)
     tu_assert_has(r.out, "not certification evidence: the fresh-case seed was chosen by the caller (--seed)");
     tu_result_free(&r);
     /* the matrix refuses it, naming why */
-    r = tu_conform("matrix", "--allow-unsigned", "--hosts", hosts, rp, NULL);
-    cr_assert_eq(r.code, 2, "%s%s", r.out, r.err);
-    tu_assert_has(r.err, "refused: REPRODUCTION is not certification evidence: the fresh-case seed was chosen by the caller (--seed)");
-    tu_result_free(&r);
+    tu_conform_says(2, 1,
+                    "refused: REPRODUCTION is not certification evidence: the fresh-case seed was chosen by the caller (--seed)",
+                    "matrix", "--allow-unsigned", "--hosts", hosts, rp, NULL);
     free(rp);
     free(hosts);
 }
@@ -192,19 +191,11 @@ Test(evidence, unsigned_receipts_are_refused_unless_allowed)
     tu_assert_has(r.out, ": UNSIGNED: the receipt carries no signature");
     tu_assert_has(r.out, "signer: UNSIGNED");
     tu_result_free(&r);
-    r = tu_conform("matrix", "--hosts", hosts, rp, NULL);
-    cr_assert_eq(r.code, 2, "%s%s", r.out, r.err);
-    tu_assert_has(r.err, "UNSIGNED");
-    tu_result_free(&r);
-    r = tu_conform("matrix", "--hosts", "qemu/hosts.json", "--against", "vectors/v1.0.0/receipts", rp, NULL);
-    cr_assert_eq(r.code, 2, "%s%s", r.out, r.err);
-    tu_assert_has(r.err, "UNSIGNED");
-    tu_result_free(&r);
+    tu_conform_says(2, 1, "UNSIGNED", "matrix", "--hosts", hosts, rp, NULL);
+    tu_conform_says(2, 1, "UNSIGNED", "matrix", "--hosts", "qemu/hosts.json", "--against", "vectors/v1.0.0/receipts",
+                    rp, NULL);
     /* explicitly allowed: accepted, and said to be unsigned */
-    r = tu_conform("verify", "--allow-unsigned", rp, NULL);
-    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, "UNSIGNED (accepted: --allow-unsigned)");
-    tu_result_free(&r);
+    tu_conform_says(0, 0, "UNSIGNED (accepted: --allow-unsigned)", "verify", "--allow-unsigned", rp, NULL);
     r = tu_conform("matrix", "--allow-unsigned", "--hosts", hosts, rp, NULL);
     cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
     tu_assert_has(r.out, "nat: UNSIGNED; subject bound");
@@ -378,10 +369,7 @@ Test(evidence, a_second_payload_in_a_signed_envelope_is_refused)
     put("nul.json", b.p, 0);
     free(p);
     p = at("nul.json");
-    r = tu_conform("verify", p, NULL);
-    cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, "a \\u0000 escape in a string");
-    tu_result_free(&r);
+    tu_conform_says(1, 0, "a \\u0000 escape in a string", "verify", p, NULL);
     /* two documents: jq reads both */
     sbuf_reset(&b);
     sbuf_adds(&b, fail);
@@ -389,10 +377,7 @@ Test(evidence, a_second_payload_in_a_signed_envelope_is_refused)
     put("two.json", b.p, 0);
     free(p);
     p = at("two.json");
-    r = tu_conform("verify", p, NULL);
-    cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, "data after the JSON document");
-    tu_result_free(&r);
+    tu_conform_says(1, 0, "data after the JSON document", "verify", p, NULL);
     sbuf_free(&b);
     cJSON_Delete(pj);
     free(p), free(fail), free(pass);
@@ -411,10 +396,7 @@ Test(evidence, duplicate_keys_in_a_statement_and_a_receipt)
     sbuf_adds(&b, ", \"verdict\": \"FAIL\"}");
     put("bare.json", b.p, 0);
     char *p = at("bare.json");
-    tu_result v = tu_conform("verify", "--allow-unsigned", p, NULL);
-    cr_assert_eq(v.code, 1, "%s%s", v.out, v.err);
-    tu_assert_has(v.out, "$: key \"verdict\" appears more than once");
-    tu_result_free(&v);
+    tu_conform_says(1, 0, "$: key \"verdict\" appears more than once", "verify", "--allow-unsigned", p, NULL);
     /* a Statement with a second "predicate" */
     char *env_path = at("st.json");
     tu_write_envelope(env_path, text);
@@ -435,10 +417,9 @@ Test(evidence, duplicate_keys_in_a_statement_and_a_receipt)
     cJSON_ReplaceItemInObject(env, "payload", cJSON_CreateString(enc.p));
     char *et = cJSON_Print(env);
     put("st.json", et, 0);
-    v = tu_conform("verify", "--allow-unsigned", env_path, NULL);
-    cr_assert_eq(v.code, 1, "%s%s", v.out, v.err);
-    tu_assert_has(v.out, "payload: not a JSON object (an in-toto Statement): $: key \"predicate\" appears more than once");
-    tu_result_free(&v);
+    tu_conform_says(1, 0,
+                    "payload: not a JSON object (an in-toto Statement): $: key \"predicate\" appears more than once",
+                    "verify", "--allow-unsigned", env_path, NULL);
     free(et), free(raw), free(env_path), free(p), free(text);
     cJSON_Delete(env);
     sbuf_free(&b), sbuf_free(&st), sbuf_free(&enc);
@@ -491,10 +472,8 @@ Test(evidence, a_hosts_file_follows_the_rule)
         "\"required_features\": [], \"absent_features\": [], \"expected\": \"expected-fail\"}]}",
         0);
     char *h = at("hosts.json");
-    tu_result r = tu_conform("matrix", "--hosts", h, "--list", NULL);
-    cr_assert_eq(r.code, 2, "%s%s", r.out, r.err);
-    tu_assert_has(r.err, "hosts.json: not valid JSON: $.hosts[0]: key \"expected\" appears more than once");
-    tu_result_free(&r);
+    tu_conform_says(2, 1, "hosts.json: not valid JSON: $.hosts[0]: key \"expected\" appears more than once", "matrix",
+                    "--hosts", h, "--list", NULL);
     free(h);
 }
 
@@ -639,10 +618,8 @@ Test(evidence, a_script_argument_rewritten_during_the_run_fails)
     char *copy = at("iut.sh");
     char *cmd = xasprintf("cp '%s/self_modify.sh' '%s'", tu_env("IT_IUTS"), copy);
     tu_sh_ok(cmd);
-    tu_result r = tu_conform("run", "--iut-exec", "sh", "--iut-arg", copy, "--vectors", tu_env("IT_VECTORS"), NULL);
-    cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, "FAIL iut-binary: the IUT binary changed during the run: the argument ");
-    tu_result_free(&r);
+    tu_conform_says(1, 0, "FAIL iut-binary: the IUT binary changed during the run: the argument ", "run", "--iut-exec",
+                    "sh", "--iut-arg", copy, "--vectors", tu_env("IT_VECTORS"), NULL);
     free(cmd), free(copy);
 }
 
@@ -1112,9 +1089,6 @@ Test(evidence, every_op_group_draws_at_least_16_fresh_cases_over_its_classes)
  * fresh/addmod113/1 a fresh op case and a fresh-seed step. */
 Test(evidence, an_op_group_and_a_profile_of_one_name_verify)
 {
-    tu_result r = tu_conform("run", "--iut-exec", tu_env("IT_REF_CLI"), "--vectors", "vectors/v1.1.0", "--filter",
-                             "addmod113", "--steps", "2", NULL);
-    cr_assert_eq(r.code, 3, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, "fresh addmod113");
-    tu_result_free(&r);
+    tu_conform_says(3, 0, "fresh addmod113", "run", "--iut-exec", tu_env("IT_REF_CLI"), "--vectors", "vectors/v1.1.0",
+                    "--filter", "addmod113", "--steps", "2", NULL);
 }

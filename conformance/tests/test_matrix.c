@@ -316,10 +316,7 @@ Test(matrix, against_published_receipts)
 
     /* the published set alone: its own table */
     char *h = at("hosts.json");
-    r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, arg, NULL);
-    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
-    tu_assert_has(r.out, "matrix: OK");
-    tu_result_free(&r);
+    tu_conform_says(0, 0, "matrix: OK", "matrix", "--allow-unsigned", "--hosts", h, arg, NULL);
     free(h);
     free(arg);
     free(pub);
@@ -352,11 +349,11 @@ Test(matrix, run_receipt_feeds_the_matrix, .timeout = 120)
     cr_assert(chmod(iut, 0755) == 0);
     char *rec = at("r/nat.json");
     make_parent_dirs(rec);
-    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS"), "--host", "nat", "--receipt", rec,
-                             NULL);
-    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
-    tu_assert_has(r.out, "iut stderr (recorded in the receipt): qemu-x86_64: warning: TCG doesn't support requested feature");
-    tu_result_free(&r);
+    tu_result r;
+    tu_conform_says(0, 0,
+                    "iut stderr (recorded in the receipt): qemu-x86_64: warning: TCG doesn't support requested feature",
+                    "run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS"), "--host", "nat", "--receipt", rec,
+                    NULL);
     cJSON *j = tu_receipt_json(rec);
     char *t = cJSON_Print(j);
     cJSON_Delete(j);
@@ -464,24 +461,17 @@ Test(matrix, wine_host_has_no_cpu_and_its_os_is_checked)
     tu_assert_has(r.out, "\twine build/cross/win64/isotrain.exe\n");
     tu_result_free(&r);
     wine_receipt("windows");
-    r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, a, NULL);
-    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
-    tu_assert_has(r.out, "wine (host CPU)");
-    tu_result_free(&r);
+    tu_conform_says(0, 0, "wine (host CPU)", "matrix", "--allow-unsigned", "--hosts", h, a, NULL);
     wine_receipt("linux");
-    r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, a, NULL);
-    cr_assert_eq(r.code, 1, "%s\n%s", r.out, r.err);
-    tu_assert_has(r.out, "info reports os=linux, the hosts file says windows");
-    tu_result_free(&r);
+    tu_conform_says(1, 0, "info reports os=linux, the hosts file says windows", "matrix", "--allow-unsigned", "--hosts",
+                    h, a, NULL);
 
     put("hosts.json",
         "{\"hosts\": [{\"name\": \"q\", \"emulator\": \"qemu-x86_64\", \"cpu\": null, \"isa\": \"x86_64\",\n"
         " \"endianness\": \"little\", \"stands_for\": \"x\", \"build\": \"x86_64\", \"expected\": \"pass\",\n"
         " \"required_features\": [], \"absent_features\": []}]}");
-    r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, "--list", NULL);
-    cr_assert_eq(r.code, 2, "%s\n%s", r.out, r.err);
-    tu_assert_has(r.err, "cpu is given exactly when the emulator is qemu-*");
-    tu_result_free(&r);
+    tu_conform_says(2, 1, "cpu is given exactly when the emulator is qemu-*", "matrix", "--allow-unsigned", "--hosts",
+                    h, "--list", NULL);
     free(h), free(a);
 }
 
@@ -527,16 +517,10 @@ Test(matrix, receipts_from_machines_not_in_the_hosts_file)
     /* a machine that does not agree fails the table */
     receipt("r/carol.json", "carol", 0, 50, DX, NULL, NULL, "x86_64", "sse sse2", NULL);
     char *ca = at("r/carol.json");
-    r = tu_conform("matrix", "--allow-unsigned", al, bo, ca, NULL);
-    cr_assert_eq(r.code, 1, "%s\n%s", r.out, r.err);
-    tu_assert_has(r.out, "carol: FAIL: verdict FAIL");
-    tu_result_free(&r);
+    tu_conform_says(1, 0, "carol: FAIL: verdict FAIL", "matrix", "--allow-unsigned", al, bo, ca, NULL);
 
     /* two receipts for one machine: bad input */
-    r = tu_conform("matrix", "--allow-unsigned", al, al, NULL);
-    cr_assert_eq(r.code, 2, "%s\n%s", r.out, r.err);
-    tu_assert_has(r.err, "already has a receipt");
-    tu_result_free(&r);
+    tu_conform_says(2, 1, "already has a receipt", "matrix", "--allow-unsigned", al, al, NULL);
     free(h), free(n), free(w), free(x), free(al), free(bo), free(md), free(ca);
 }
 

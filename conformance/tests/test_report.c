@@ -324,10 +324,8 @@ Test(report, a_gate_warning_is_not_a_refusal)
 {
     receipt("r/m.json", "m", 1, -1, NULL, NULL, "x86_64", no_isa);
     char *o = at("w.html"), *m = at("r/m.json");
-    tu_result r = tu_conform("report", "--allow-unsigned", "--vectors", tu_env("IT_VECTORS"), "-o", o, m, NULL);
-    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
-    tu_assert_has(r.out, "1 receipt accepted, 0 refused");
-    tu_result_free(&r);
+    tu_conform_says(0, 0, "1 receipt accepted, 0 refused", "report", "--allow-unsigned", "--vectors",
+                    tu_env("IT_VECTORS"), "-o", o, m, NULL);
     char *p = tu_read(o);
     tu_assert_lacks(p, "<section id=\"refused\">");
     tu_assert_has(p, "<span class=\"v pass\">PASS</span>");
@@ -338,18 +336,13 @@ Test(report, no_receipts_says_so)
 {
     hosts();
     char *h = at("hosts.json"), *o = at("none.html");
-    tu_result r = tu_conform("report", "--allow-unsigned", "--hosts", h, "--vectors", tu_env("IT_VECTORS"), "-o", o, NULL);
-    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
-    tu_assert_has(r.out, "no receipts");
-    tu_result_free(&r);
+    tu_conform_says(0, 0, "no receipts", "report", "--allow-unsigned", "--hosts", h, "--vectors", tu_env("IT_VECTORS"),
+                    "-o", o, NULL);
     char *p = tu_read(o);
     tu_assert_has(p, "No receipts: nothing has been certified for this vector set yet.");
     tu_assert_lacks(p, "class=\"v pass\"");
     free(p), free(h), free(o);
-    r = tu_conform("report", "--allow-unsigned", "--hosts", "x", NULL);
-    cr_assert_eq(r.code, 2, "%s\n%s", r.out, r.err);
-    tu_assert_has(r.err, "-o PAGE.html");
-    tu_result_free(&r);
+    tu_conform_says(2, 1, "-o PAGE.html", "report", "--allow-unsigned", "--hosts", "x", NULL);
 }
 
 Test(report, divergence_csv)
@@ -372,15 +365,11 @@ Test(report, divergence_csv)
     /* a malformed file names its line and is not drawn */
     put("bad.csv", "pair,step,loss_gap,param_maxabs_gap\nx,1,0.5,1\nx,two,0.5,1\n");
     char *bad = at("bad.csv");
-    r = tu_conform("report", "--allow-unsigned", "--hosts", h, "--divergence", bad, "-o", o, n, NULL);
-    cr_assert_eq(r.code, 2, "%s\n%s", r.out, r.err);
-    tu_assert_has(r.err, "bad.csv:3: expected a pair label and a step number");
-    tu_result_free(&r);
+    tu_conform_says(2, 1, "bad.csv:3: expected a pair label and a step number", "report", "--allow-unsigned", "--hosts",
+                    h, "--divergence", bad, "-o", o, n, NULL);
     put("bad.csv", "pair,step,loss\nx,1,0.5\n");
-    r = tu_conform("report", "--allow-unsigned", "--hosts", h, "--divergence", bad, "-o", o, n, NULL);
-    cr_assert_eq(r.code, 2, "%s\n%s", r.out, r.err);
-    tu_assert_has(r.err, "bad.csv:1: the header must name the columns");
-    tu_result_free(&r);
+    tu_conform_says(2, 1, "bad.csv:1: the header must name the columns", "report", "--allow-unsigned", "--hosts", h,
+                    "--divergence", bad, "-o", o, n, NULL);
     free(h), free(o), free(d), free(n), free(bad);
 }
 

@@ -75,10 +75,8 @@ Test(trust, an_edited_self_consistent_vector_set_is_unofficial)
                     "\"endianness\": \"little\", \"stands_for\": \"x\", \"build\": \"x86_64\", \"expected\": \"pass\", "
                     "\"required_features\": [], \"absent_features\": []}]}";
     cr_assert(write_file(hosts, h, strlen(h), err, sizeof err) == 0);
-    r = tu_conform("matrix", "--allow-unsigned", "--hosts", hosts, "--vectors", vec, rp, NULL);
-    cr_assert_eq(r.code, 2, "%s%s", r.out, r.err);
-    tu_assert_has(r.err, "refused: UNOFFICIAL is not a certification");
-    tu_result_free(&r);
+    tu_conform_says(2, 1, "refused: UNOFFICIAL is not a certification", "matrix", "--allow-unsigned", "--hosts", hosts,
+                    "--vectors", vec, rp, NULL);
     free(hosts);
     free(rp);
     free(iut);
@@ -143,10 +141,8 @@ Test(trust, no_train_seed_is_partial_under_spec_1_1_0)
     tu_assert_has(r.out, "summary: PARTIAL");
     tu_assert_has(r.out, "spec: judged by spec 1.1, the lower of the IUT's 1.1.0 and the vector set's 1.1.0");
     tu_result_free(&r);
-    r = tu_conform("run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS"), NULL);
-    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, "SKIP fresh/mlp13k/run: fresh-seed training is not a requirement of the spec certified here");
-    tu_result_free(&r);
+    tu_conform_says(0, 0, "SKIP fresh/mlp13k/run: fresh-seed training is not a requirement of the spec certified here",
+                    "run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS"), NULL);
     free(iut);
     free(set);
 }
@@ -200,10 +196,8 @@ Test(trust, a_fail_receipt_with_its_failures_removed_is_refused)
     cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
     tu_result_free(&r);
     edit_receipt(rp, drop_failures);
-    r = tu_conform("verify", "--allow-unsigned", rp, NULL);
-    cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, ": cases: the train case mlp13k/137 of the vector set is missing");
-    tu_result_free(&r);
+    tu_conform_says(1, 0, ": cases: the train case mlp13k/137 of the vector set is missing", "verify",
+                    "--allow-unsigned", rp, NULL);
     free(rp);
 }
 
@@ -232,10 +226,8 @@ Test(trust, a_hand_edited_fail_receipt_is_refused)
                     "\"endianness\": \"little\", \"stands_for\": \"x\", \"build\": \"x86_64\", \"expected\": \"pass\", "
                     "\"required_features\": [], \"absent_features\": []}]}";
     cr_assert(write_file(hosts, h, strlen(h), err, sizeof err) == 0);
-    r = tu_conform("matrix", "--allow-unsigned", "--hosts", hosts, rp, NULL);
-    cr_assert_eq(r.code, 2, "%s%s", r.out, r.err);
-    tu_assert_has(r.err, "refused: the receipt does not verify");
-    tu_result_free(&r);
+    tu_conform_says(2, 1, "refused: the receipt does not verify", "matrix", "--allow-unsigned", "--hosts", hosts, rp,
+                    NULL);
     free(hosts);
     free(rp);
 }
@@ -263,10 +255,7 @@ Test(trust, a_binary_changed_during_the_run_is_refused)
     tu_assert_has(r.out, "FAIL iut-binary: the IUT binary changed during the run: the script ");
     tu_result_free(&r);
     /* the runner's own receipt verifies as what it is, a FAIL ... */
-    r = tu_conform("verify", "--allow-unsigned", rp, NULL);
-    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, "OK: verdict FAIL recomputed from");
-    tu_result_free(&r);
+    tu_conform_says(0, 0, "OK: verdict FAIL recomputed from", "verify", "--allow-unsigned", rp, NULL);
     /* ... and with its failing iut-binary case removed it is refused */
     edit_receipt(rp, drop_binary_case);
     r = tu_conform("verify", "--allow-unsigned", rp, NULL);
@@ -410,10 +399,8 @@ Test(trust, the_same_seed_gives_the_same_receipt)
 
 Test(trust, the_published_seed_is_not_a_fresh_seed)
 {
-    tu_result r = tu_conform("run", "--iut-exec", tu_env("IT_REF_CLI"), "--seed", "7598539542230034798", NULL);
-    cr_assert_eq(r.code, 2, "%s%s", r.out, r.err);
-    tu_assert_has(r.err, "--seed 7598539542230034798 is the mlp13k profile's own, published seed");
-    tu_result_free(&r);
+    tu_conform_says(2, 1, "--seed 7598539542230034798 is the mlp13k profile's own, published seed", "run", "--iut-exec",
+                    tu_env("IT_REF_CLI"), "--seed", "7598539542230034798", NULL);
 }
 
 /* Provenance, between check and use: a file swapped after the manifest

@@ -81,10 +81,7 @@ Test(versions, a_spec_1_0_0_iut_passes_vectors_1_0_0)
     cr_assert_str_eq(cJSON_GetObjectItem(fr, "verdict")->valuestring, "SKIP");
     cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(fr, "required")));
     cJSON_Delete(j);
-    r = tu_conform("verify", "--allow-unsigned", rp, NULL);
-    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, ": OK: verdict PASS recomputed from ");
-    tu_result_free(&r);
+    tu_conform_says(0, 0, ": OK: verdict PASS recomputed from ", "verify", "--allow-unsigned", rp, NULL);
     free(rp);
     free(iut);
 }
@@ -121,10 +118,7 @@ Test(versions, a_spec_1_0_0_iut_is_partial_not_fail_on_vectors_1_1_0)
     cr_assert_str_eq(cJSON_GetObjectItem(run, "verdict")->valuestring, "SKIP");
     cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(run, "required")));
     cJSON_Delete(j);
-    r = tu_conform("verify", "--allow-unsigned", rp, NULL);
-    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, ": OK: verdict PARTIAL recomputed from ");
-    tu_result_free(&r);
+    tu_conform_says(0, 0, ": OK: verdict PARTIAL recomputed from ", "verify", "--allow-unsigned", rp, NULL);
     free(rp);
     free(iut);
 }
@@ -183,12 +177,11 @@ Test(versions, a_spec_1_1_iut_on_v1_2_0_skips_gptchars_fresh_seed_run)
     tu_assert_has(r.out, "\nlevel fresh: PASS (");
     tu_result_free(&r);
     /* the golden run's refusal says the same */
-    r = tu_conform("run", "--iut-exec", iut, "--vectors", "vectors/v1.2.0", "--level", "train", "--profile", "gptchar",
-                   NULL);
-    cr_assert_eq(r.code, 3, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, "\n  SKIP gptchar: not implemented: profile gptchar arrived in spec 1.2.0, the IUT claims "
-                         "1.1.1 and ended with exit status 64 (P7)\n");
-    tu_result_free(&r);
+    tu_conform_says(3, 0,
+                    "\n  SKIP gptchar: not implemented: profile gptchar arrived in spec 1.2.0, the IUT claims "
+                    "1.1.1 and ended with exit status 64 (P7)\n",
+                    "run", "--iut-exec", iut, "--vectors", "vectors/v1.2.0", "--level", "train", "--profile", "gptchar",
+                    NULL);
     setenv("REFUSE_PROFILE", "mlp13k", 1);
     r = tu_conform("run", "--iut-exec", iut, "--vectors", "vectors/v1.2.0", "--fresh-only", NULL);
     unsetenv("REFUSE_PROFILE");
@@ -261,29 +254,24 @@ Test(versions, verify_recomputes_the_version_and_the_required_flags)
     /* a receipt that says 1.1 was certified */
     cJSON_ReplaceItemInObject(cJSON_GetObjectItem(j, "spec"), "certified", cJSON_CreateString("1.1"));
     rewrite(bad, j);
-    r = tu_conform("verify", "--allow-unsigned", bad, NULL);
-    cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, ": spec.certified: \"1.1\", but the IUT's 1.0.0 and the vector set's 1.0.0 give 1.0");
-    tu_result_free(&r);
+    tu_conform_says(1, 0, ": spec.certified: \"1.1\", but the IUT's 1.0.0 and the vector set's 1.0.0 give 1.0",
+                    "verify", "--allow-unsigned", bad, NULL);
     cJSON_Delete(j);
     /* a skipped case whose flag was flipped (true: the run should have been
      * PARTIAL, as a 1.1 IUT would be) */
     j = tu_receipt_json(rp);
     set_required(j, "fresh/mlp13k/run", 1);
     rewrite(bad, j);
-    r = tu_conform("verify", "--allow-unsigned", bad, NULL);
-    cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, ": cases (fresh/mlp13k/run): required is true, but the spec version and options make it false");
-    tu_result_free(&r);
+    tu_conform_says(1, 0,
+                    ": cases (fresh/mlp13k/run): required is true, but the spec version and options make it false",
+                    "verify", "--allow-unsigned", bad, NULL);
     cJSON_Delete(j);
     /* an IUT's claim edited to 1.1.0: the hello line no longer says it */
     j = tu_receipt_json(rp);
     cJSON_ReplaceItemInObject(cJSON_GetObjectItem(j, "iut"), "spec", cJSON_CreateString("1.1.0"));
     rewrite(bad, j);
-    r = tu_conform("verify", "--allow-unsigned", bad, NULL);
-    cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, ": iut.spec: \"1.1.0\" is not the spec= of iut.hello");
-    tu_result_free(&r);
+    tu_conform_says(1, 0, ": iut.spec: \"1.1.0\" is not the spec= of iut.hello", "verify", "--allow-unsigned", bad,
+                    NULL);
     cJSON_Delete(j);
     free(bad);
     free(rp);

@@ -116,12 +116,10 @@ static void check_receipt_property(const char *receipt, const char *vectors, con
     iut_result_free(&r);
 }
 
-tu_result tu_conform(const char *arg0, ...)
+static tu_result conform_v(const char *arg0, va_list ap)
 {
     const char *args[72];
     size_t n = 0;
-    va_list ap;
-    va_start(ap, arg0);
     const char *a;
     /* a run writes a receipt, always: into a file of our own if the test
      * does not name one (the option goes first, before any "--") */
@@ -146,7 +144,6 @@ tu_result tu_conform(const char *arg0, ...)
         }
         args[n++] = a;
     }
-    va_end(ap);
     const char *const *argv = args;
     size_t argc = n;
     if (is_run && has_receipt) {
@@ -171,6 +168,26 @@ tu_result tu_conform(const char *arg0, ...)
         free(own_receipt);
     }
     return r;
+}
+
+tu_result tu_conform(const char *arg0, ...)
+{
+    va_list ap;
+    va_start(ap, arg0);
+    tu_result r = conform_v(arg0, ap);
+    va_end(ap);
+    return r;
+}
+
+void tu_conform_says(int code, int on_err, const char *says, const char *arg0, ...)
+{
+    va_list ap;
+    va_start(ap, arg0);
+    tu_result r = conform_v(arg0, ap);
+    va_end(ap);
+    cr_assert_eq(r.code, code, "%s: exit %d, expected %d\n%s%s", arg0, r.code, code, r.out, r.err);
+    tu_assert_has(on_err ? r.err : r.out, says);
+    tu_result_free(&r);
 }
 
 tu_result tu_sh(const char *cmdline)
