@@ -176,10 +176,9 @@ static void another_binary(cJSON *r)
 Test(evidence, unsigned_receipts_are_refused_unless_allowed)
 {
     char *rp = at("r.json"), *hosts = nat_hosts();
-    tu_result r = tu_conform("run", "--iut-exec", tu_env("IT_REF_CLI"), "--vectors", tu_env("IT_VECTORS"), "--host",
-                             "nat", "--receipt", rp, NULL);
-    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    tu_result_free(&r);
+    tu_result r;
+    tu_conform_exits(0, "run", "--iut-exec", tu_env("IT_REF_CLI"), "--vectors", tu_env("IT_VECTORS"), "--host", "nat",
+                     "--receipt", rp, NULL);
     /* the Statement rebuilt around another binary's digest, unsigned */
     cJSON *j = tu_receipt_json(rp);
     another_binary(j);
@@ -234,10 +233,9 @@ Test(evidence, a_key_labelled_isotrain_project_is_another_key)
     free(cmd);
     char *key = at("k"), *pub = at("k.pub"), *allowed = at("allowed"), *rp = at("r.json"), *hosts = nat_hosts();
     char *fp = fingerprint_of(pub);
-    tu_result r = tu_conform("run", "--iut-exec", tu_env("IT_REF_CLI"), "--vectors", tu_env("IT_VECTORS"), "--host",
-                             "nat", "--receipt", rp, "--sign-key", key, NULL);
-    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    tu_result_free(&r);
+    tu_result r;
+    tu_conform_exits(0, "run", "--iut-exec", tu_env("IT_REF_CLI"), "--vectors", tu_env("IT_VECTORS"), "--host", "nat",
+                     "--receipt", rp, "--sign-key", key, NULL);
     r = tu_conform("verify", "--allowed-signers", allowed, rp, NULL);
     cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
     char *words = xasprintf("signer: signed by another key (not the project's): isotrain-project %s\n", fp);
@@ -253,9 +251,7 @@ Test(evidence, a_key_labelled_isotrain_project_is_another_key)
     tu_result_free(&r);
     /* the page too: a principal is a label, never "the project key" (issue 27 item 5) */
     char *page = at("p.html");
-    r = tu_conform("report", "--allowed-signers", allowed, "--hosts", hosts, "-o", page, rp, NULL);
-    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    tu_result_free(&r);
+    tu_conform_exits(0, "report", "--allowed-signers", allowed, "--hosts", hosts, "-o", page, rp, NULL);
     char *html = tu_read(page);
     tu_assert_has(html, "another key (not the project&#39;s), named <strong>isotrain-project</strong>, key <code>");
     tu_assert_has(html, "signed by another key (not the project&#39;s), named <strong>isotrain-project</strong> (key");
@@ -358,9 +354,7 @@ Test(evidence, a_second_payload_in_a_signed_envelope_is_refused)
     tu_assert_lacks(r.out, "OK: verdict");
     tu_result_free(&r);
     /* the untouched envelope verifies: the control */
-    r = tu_conform("verify", "vectors/v1.0.0/receipts/i386-x87.json", NULL);
-    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    tu_result_free(&r);
+    tu_conform_exits(0, "verify", "vectors/v1.0.0/receipts/i386-x87.json", NULL);
     /* a key that a C reader ends at \u0000 ("payload\u0000") */
     sbuf_reset(&b);
     sbuf_add(&b, fail, (size_t)(at_sig - fail));
@@ -597,10 +591,8 @@ Test(evidence, a_script_and_a_named_interpreter_are_bound)
     cr_assert(!is_subject);
     cJSON_Delete(j);
     /* python3 SCRIPT: the interpreter is the executable (Debian's, an ELF), the script an argument */
-    r = tu_conform("run", "--iut-exec", "/usr/bin/python3", "--iut-arg", "adapters/python-minimal/iut.py", "--vectors", vec,
-                   "--level", "ops", "--filter", "dot", "--receipt", rp, NULL);
-    cr_assert_eq(r.code, 3, "%s%s", r.out, r.err);
-    tu_result_free(&r);
+    tu_conform_exits(3, "run", "--iut-exec", "/usr/bin/python3", "--iut-arg", "adapters/python-minimal/iut.py",
+                     "--vectors", vec, "--level", "ops", "--filter", "dot", "--receipt", rp, NULL);
     j = tu_receipt_json(rp);
     char *pysha = sha_of("adapters/python-minimal/iut.py");
     cJSON *arg = subject_file(j, "argument");

@@ -276,9 +276,8 @@ Test(matrix, hwcap_features)
         " \"required_features\": [\"fp@hwcap:0\", \"asimd@hwcap:1\"], \"absent_features\": [\"sve@hwcap:22\"]}]}");
     receipt("r/a64.json", "a64", 1, -1, D50, "qemu-aarch64", "cortex-a72", "aarch64", "hwcap=0x8fb hwcap2=0x0", NULL);
     char *h = at("hosts.json"), *a = at("r/a64.json");
-    tu_result r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, a, NULL);
-    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
-    tu_result_free(&r);
+    tu_result r;
+    tu_conform_exits(0, "matrix", "--allow-unsigned", "--hosts", h, a, NULL);
     receipt("r/a64.json", "a64", 1, -1, D50, "qemu-aarch64", "cortex-a72", "aarch64", "hwcap=0x4008fa hwcap2=0x0", NULL);
     r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, a, NULL);
     cr_assert_eq(r.code, 1, "%s\n%s", r.out, r.err);
@@ -706,9 +705,7 @@ Test(matrix, a_windows_receipt_is_a_certification_by_windows)
     tu_result_free(&r);
     /* the markdown names the windows too */
     char *md = at("W.md");
-    r = tu_conform("matrix", "--allow-unsigned", "--markdown", md, rp, NULL);
-    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
-    tu_result_free(&r);
+    tu_conform_exits(0, "matrix", "--allow-unsigned", "--markdown", md, rp, NULL);
     char *text = tu_read(md);
     tu_assert_has(text, "### Profile gptchar");
     tu_assert_has(text, "window 250-253");
@@ -717,9 +714,7 @@ Test(matrix, a_windows_receipt_is_a_certification_by_windows)
     free(md);
     /* the page: a window column per window, the host's window list */
     char *page = at("w.html");
-    r = tu_conform("report", "--allow-unsigned", "-o", page, rp, NULL);
-    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
-    tu_result_free(&r);
+    tu_conform_exits(0, "report", "--allow-unsigned", "-o", page, rp, NULL);
     text = tu_read(page);
     tu_assert_has(text, "window 299\xe2\x80\x93" "300");
     tu_assert_has(text, "<h4>Windows</h4>");

@@ -191,10 +191,8 @@ static void drop_failures(cJSON *r)
 Test(trust, a_fail_receipt_with_its_failures_removed_is_refused)
 {
     char *rp = at("r.json");
-    tu_result r = tu_conform("run", "--iut-exec", tu_env("IT_MUTANT_FLIP"), "--vectors", tu_env("IT_VECTORS"), "--receipt",
-                             rp, NULL);
-    cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
-    tu_result_free(&r);
+    tu_conform_exits(1, "run", "--iut-exec", tu_env("IT_MUTANT_FLIP"), "--vectors", tu_env("IT_VECTORS"), "--receipt",
+                     rp, NULL);
     edit_receipt(rp, drop_failures);
     tu_conform_says(1, 0, ": cases: the train case mlp13k/137 of the vector set is missing", "verify",
                     "--allow-unsigned", rp, NULL);
@@ -204,10 +202,9 @@ Test(trust, a_fail_receipt_with_its_failures_removed_is_refused)
 Test(trust, a_hand_edited_fail_receipt_is_refused)
 {
     char *rp = at("r.json");
-    tu_result r = tu_conform("run", "--iut-exec", tu_env("IT_MUTANT_FLIP"), "--vectors", tu_env("IT_VECTORS"), "--host",
-                             "nat", "--receipt", rp, NULL);
-    cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
-    tu_result_free(&r);
+    tu_result r;
+    tu_conform_exits(1, "run", "--iut-exec", tu_env("IT_MUTANT_FLIP"), "--vectors", tu_env("IT_VECTORS"), "--host",
+                     "nat", "--receipt", rp, NULL);
     r = tu_conform("verify", "--allow-unsigned", rp, NULL);
     cr_assert_eq(r.code, 0, "the untouched FAIL receipt verifies: %s%s", r.out, r.err);
     tu_assert_has(r.out, "OK: verdict FAIL recomputed from");
@@ -291,10 +288,9 @@ Test(trust, signed_receipts_verify_and_any_flipped_byte_breaks_them)
 {
     make_key("key", "ci@example.org");
     char *key = at("key"), *allowed = at("allowed_signers"), *rp = at("r.json");
-    tu_result r = tu_conform("run", "--iut-exec", tu_env("IT_REF_CLI"), "--vectors", tu_env("IT_VECTORS"), "--receipt", rp,
-                             "--sign-key", key, NULL);
-    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    tu_result_free(&r);
+    tu_result r;
+    tu_conform_exits(0, "run", "--iut-exec", tu_env("IT_REF_CLI"), "--vectors", tu_env("IT_VECTORS"), "--receipt", rp,
+                     "--sign-key", key, NULL);
     r = tu_conform("verify", "--allowed-signers", allowed, rp, NULL);
     cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
     tu_assert_has(r.out, "OK: verdict PASS recomputed from");

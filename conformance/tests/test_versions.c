@@ -246,10 +246,7 @@ static void rewrite(const char *path, cJSON *r)
 Test(versions, verify_recomputes_the_version_and_the_required_flags)
 {
     char *iut = tu_iut("spec_1_0_0.sh"), *rp = at("r.json"), *bad = at("bad.json");
-    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS"), "--receipt", rp,
-                             NULL);
-    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    tu_result_free(&r);
+    tu_conform_exits(0, "run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS"), "--receipt", rp, NULL);
     cJSON *j = tu_receipt_json(rp);
     /* a receipt that says 1.1 was certified */
     cJSON_ReplaceItemInObject(cJSON_GetObjectItem(j, "spec"), "certified", cJSON_CreateString("1.1"));
@@ -286,18 +283,15 @@ Test(versions, verify_recomputes_the_version_and_the_required_flags)
 Test(versions, verify_without_vectors_falls_back_to_the_installed_set)
 {
     char *rp = at("r.json"), *elsewhere = at("elsewhere");
-    tu_result r = tu_conform("run", "--iut-exec", tu_env("IT_REF_CLI"), "--vectors", tu_env("IT_VECTORS"),
-                             "--level", "ops", "--filter", "dot", "--receipt", rp, NULL);
-    cr_assert_eq(r.code, 3, "%s%s", r.out, r.err);
-    tu_result_free(&r);
+    tu_result r;
+    tu_conform_exits(3, "run", "--iut-exec", tu_env("IT_REF_CLI"), "--vectors", tu_env("IT_VECTORS"), "--level", "ops",
+                     "--filter", "dot", "--receipt", rp, NULL);
     char cwd[PATH_MAX], conform[2 * PATH_MAX];
     cr_assert(getcwd(cwd, sizeof cwd));
     const char *c = tu_env("IT_CONFORM");
     snprintf(conform, sizeof conform, "%s%s%s", c[0] == '/' ? "" : cwd, c[0] == '/' ? "" : "/", c);
     /* in a checkout: the tree's set */
-    r = tu_conform("verify", "--allow-unsigned", rp, NULL);
-    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    tu_result_free(&r);
+    tu_conform_exits(0, "verify", "--allow-unsigned", rp, NULL);
     /* elsewhere: where --version says the installed sets are */
     char *cmd = xasprintf("mkdir -p '%s' && cd '%s' && '%s' --version && '%s' verify --allow-unsigned '%s'", elsewhere, elsewhere,
                           conform, conform, rp);

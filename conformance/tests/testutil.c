@@ -179,6 +179,16 @@ tu_result tu_conform(const char *arg0, ...)
     return r;
 }
 
+void tu_conform_exits(int code, const char *arg0, ...)
+{
+    va_list ap;
+    va_start(ap, arg0);
+    tu_result r = conform_v(arg0, ap);
+    va_end(ap);
+    cr_assert_eq(r.code, code, "%s: exit %d, expected %d\n%s%s", arg0, r.code, code, r.out, r.err);
+    tu_result_free(&r);
+}
+
 void tu_conform_says(int code, int on_err, const char *says, const char *arg0, ...)
 {
     va_list ap;

@@ -27,6 +27,8 @@ typedef struct {
 
 /* Runs IT_CONFORM with the arguments (NULL-terminated) and a 120 s limit. */
 tu_result tu_conform(const char *arg0, ...);
+/* Runs IT_CONFORM so and asserts its exit code. */
+void tu_conform_exits(int code, const char *arg0, ...);
 /* Runs IT_CONFORM so, asserts its exit code and that its stdout (stderr
  * with on_err) holds `says`. */
 void tu_conform_says(int code, int on_err, const char *says, const char *arg0, ...);
