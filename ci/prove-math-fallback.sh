@@ -12,6 +12,29 @@ prove=${1:?usage: ci/prove-math-fallback.sh PROVE_MATH ISOTRAIN}
 iut=${2:?isotrain}
 sets=$("$iut" info | sed -n 's/^kernels_available=//p' | tr ',' '\n' | grep -v '^portable$' | paste -sd, -)
 fail=0
+
+# control WHAT WHY SETS PATTERN FN LO HI DEFECT: the proof of FN over [LO, HI]
+# with the DEFECT option must exit 1 with a PATTERN line for each set of
+# SETS (it sees the defect in every set), and without it must pass there.
+control() {
+    what=$1 why=$2 csets=$3 pat=$4 cfn=$5 clo=$6 chi=$7 defect=$8
+    out=$("$prove" "$cfn" "$defect" --kernels "$csets" --range "$clo" "$chi" 2>&1)
+    rc=$?
+    n=$(printf '%s\n' "$out" | grep -c "$pat")
+    want=$(printf '%s\n' "$csets" | tr ',' '\n' | grep -c .)
+    if [ $rc -eq 1 ] && [ "$n" -eq "$want" ]; then
+        echo "prove-math-fallback: $what: wrong in all $want sets ($csets): $why"
+    else
+        echo "prove-math-fallback: $what: expected a mismatch in each of $csets, got exit $rc:" >&2
+        printf '%s\n' "$out" >&2
+        fail=1
+    fi
+    if ! "$prove" "$cfn" --kernels "$csets" --range "$clo" "$chi" > /dev/null 2>&1; then
+        echo "prove-math-fallback: $cfn on the same inputs without $defect: FAILED" >&2
+        fail=1
+    fi
+}
+
 cases="exp bf81eadf,exp 4283070f,log 41178feb,log 3c413d3a"
 if [ -z "$sets" ]; then
     echo "prove-math-fallback: no SIMD kernel set on this CPU: no fallback to control"
@@ -25,21 +48,8 @@ for case in $cases; do
     fn=$1 x=$2
     # the 256 inputs around x, so x sits in a full vector block, not a scalar tail
     lo=$(printf '%08x' $(( 0x$x & ~0xff ))) hi=$(printf '%08x' $(( (0x$x & ~0xff) + 0xff )))
-    out=$("$prove" "$fn" --no-fallback --kernels "$sets" --range "$lo" "$hi" 2>&1)
-    rc=$?
-    n=$(printf '%s\n' "$out" | grep -c ': [1-9][0-9]* mismatches;.*kept their fast result')
-    want=$(printf '%s\n' "$sets" | tr ',' '\n' | grep -c .)
-    if [ $rc -eq 1 ] && [ "$n" -eq "$want" ]; then
-        echo "prove-math-fallback: $fn(0x$x) without the fallback: wrong in all $want SIMD sets ($sets): the fallback is needed"
-    else
-        echo "prove-math-fallback: $fn(0x$x) without the fallback: expected a mismatch in each of $sets, got exit $rc:" >&2
-        printf '%s\n' "$out" >&2
-        fail=1
-    fi
-    if ! "$prove" "$fn" --kernels "$sets" --range "$lo" "$hi" > /dev/null 2>&1; then
-        echo "prove-math-fallback: $fn(0x$x) with the fallback: FAILED" >&2
-        fail=1
-    fi
+    control "$fn(0x$x) without the fallback" "the fallback is needed" "$sets" \
+        ': [1-9][0-9]* mismatches;.*kept their fast result' "$fn" "$lo" "$hi" --no-fallback
 done
 IFS=$IFS_SAVED
 # The square root (spec §3.6): every set's, portable included, replaced by
@@ -47,19 +57,6 @@ IFS=$IFS_SAVED
 # code): on 65,536 inputs around 0.5 the proof must find it wrong in every
 # set, and the real one right.
 all=$("$iut" info | sed -n 's/^kernels_available=//p')
-nall=$(printf '%s\n' "$all" | tr ',' '\n' | grep -c .)
-out=$("$prove" sqrt --sqrt-rsqrt-newton --kernels "$all" --range 3f000000 3f00ffff 2>&1)
-rc=$?
-n=$(printf '%s\n' "$out" | grep -c ': [1-9][0-9]* mismatches;')
-if [ $rc -eq 1 ] && [ "$n" -eq "$nall" ]; then
-    echo "prove-math-fallback: sqrt as rsqrt + one Newton step: wrong in all $nall sets ($all): the proof sees a non-IEEE square root"
-else
-    echo "prove-math-fallback: sqrt as rsqrt + Newton: expected a mismatch in each of $all, got exit $rc:" >&2
-    printf '%s\n' "$out" >&2
-    fail=1
-fi
-if ! "$prove" sqrt --kernels "$all" --range 3f000000 3f00ffff > /dev/null 2>&1; then
-    echo "prove-math-fallback: sqrt on the same inputs: FAILED" >&2
-    fail=1
-fi
+control "sqrt as rsqrt + one Newton step" "the proof sees a non-IEEE square root" "$all" \
+    ': [1-9][0-9]* mismatches;' sqrt 3f000000 3f00ffff --sqrt-rsqrt-newton
 exit $fail

@@ -286,3 +286,32 @@ void tu_write_envelope(const char *path, const char *receipt_text)
     cJSON_Delete(st);
     cJSON_Delete(r);
 }
+
+void tu_write_receipt(const char *path, const cJSON *receipt)
+{
+    char *text = cJSON_PrintUnformatted(receipt);
+    cr_assert(text);
+    tu_write_envelope(path, text);
+    free(text);
+}
+
+cJSON *tu_host_receipt(const char *host, int pass, int first_diff, const char *dx, const char *emu, const char *cpu,
+                       const char *isa, const char *features)
+{
+    cJSON *r = tu_full_receipt(host, pass, first_diff, dx);
+    cJSON *vals = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "iut"), "self_report"), "values");
+    cJSON_AddStringToObject(vals, "isa", isa);
+    cJSON_AddStringToObject(vals, "endianness", "little");
+    cJSON_AddStringToObject(vals, "cpu_model", "Some CPU");
+    cJSON_AddStringToObject(vals, "cpu_features", features);
+    tu_receipt_subject(r, emu, cpu, isa);
+    return r;
+}
+
+void tu_put_receipt(const char *dir, const char *name, const cJSON *receipt)
+{
+    char *p = tu_at(dir, name);
+    make_parent_dirs(p);
+    tu_write_receipt(p, receipt);
+    free(p);
+}

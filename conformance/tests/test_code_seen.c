@@ -33,13 +33,6 @@ TestSuite(code_seen, .init = setup, .fini = teardown, .timeout = 180);
 
 static char *at(const char *name) { return xasprintf("%s/%s", dir, name); }
 
-static void sh_ok(const char *cmd)
-{
-    tu_result s = tu_sh(cmd);
-    cr_assert_eq(s.code, 0, "%s: %s%s", cmd, s.out, s.err);
-    tu_result_free(&s);
-}
-
 /* A shared library NAME.so in dir whose text holds TAG (so two differ). */
 static char *make_lib(const char *name, const char *tag)
 {
@@ -48,7 +41,7 @@ static char *make_lib(const char *name, const char *tag)
     char err[256];
     cr_assert(write_file(src, text, strlen(text), err, sizeof err) == 0, "%s", err);
     char *cmd = xasprintf("cc -shared -fPIC -o '%s' '%s'", so, src);
-    sh_ok(cmd);
+    tu_sh_ok(cmd);
     free(cmd), free(text), free(src);
     return so;
 }
@@ -151,7 +144,7 @@ Test(code_seen, a_library_dlopened_by_config_is_in_the_receipt)
     char err[256];
     cr_assert(write_file(src, text, strlen(text), err, sizeof err) == 0, "%s", err);
     char *cmd = xasprintf("cc -o '%s' '%s' -ldl && printf '%%s\\n' '%s' > '%s'", bin, src, a, conf);
-    sh_ok(cmd);
+    tu_sh_ok(cmd);
     const char *iut[] = {bin};
     char *v = run_and_verify(iut, 1);
     tu_assert_has(v, "recorded with digests, not bound: "); /* and liba.so among them */
@@ -161,7 +154,7 @@ Test(code_seen, a_library_dlopened_by_config_is_in_the_receipt)
     free(cmd), free(v);
     /* the other library: the same subject, another receipt */
     cmd = xasprintf("printf '%%s\\n' '%s' > '%s'", b, conf);
-    sh_ok(cmd);
+    tu_sh_ok(cmd);
     v = run_and_verify(iut, 1);
     char *db = mapped_digest("/libb.so"), *stale = mapped_digest("/liba.so");
     cr_assert(db && !stale, "libb.so should be mapped, liba.so not:\n%s", v);

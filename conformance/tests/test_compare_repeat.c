@@ -5,20 +5,7 @@
 #include "testutil.h"
 #include "core/util.h"
 
-static char *dir;
-
-static void setup(void)
-{
-    dir = tu_tmpdir();
-}
-
-static void teardown(void)
-{
-    tu_rmtree(dir);
-    free(dir);
-}
-
-TestSuite(compare, .init = setup, .fini = teardown, .timeout = 60);
+TU_DIR_SUITE(compare, 0, .timeout = 60);
 
 static char *make_trace(const char *name, unsigned steps)
 {
@@ -34,10 +21,7 @@ static char *make_trace(const char *name, unsigned steps)
 Test(compare, identical_traces)
 {
     char *a = make_trace("a.trace", 20), *b = make_trace("b.trace", 20);
-    tu_result r = tu_conform("compare", a, b, NULL);
-    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, "identical: all 21 steps");
-    tu_result_free(&r);
+    tu_conform_says(0, 0, "identical: all 21 steps", "compare", a, b, NULL);
     free(a);
     free(b);
 }
@@ -94,10 +78,8 @@ Test(compare, bad_input_names_file_and_line)
 Test(compare, repeat_identical_runs)
 {
     char *iut = tu_iut("reference.sh");
-    tu_result r = tu_conform("repeat", "--runs", "3", "--iut", iut, "--profile", "mlp13k", "--steps", "25", NULL);
-    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, "all 3 runs are bit-identical at every step 0..25");
-    tu_result_free(&r);
+    tu_conform_says(0, 0, "all 3 runs are bit-identical at every step 0..25", "repeat", "--runs", "3", "--iut", iut,
+                    "--profile", "mlp13k", "--steps", "25", NULL);
     free(iut);
 }
 
@@ -108,10 +90,8 @@ Test(compare, repeat_names_the_first_differing_run_and_step)
     char *iut = xasprintf("n=$(cat '%s' 2>/dev/null || echo 0); n=$((n+1)); echo $n > '%s'; "
                           "%s/flaky.sh $n",
                           state, state, tu_env("IT_IUTS"));
-    tu_result r = tu_conform("repeat", "--runs", "3", "--iut", iut, "--profile", "mlp13k", "--steps", "15", NULL);
-    cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, "run 2 differs from run 1 first at step 9 (checkpoint bytes)");
-    tu_result_free(&r);
+    tu_conform_says(1, 0, "run 2 differs from run 1 first at step 9 (checkpoint bytes)", "repeat", "--runs", "3",
+                    "--iut", iut, "--profile", "mlp13k", "--steps", "15", NULL);
     free(iut);
     free(state);
 }
@@ -153,9 +133,7 @@ Test(compare, checkpoints_name_the_tensor_and_element)
     r = tu_conform("compare", ta, tb, "--checkpoints-a", a, "--checkpoints-b", b, NULL);
     tu_assert_has(r.out, "checkpoints of step 137: identical bytes (the traces' digests say otherwise");
     tu_result_free(&r);
-    r = tu_conform("compare", ta, tb, "--checkpoints-a", a, NULL);
-    cr_assert_eq(r.code, 2, "%s%s", r.out, r.err);
-    tu_assert_has(r.err, "--checkpoints-a and --checkpoints-b go together");
-    tu_result_free(&r);
+    tu_conform_says(2, 1, "--checkpoints-a and --checkpoints-b go together", "compare", ta, tb, "--checkpoints-a", a,
+                    NULL);
     free(cp), free(cmd), free(a), free(b), free(ta), free(tb);
 }

@@ -204,19 +204,7 @@ Test(util, xvasprintf_formats_and_never_returns_null)
 
 /* ---- the SSHSIG fingerprint ---------------------------------------------------------- */
 
-static char *dir;
-
-static void setup(void) { dir = tu_tmpdir(); }
-
-static void teardown(void)
-{
-    tu_rmtree(dir);
-    free(dir);
-}
-
-TestSuite(sshsig, .init = setup, .fini = teardown, .timeout = 240);
-
-static char *at(const char *name) { return xasprintf("%s/%s", dir, name); }
+TU_DIR_SUITE(sshsig, 0, .timeout = 240);
 
 /* A throwaway ed25519 key, its allowed-signers line, and ssh-keygen -l's
  * fingerprint of it: the answer both commands must give. */
@@ -226,11 +214,8 @@ static char *make_key(void)
                           "printf 'dec@example.org namespaces=\"isotrain-receipt\" %%s\\n' \"$(cut -d' ' -f1,2 key.pub)\" "
                           "> allowed_signers && ssh-keygen -lf key.pub | cut -d' ' -f2",
                           dir);
-    tu_result s = tu_sh(cmd);
-    cr_assert_eq(s.code, 0, "%s", s.err);
+    char *fp = tu_sh_line(cmd);
     free(cmd);
-    char *fp = xstrndup(s.out, strcspn(s.out, "\n"));
-    tu_result_free(&s);
     cr_assert(!strncmp(fp, "SHA256:", 7), "%s", fp);
     return fp;
 }
@@ -355,29 +340,14 @@ Test(sshsig, a_malformed_armor_is_refused)
 
 /* ---- verify and the page, on one malformed signature ----------------------------------- */
 
-static void put(const char *name, const char *text)
-{
-    char *p = at(name);
-    char err[256];
-    cr_assert(write_file(p, text, strlen(text), err, sizeof err) == 0, "%s", err);
-    free(p);
-}
+static void put(const char *name, const char *text) { tu_put(dir, name, text, 0); }
 
 /* One host, native x86_64, and its receipt (testutil.h tu_full_receipt),
  * signed with the test's key. */
 static void signed_receipt(const char *file)
 {
-    put("hosts.json", "{\"schema\": \"isotrain-hosts-v1\", \"hosts\": [\n"
-                      " {\"name\": \"nat\", \"emulator\": null, \"cpu\": null, \"isa\": \"x86_64\", \"endianness\": \"little\",\n"
-                      "  \"stands_for\": \"native\", \"build\": \"x86_64\", \"expected\": \"pass\", \"slowdown\": 1,\n"
-                      "  \"required_features\": [\"sse2\"], \"absent_features\": []}\n]}\n");
-    cJSON *r = tu_full_receipt("nat", 1, -1, NULL);
-    cJSON *vals = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "iut"), "self_report"), "values");
-    cJSON_AddStringToObject(vals, "isa", "x86_64");
-    cJSON_AddStringToObject(vals, "endianness", "little");
-    cJSON_AddStringToObject(vals, "cpu_model", "Some CPU");
-    cJSON_AddStringToObject(vals, "cpu_features", "sse sse2 sse3");
-    tu_receipt_subject(r, NULL, NULL, "x86_64");
+    put("hosts.json", TU_HOSTS_HEAD TU_HOST_NAT "\n]}\n");
+    cJSON *r = tu_host_receipt("nat", 1, -1, NULL, NULL, NULL, "x86_64", "sse sse2 sse3");
     cJSON *st = intoto_statement(r);
     char *key = at("key"), err[512];
     char *env = dsse_envelope(st, key, err, sizeof err);

@@ -30,36 +30,17 @@
 #include "vectorset/manifest.h"
 #include "vectorset/vectors_load.h"
 
-static char *dir;
+/* Script IUTs that escape their run leave their pids in the test's directory. */
+static void escape_here(void);
 
-static void setup(void)
+TU_DIR_SUITE_HOOK(evidence, 0, escape_here, .timeout = 180);
+
+static void escape_here(void)
 {
-    dir = tu_tmpdir();
     setenv("IT_ESCAPE_DIR", dir, 1);
 }
 
-static void teardown(void)
-{
-    tu_rmtree(dir);
-    free(dir);
-}
-
-TestSuite(evidence, .init = setup, .fini = teardown, .timeout = 180);
-
-static char *at(const char *name)
-{
-    return xasprintf("%s/%s", dir, name);
-}
-
-static void put(const char *name, const char *text, int mode)
-{
-    char *p = at(name);
-    char err[256];
-    cr_assert(write_file(p, text, strlen(text), err, sizeof err) == 0, "%s", err);
-    if (mode)
-        cr_assert(chmod(p, (mode_t)mode) == 0);
-    free(p);
-}
+static void put(const char *name, const char *text, int mode) { tu_put(dir, name, text, mode); }
 
 static void sleep_s(double s)
 {
@@ -111,10 +92,9 @@ Test(evidence, a_chosen_seed_is_a_reproduction_not_a_certification)
     tu_assert_has(r.out, "not certification evidence: the fresh-case seed was chosen by the caller (--seed)");
     tu_result_free(&r);
     /* the matrix refuses it, naming why */
-    r = tu_conform("matrix", "--allow-unsigned", "--hosts", hosts, rp, NULL);
-    cr_assert_eq(r.code, 2, "%s%s", r.out, r.err);
-    tu_assert_has(r.err, "refused: REPRODUCTION is not certification evidence: the fresh-case seed was chosen by the caller (--seed)");
-    tu_result_free(&r);
+    tu_conform_says(2, 1,
+                    "refused: REPRODUCTION is not certification evidence: the fresh-case seed was chosen by the caller (--seed)",
+                    "matrix", "--allow-unsigned", "--hosts", hosts, rp, NULL);
     free(rp);
     free(hosts);
 }
@@ -196,16 +176,13 @@ static void another_binary(cJSON *r)
 Test(evidence, unsigned_receipts_are_refused_unless_allowed)
 {
     char *rp = at("r.json"), *hosts = nat_hosts();
-    tu_result r = tu_conform("run", "--iut-exec", tu_env("IT_REF_CLI"), "--vectors", tu_env("IT_VECTORS"), "--host",
-                             "nat", "--receipt", rp, NULL);
-    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    tu_result_free(&r);
+    tu_result r;
+    tu_conform_exits(0, "run", "--iut-exec", tu_env("IT_REF_CLI"), "--vectors", tu_env("IT_VECTORS"), "--host", "nat",
+                     "--receipt", rp, NULL);
     /* the Statement rebuilt around another binary's digest, unsigned */
     cJSON *j = tu_receipt_json(rp);
     another_binary(j);
-    char *t = cJSON_Print(j);
-    tu_write_envelope(rp, t);
-    free(t);
+    tu_write_receipt(rp, j);
     cJSON_Delete(j);
     r = tu_conform("verify", rp, NULL);
     cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
@@ -213,19 +190,11 @@ Test(evidence, unsigned_receipts_are_refused_unless_allowed)
     tu_assert_has(r.out, ": UNSIGNED: the receipt carries no signature");
     tu_assert_has(r.out, "signer: UNSIGNED");
     tu_result_free(&r);
-    r = tu_conform("matrix", "--hosts", hosts, rp, NULL);
-    cr_assert_eq(r.code, 2, "%s%s", r.out, r.err);
-    tu_assert_has(r.err, "UNSIGNED");
-    tu_result_free(&r);
-    r = tu_conform("matrix", "--hosts", "qemu/hosts.json", "--against", "vectors/v1.0.0/receipts", rp, NULL);
-    cr_assert_eq(r.code, 2, "%s%s", r.out, r.err);
-    tu_assert_has(r.err, "UNSIGNED");
-    tu_result_free(&r);
+    tu_conform_says(2, 1, "UNSIGNED", "matrix", "--hosts", hosts, rp, NULL);
+    tu_conform_says(2, 1, "UNSIGNED", "matrix", "--hosts", "qemu/hosts.json", "--against", "vectors/v1.0.0/receipts",
+                    rp, NULL);
     /* explicitly allowed: accepted, and said to be unsigned */
-    r = tu_conform("verify", "--allow-unsigned", rp, NULL);
-    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, "UNSIGNED (accepted: --allow-unsigned)");
-    tu_result_free(&r);
+    tu_conform_says(0, 0, "UNSIGNED (accepted: --allow-unsigned)", "verify", "--allow-unsigned", rp, NULL);
     r = tu_conform("matrix", "--allow-unsigned", "--hosts", hosts, rp, NULL);
     cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
     tu_assert_has(r.out, "nat: UNSIGNED; subject bound");
@@ -249,11 +218,8 @@ Test(evidence, published_receipts_verify_against_the_committed_signers_by_defaul
 static char *fingerprint_of(const char *pub)
 {
     char *cmd = xasprintf("ssh-keygen -lf '%s' | cut -d' ' -f2", pub);
-    tu_result s = tu_sh(cmd);
+    char *fp = tu_sh_line(cmd);
     free(cmd);
-    cr_assert_eq(s.code, 0, "%s", s.err);
-    char *fp = xstrndup(s.out, strcspn(s.out, "\n"));
-    tu_result_free(&s);
     return fp;
 }
 
@@ -263,16 +229,13 @@ Test(evidence, a_key_labelled_isotrain_project_is_another_key)
     char *cmd = xasprintf("ssh-keygen -q -t ed25519 -N '' -C x -f '%s/k' && printf 'isotrain-project "
                           "namespaces=\"isotrain-receipt\" %%s\\n' \"$(cut -d' ' -f1,2 '%s/k.pub')\" > '%s/allowed'",
                           dir, dir, dir);
-    tu_result s = tu_sh(cmd);
-    cr_assert_eq(s.code, 0, "%s", s.err);
-    tu_result_free(&s);
+    tu_sh_ok(cmd);
     free(cmd);
     char *key = at("k"), *pub = at("k.pub"), *allowed = at("allowed"), *rp = at("r.json"), *hosts = nat_hosts();
     char *fp = fingerprint_of(pub);
-    tu_result r = tu_conform("run", "--iut-exec", tu_env("IT_REF_CLI"), "--vectors", tu_env("IT_VECTORS"), "--host",
-                             "nat", "--receipt", rp, "--sign-key", key, NULL);
-    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    tu_result_free(&r);
+    tu_result r;
+    tu_conform_exits(0, "run", "--iut-exec", tu_env("IT_REF_CLI"), "--vectors", tu_env("IT_VECTORS"), "--host", "nat",
+                     "--receipt", rp, "--sign-key", key, NULL);
     r = tu_conform("verify", "--allowed-signers", allowed, rp, NULL);
     cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
     char *words = xasprintf("signer: signed by another key (not the project's): isotrain-project %s\n", fp);
@@ -288,9 +251,7 @@ Test(evidence, a_key_labelled_isotrain_project_is_another_key)
     tu_result_free(&r);
     /* the page too: a principal is a label, never "the project key" (issue 27 item 5) */
     char *page = at("p.html");
-    r = tu_conform("report", "--allowed-signers", allowed, "--hosts", hosts, "-o", page, rp, NULL);
-    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    tu_result_free(&r);
+    tu_conform_exits(0, "report", "--allowed-signers", allowed, "--hosts", hosts, "-o", page, rp, NULL);
     char *html = tu_read(page);
     tu_assert_has(html, "another key (not the project&#39;s), named <strong>isotrain-project</strong>, key <code>");
     tu_assert_has(html, "signed by another key (not the project&#39;s), named <strong>isotrain-project</strong> (key");
@@ -393,9 +354,7 @@ Test(evidence, a_second_payload_in_a_signed_envelope_is_refused)
     tu_assert_lacks(r.out, "OK: verdict");
     tu_result_free(&r);
     /* the untouched envelope verifies: the control */
-    r = tu_conform("verify", "vectors/v1.0.0/receipts/i386-x87.json", NULL);
-    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    tu_result_free(&r);
+    tu_conform_exits(0, "verify", "vectors/v1.0.0/receipts/i386-x87.json", NULL);
     /* a key that a C reader ends at \u0000 ("payload\u0000") */
     sbuf_reset(&b);
     sbuf_add(&b, fail, (size_t)(at_sig - fail));
@@ -404,10 +363,7 @@ Test(evidence, a_second_payload_in_a_signed_envelope_is_refused)
     put("nul.json", b.p, 0);
     free(p);
     p = at("nul.json");
-    r = tu_conform("verify", p, NULL);
-    cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, "a \\u0000 escape in a string");
-    tu_result_free(&r);
+    tu_conform_says(1, 0, "a \\u0000 escape in a string", "verify", p, NULL);
     /* two documents: jq reads both */
     sbuf_reset(&b);
     sbuf_adds(&b, fail);
@@ -415,10 +371,7 @@ Test(evidence, a_second_payload_in_a_signed_envelope_is_refused)
     put("two.json", b.p, 0);
     free(p);
     p = at("two.json");
-    r = tu_conform("verify", p, NULL);
-    cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, "data after the JSON document");
-    tu_result_free(&r);
+    tu_conform_says(1, 0, "data after the JSON document", "verify", p, NULL);
     sbuf_free(&b);
     cJSON_Delete(pj);
     free(p), free(fail), free(pass);
@@ -437,10 +390,7 @@ Test(evidence, duplicate_keys_in_a_statement_and_a_receipt)
     sbuf_adds(&b, ", \"verdict\": \"FAIL\"}");
     put("bare.json", b.p, 0);
     char *p = at("bare.json");
-    tu_result v = tu_conform("verify", "--allow-unsigned", p, NULL);
-    cr_assert_eq(v.code, 1, "%s%s", v.out, v.err);
-    tu_assert_has(v.out, "$: key \"verdict\" appears more than once");
-    tu_result_free(&v);
+    tu_conform_says(1, 0, "$: key \"verdict\" appears more than once", "verify", "--allow-unsigned", p, NULL);
     /* a Statement with a second "predicate" */
     char *env_path = at("st.json");
     tu_write_envelope(env_path, text);
@@ -461,10 +411,9 @@ Test(evidence, duplicate_keys_in_a_statement_and_a_receipt)
     cJSON_ReplaceItemInObject(env, "payload", cJSON_CreateString(enc.p));
     char *et = cJSON_Print(env);
     put("st.json", et, 0);
-    v = tu_conform("verify", "--allow-unsigned", env_path, NULL);
-    cr_assert_eq(v.code, 1, "%s%s", v.out, v.err);
-    tu_assert_has(v.out, "payload: not a JSON object (an in-toto Statement): $: key \"predicate\" appears more than once");
-    tu_result_free(&v);
+    tu_conform_says(1, 0,
+                    "payload: not a JSON object (an in-toto Statement): $: key \"predicate\" appears more than once",
+                    "verify", "--allow-unsigned", env_path, NULL);
     free(et), free(raw), free(env_path), free(p), free(text);
     cJSON_Delete(env);
     sbuf_free(&b), sbuf_free(&st), sbuf_free(&enc);
@@ -517,10 +466,8 @@ Test(evidence, a_hosts_file_follows_the_rule)
         "\"required_features\": [], \"absent_features\": [], \"expected\": \"expected-fail\"}]}",
         0);
     char *h = at("hosts.json");
-    tu_result r = tu_conform("matrix", "--hosts", h, "--list", NULL);
-    cr_assert_eq(r.code, 2, "%s%s", r.out, r.err);
-    tu_assert_has(r.err, "hosts.json: not valid JSON: $.hosts[0]: key \"expected\" appears more than once");
-    tu_result_free(&r);
+    tu_conform_says(2, 1, "hosts.json: not valid JSON: $.hosts[0]: key \"expected\" appears more than once", "matrix",
+                    "--hosts", h, "--list", NULL);
     free(h);
 }
 
@@ -644,10 +591,8 @@ Test(evidence, a_script_and_a_named_interpreter_are_bound)
     cr_assert(!is_subject);
     cJSON_Delete(j);
     /* python3 SCRIPT: the interpreter is the executable (Debian's, an ELF), the script an argument */
-    r = tu_conform("run", "--iut-exec", "/usr/bin/python3", "--iut-arg", "adapters/python-minimal/iut.py", "--vectors", vec,
-                   "--level", "ops", "--filter", "dot", "--receipt", rp, NULL);
-    cr_assert_eq(r.code, 3, "%s%s", r.out, r.err);
-    tu_result_free(&r);
+    tu_conform_exits(3, "run", "--iut-exec", "/usr/bin/python3", "--iut-arg", "adapters/python-minimal/iut.py",
+                     "--vectors", vec, "--level", "ops", "--filter", "dot", "--receipt", rp, NULL);
     j = tu_receipt_json(rp);
     char *pysha = sha_of("adapters/python-minimal/iut.py");
     cJSON *arg = subject_file(j, "argument");
@@ -664,13 +609,9 @@ Test(evidence, a_script_argument_rewritten_during_the_run_fails)
 {
     char *copy = at("iut.sh");
     char *cmd = xasprintf("cp '%s/self_modify.sh' '%s'", tu_env("IT_IUTS"), copy);
-    tu_result s = tu_sh(cmd);
-    cr_assert_eq(s.code, 0, "%s", s.err);
-    tu_result_free(&s);
-    tu_result r = tu_conform("run", "--iut-exec", "sh", "--iut-arg", copy, "--vectors", tu_env("IT_VECTORS"), NULL);
-    cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, "FAIL iut-binary: the IUT binary changed during the run: the argument ");
-    tu_result_free(&r);
+    tu_sh_ok(cmd);
+    tu_conform_says(1, 0, "FAIL iut-binary: the IUT binary changed during the run: the argument ", "run", "--iut-exec",
+                    "sh", "--iut-arg", copy, "--vectors", tu_env("IT_VECTORS"), NULL);
     free(cmd), free(copy);
 }
 
@@ -682,9 +623,7 @@ Test(evidence, the_executable_is_run_through_the_descriptor_it_was_hashed_from)
 {
     char *iut = at("iut"), *other = at("other"), *rp = at("r.json"), *log = at("log");
     char *cmd = xasprintf("cp '%s' '%s' && cp '%s' '%s'", tu_env("IT_REF_CLI"), iut, tu_env("IT_MUTANT_FMA"), other);
-    tu_result s = tu_sh(cmd);
-    cr_assert_eq(s.code, 0, "%s", s.err);
-    tu_result_free(&s);
+    tu_sh_ok(cmd);
     const char *conform = tu_env("IT_CONFORM");
     pid_t pid = fork();
     cr_assert(pid >= 0);
@@ -834,20 +773,6 @@ Test(evidence, executable_machine_types)
 
 /* ---- 8. SIGKILL of the runner ends the IUT's whole tree ----------------------------------- */
 
-static long read_pid(const char *name)
-{
-    char *p = at(name);
-    FILE *f = fopen(p, "r");
-    free(p);
-    long pid = -1;
-    if (f) {
-        if (fscanf(f, "%ld", &pid) != 1)
-            pid = -1;
-        fclose(f);
-    }
-    return pid;
-}
-
 /* 1 while the process runs `sleep` (a pid reused by another process is not it). */
 static int sleeping(long pid)
 {
@@ -891,7 +816,7 @@ static void sigkill_runner(const char *level, const char *contain)
     long p = -1, c = -1;
     for (int i = 0; i < 400 && (p <= 0 || c <= 0); i++) {
         sleep_s(0.05);
-        p = read_pid(pf), c = read_pid(cf);
+        p = tu_read_pid(dir, pf), c = tu_read_pid(dir, cf);
     }
     kill(pid, SIGKILL);
     int st;
@@ -1008,9 +933,7 @@ Test(evidence, hostile_numbers_in_every_numeric_field_of_a_receipt)
             char name[64];
             snprintf(name, sizeof name, "n%zu-%zu.json", f, v);
             paths[v] = at(name);
-            char *t = cJSON_Print(r);
-            tu_write_envelope(paths[v], t);
-            free(t);
+            tu_write_receipt(paths[v], r);
             cJSON_Delete(r);
         }
         tu_result x = tu_conform("verify", "--allow-unsigned", paths[0], paths[1], paths[2], paths[3], paths[4],
@@ -1083,11 +1006,9 @@ Test(evidence, a_huge_claimed_fresh_run_is_refused_quickly_and_briefly)
     /* as quick as the receipt without the claim (the same build, the same
      * load on the machine): nothing of the 10,000 steps is recomputed */
     cJSON *base = tu_full_receipt("nat", 1, -1, NULL);
-    char *bt = cJSON_Print(base);
-    cJSON_Delete(base);
     char *bp = at("base.json");
-    tu_write_envelope(bp, bt);
-    free(bt);
+    tu_write_receipt(bp, base);
+    cJSON_Delete(base);
     tu_result y = tu_conform("verify", "--allow-unsigned", bp, NULL);
     cr_assert_eq(y.code, 0, "%s", y.out);
     cr_assert(x.seconds < 2 * y.seconds + 2, "verify took %.1f s, %.1f s for the receipt without the claim", x.seconds,
@@ -1160,9 +1081,6 @@ Test(evidence, every_op_group_draws_at_least_16_fresh_cases_over_its_classes)
  * fresh/addmod113/1 a fresh op case and a fresh-seed step. */
 Test(evidence, an_op_group_and_a_profile_of_one_name_verify)
 {
-    tu_result r = tu_conform("run", "--iut-exec", tu_env("IT_REF_CLI"), "--vectors", "vectors/v1.1.0", "--filter",
-                             "addmod113", "--steps", "2", NULL);
-    cr_assert_eq(r.code, 3, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, "fresh addmod113");
-    tu_result_free(&r);
+    tu_conform_says(3, 0, "fresh addmod113", "run", "--iut-exec", tu_env("IT_REF_CLI"), "--vectors", "vectors/v1.1.0",
+                    "--filter", "addmod113", "--steps", "2", NULL);
 }

@@ -64,21 +64,6 @@ static void assert_not_pass(const tu_result *r)
     tu_assert_lacks(r->out, "summary: PASS");
 }
 
-/* The pid a script IUT wrote into $IT_ESCAPE_DIR/NAME, or -1. */
-static long escaped_pid(const char *name)
-{
-    char *p = xasprintf("%s/%s", work, name);
-    FILE *f = fopen(p, "r");
-    free(p);
-    long pid = -1;
-    if (f) {
-        if (fscanf(f, "%ld", &pid) != 1)
-            pid = -1;
-        fclose(f);
-    }
-    return pid;
-}
-
 /* 1 while the process runs: not gone and not a zombie (a killed process
  * stays in /proc until whoever inherited it reaps it, which PID 1 of a
  * container may do late). A SIGKILL is delivered asynchronously, so a
@@ -132,7 +117,7 @@ static int run_direct(const char *level, const char *iut_script)
 Test(hostile, setsid_children_do_not_outlive_their_verb)
 {
     int st = run_direct("all", "escape.sh");
-    long ops = escaped_pid("pid.ops"), train = escaped_pid("pid.train");
+    long ops = tu_read_pid(work, "pid.ops"), train = tu_read_pid(work, "pid.train");
     int ops_alive = ops > 0 && process_exists(ops), train_alive = train > 0 && process_exists(train);
     if (ops_alive) /* do not leave them behind when the assertion fails */
         kill((pid_t)ops, SIGKILL);
@@ -173,7 +158,7 @@ static int interrupt_runner(const char *tmp, const char *receipt, int sig, doubl
     if (waitpid(pid, &st, WNOHANG) == 0) { /* still there after 10 s: a failure, but clean up */
         kill(pid, SIGKILL);
         waitpid(pid, &st, 0);
-        long iut_pid = escaped_pid("pid.train");
+        long iut_pid = tu_read_pid(work, "pid.train");
         if (iut_pid > 0)
             kill((pid_t)iut_pid, SIGKILL);
         cr_assert_fail("the runner did not exit within 10 s of signal %d", sig);
@@ -197,7 +182,7 @@ Test(hostile, interrupted_runner_cleans_up)
         int st = interrupt_runner(tmp, rcpt, sigs[k], 1.5, &secs);
         cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 128 + sigs[k], "signal %d: wait status 0x%x", sigs[k], st);
         cr_assert(secs < 10, "took %.1f s", secs);
-        long iut = escaped_pid("pid.train");
+        long iut = tu_read_pid(work, "pid.train");
         cr_assert(iut > 0, "the IUT never started");
         int alive = process_exists(iut);
         if (alive)

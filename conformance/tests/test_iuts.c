@@ -4,26 +4,13 @@
  * the hang cases quick. */
 #include <string.h>
 
-#include "testutil.h"
+#include "testutil.h" /* criterion.h, which parameterized.h needs first */
+#include <criterion/parameterized.h>
 #include "isotrain.h" /* IT_SPEC_VERSION: what the reference claims in hello */
 #include "core/util.h"
 
 enum { STEPS = 6 };
-static char *dir;
-
-static void setup(void)
-{
-    dir = tu_tmpdir();
-    tu_fixture(dir, STEPS);
-}
-
-static void teardown(void)
-{
-    tu_rmtree(dir);
-    free(dir);
-}
-
-TestSuite(iuts, .init = setup, .fini = teardown, .timeout = 60);
+TU_DIR_SUITE(iuts, STEPS, .timeout = 60);
 
 /* Runs the runner on a script IUT at one level. */
 static tu_result run_iut(const char *script, const char *level, const char *extra1, const char *extra2)
@@ -91,113 +78,77 @@ Test(iuts, hang_in_train_is_killed)
     free(iut);
 }
 
-Test(iuts, hang_in_ops_times_out)
+/* Script IUTs that misbehave in one way at one level: each must FAIL
+ * cleanly, saying why (up to three lines of stdout). */
+typedef struct {
+    const char *name, *script, *level;
+    const char *says[3];
+} misbehaviour;
+
+static const misbehaviour misbehaviours[] = {
+    {"hang_in_ops_times_out", "hang.sh", "ops",
+     {"ERROR dot/1 [OrderSensitive]: no response within 2.0 s (time-out, P8); the IUT was killed",
+      "ERROR exp/1 [SpecialValue]: not answered: the IUT was killed after the time-out on dot/1"}},
+    {"crash_after_training", "crash.sh", "train",
+     {"the IUT crashed: killed by signal 11 (SIGSEGV"}},
+    {"crash_in_ops", "crash.sh", "ops",
+     {"not answered: stdout closed (killed by signal 11 (SIGSEGV"}},
+    {"nonzero_exit", "exit_nonzero.sh", "train",
+     {"the IUT exited non-zero: exit status 3"}},
+    {"garbage_trace", "garbage.sh", "train",
+     {"garbage in the trace: trace.txt:5:",
+      "all good, trust me \\x01\\xff"}},
+    {"garbage_ops_responses", "garbage.sh", "ops",
+     {"FAIL dot/1 [OrderSensitive]: malformed response line (P3)"}},
+    {"truncated_checkpoint", "truncated.sh", "train",
+     {"checkpoint step-000003.bin has 1000 bytes, expected exactly 4*P = 52352 (truncated)"}},
+    {"oversized_checkpoint", "oversized.sh", "train",
+     {"checkpoint step-000003.bin: larger than the 52352-byte cap (P8: a regular file of exactly 4*P bytes)"}},
+    {"no_checkpoints", "no_checkpoints.sh", "train",
+     {"checkpoint step-000000.bin is missing (P7: --checkpoint-steps all)",
+      "0 steps passed, 7 failed"}},
+    {"nan_loss", "nan_loss.sh", "train",
+     {"the loss is NaN (0x7fc00000) at step 3",
+      "it reports failure=nonfinite-loss step=3 (spec §10)"}},
+    {"wrong_id", "wrong_id.sh", "ops",
+     {"FAIL exp/1 [SpecialValue]: wrong id: the response says id=bogus/1, expected id=exp/1",
+      "level ops: FAIL (0 passed, 5 failed, 1 skipped)"}},
+    {"over_long_line", "long_line.sh", "ops",
+     {"FAIL dot/1 [OrderSensitive]: response line longer than the 4 MiB cap (P3, P8)",
+      "ERROR exp/1 [SpecialValue]: not answered: the IUT was killed after an over-long response to dot/1"}},
+    {"lying_digest", "liar.sh", "train",
+     {"FAIL mlp13k/2: the trace's digest 0000000000000000000000000000000000000000000000000000000000000000 disagrees with the checkpoint file's SHA-256"}},
+    {"damaged_initial_checkpoint", "init_flip.sh", "train",
+     {"first step whose parameters differ: 0",
+      "first differing tensor: embed, element (0, 0) [flat index 0]",
+      "mlp13k_init matches for every tensor; the defect is in how the IUT stores or writes its initial parameters"}},
+};
+
+enum { N_MISBEHAVIOURS = sizeof misbehaviours / sizeof *misbehaviours };
+
+static void free_params(struct criterion_test_params *p)
 {
-    tu_result r = run_iut("hang.sh", "ops", NULL, NULL);
-    assert_failed_cleanly(&r);
-    tu_assert_has(r.out, "ERROR dot/1 [OrderSensitive]: no response within 2.0 s (time-out, P8); the IUT was killed");
-    tu_assert_has(r.out, "ERROR exp/1 [SpecialValue]: not answered: the IUT was killed after the time-out on dot/1");
-    tu_result_free(&r);
+    cr_free(p->params);
 }
 
-Test(iuts, crash_after_training)
+/* The rows' indices, not the rows: a test runs in a process of its own,
+ * where the rows' string pointers would not hold. */
+ParameterizedTestParameters(iuts, misbehaving_script_fails_cleanly)
 {
-    tu_result r = run_iut("crash.sh", "train", NULL, NULL);
-    assert_failed_cleanly(&r);
-    tu_assert_has(r.out, "the IUT crashed: killed by signal 11 (SIGSEGV");
-    tu_result_free(&r);
+    size_t *rows = cr_malloc(N_MISBEHAVIOURS * sizeof *rows);
+    for (size_t i = 0; i < N_MISBEHAVIOURS; i++)
+        rows[i] = i;
+    return cr_make_param_array(size_t, rows, N_MISBEHAVIOURS, free_params);
 }
 
-Test(iuts, crash_in_ops)
+ParameterizedTest(const size_t *row, iuts, misbehaving_script_fails_cleanly)
 {
-    tu_result r = run_iut("crash.sh", "ops", NULL, NULL);
+    const misbehaviour *m = &misbehaviours[*row];
+    cr_log_info("%s: %s at level %s", m->name, m->script, m->level);
+    tu_result r = run_iut(m->script, m->level, NULL, NULL);
     assert_failed_cleanly(&r);
-    tu_assert_has(r.out, "not answered: stdout closed (killed by signal 11 (SIGSEGV");
-    tu_result_free(&r);
-}
-
-Test(iuts, nonzero_exit)
-{
-    tu_result r = run_iut("exit_nonzero.sh", "train", NULL, NULL);
-    assert_failed_cleanly(&r);
-    tu_assert_has(r.out, "the IUT exited non-zero: exit status 3");
-    tu_result_free(&r);
-}
-
-Test(iuts, garbage_trace)
-{
-    tu_result r = run_iut("garbage.sh", "train", NULL, NULL);
-    assert_failed_cleanly(&r);
-    tu_assert_has(r.out, "garbage in the trace: trace.txt:5:");
-    tu_assert_has(r.out, "all good, trust me \\x01\\xff");
-    tu_result_free(&r);
-}
-
-Test(iuts, garbage_ops_responses)
-{
-    tu_result r = run_iut("garbage.sh", "ops", NULL, NULL);
-    assert_failed_cleanly(&r);
-    tu_assert_has(r.out, "FAIL dot/1 [OrderSensitive]: malformed response line (P3)");
-    tu_result_free(&r);
-}
-
-Test(iuts, truncated_checkpoint)
-{
-    tu_result r = run_iut("truncated.sh", "train", NULL, NULL);
-    assert_failed_cleanly(&r);
-    tu_assert_has(r.out, "checkpoint step-000003.bin has 1000 bytes, expected exactly 4*P = 52352 (truncated)");
-    tu_result_free(&r);
-}
-
-Test(iuts, oversized_checkpoint)
-{
-    tu_result r = run_iut("oversized.sh", "train", NULL, NULL);
-    assert_failed_cleanly(&r);
-    tu_assert_has(r.out, "checkpoint step-000003.bin: larger than the 52352-byte cap (P8: a regular file of exactly 4*P bytes)");
-    tu_result_free(&r);
-}
-
-Test(iuts, no_checkpoints)
-{
-    tu_result r = run_iut("no_checkpoints.sh", "train", NULL, NULL);
-    assert_failed_cleanly(&r);
-    tu_assert_has(r.out, "checkpoint step-000000.bin is missing (P7: --checkpoint-steps all)");
-    tu_assert_has(r.out, "0 steps passed, 7 failed");
-    tu_result_free(&r);
-}
-
-Test(iuts, nan_loss)
-{
-    tu_result r = run_iut("nan_loss.sh", "train", NULL, NULL);
-    assert_failed_cleanly(&r);
-    tu_assert_has(r.out, "the loss is NaN (0x7fc00000) at step 3");
-    tu_assert_has(r.out, "it reports failure=nonfinite-loss step=3 (spec §10)");
-    tu_result_free(&r);
-}
-
-Test(iuts, wrong_id)
-{
-    tu_result r = run_iut("wrong_id.sh", "ops", NULL, NULL);
-    assert_failed_cleanly(&r);
-    tu_assert_has(r.out, "FAIL exp/1 [SpecialValue]: wrong id: the response says id=bogus/1, expected id=exp/1");
-    tu_assert_has(r.out, "level ops: FAIL (0 passed, 5 failed, 1 skipped)");
-    tu_result_free(&r);
-}
-
-Test(iuts, over_long_line)
-{
-    tu_result r = run_iut("long_line.sh", "ops", NULL, NULL);
-    assert_failed_cleanly(&r);
-    tu_assert_has(r.out, "FAIL dot/1 [OrderSensitive]: response line longer than the 4 MiB cap (P3, P8)");
-    tu_assert_has(r.out, "ERROR exp/1 [SpecialValue]: not answered: the IUT was killed after an over-long response to dot/1");
-    tu_result_free(&r);
-}
-
-Test(iuts, lying_digest)
-{
-    tu_result r = run_iut("liar.sh", "train", NULL, NULL);
-    assert_failed_cleanly(&r);
-    tu_assert_has(r.out, "FAIL mlp13k/2: the trace's digest 0000000000000000000000000000000000000000000000000000000000000000 disagrees with the checkpoint file's SHA-256");
+    for (size_t i = 0; i < sizeof m->says / sizeof *m->says && m->says[i]; i++)
+        tu_assert_has(r.out, m->says[i]);
     tu_result_free(&r);
 }
 
@@ -235,16 +186,6 @@ Test(iuts, endless_trace_hits_the_cap)
     assert_failed_cleanly(&r);
     tu_assert_has(r.out, "the trace exceeds the 1 MiB cap (P8); the IUT was killed");
     cr_assert(r.seconds < 15, "took %.1f s", r.seconds);
-    tu_result_free(&r);
-}
-
-Test(iuts, damaged_initial_checkpoint)
-{
-    tu_result r = run_iut("init_flip.sh", "train", NULL, NULL);
-    assert_failed_cleanly(&r);
-    tu_assert_has(r.out, "first step whose parameters differ: 0");
-    tu_assert_has(r.out, "first differing tensor: embed, element (0, 0) [flat index 0]");
-    tu_assert_has(r.out, "mlp13k_init matches for every tensor; the defect is in how the IUT stores or writes its initial parameters");
     tu_result_free(&r);
 }
 

@@ -26,9 +26,7 @@ static void setup(void)
     char *cmd = xasprintf("ssh-keygen -q -t ed25519 -N '' -C room -f '%s/k' && printf 'room namespaces=\"isotrain-receipt\" "
                           "%%s\\n' \"$(cut -d' ' -f1,2 '%s/k.pub')\" > '%s/allowed'",
                           dir, dir, dir);
-    tu_result s = tu_sh(cmd);
-    cr_assert_eq(s.code, 0, "%s", s.err);
-    tu_result_free(&s);
+    tu_sh_ok(cmd);
     free(cmd);
     setenv("IT_KEY_DROP", drop, 1);
     char *k = xasprintf("%s/k", dir);
@@ -72,9 +70,7 @@ static char *stolen(void)
 Test(key_room, the_thief_takes_a_key_within_reach)
 {
     char *cmd = xasprintf("IT_REF_CLI='%s' '%s' hello", tu_env("IT_REF_CLI"), tu_iut("key_thief.sh"));
-    tu_result s = tu_sh(cmd);
-    cr_assert_eq(s.code, 0, "%s", s.err);
-    tu_result_free(&s);
+    tu_sh_ok(cmd);
     free(cmd);
     char *got = stolen();
     tu_assert_has(got, "stolen.hello");
@@ -119,21 +115,15 @@ Test(key_room, no_namespace_no_sign_key_and_sign_after_the_run)
     tu_assert_lacks(r.out, "hello:");
     tu_result_free(&r);
     /* the same run unsigned, then signed in a step of its own */
-    r = tu_conform("run", "--iut-exec", thief, "--vectors", tu_env("IT_VECTORS"), "--level", "ops", "--filter", "dot",
-                   "--receipt", rp, NULL);
-    cr_assert_eq(r.code, 3, "%s%s", r.out, r.err);
-    tu_result_free(&r);
+    tu_conform_exits(3, "run", "--iut-exec", thief, "--vectors", tu_env("IT_VECTORS"), "--level", "ops", "--filter",
+                     "dot", "--receipt", rp, NULL);
     unsetenv("ISOTRAIN_CONFORM_CONTAIN");
     r = tu_conform("verify", "--allowed-signers", allowed, rp, NULL);
     cr_assert_eq(r.code, 1, "%s%s", r.out, r.err); /* unsigned */
     tu_result_free(&r);
-    r = tu_conform("sign", "--sign-key", key, rp, sp, NULL);
-    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    tu_result_free(&r);
-    r = tu_conform("verify", "--allowed-signers", allowed, sp, NULL);
-    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, "signed by another key (not the project's): room SHA256:");
-    tu_result_free(&r);
+    tu_conform_exits(0, "sign", "--sign-key", key, rp, sp, NULL);
+    tu_conform_says(0, 0, "signed by another key (not the project's): room SHA256:", "verify", "--allowed-signers",
+                    allowed, sp, NULL);
     /* the payload is what run wrote, byte for byte */
     char *a = tu_read(rp), *b = tu_read(sp);
     cJSON *ja = cJSON_Parse(a), *jb = cJSON_Parse(b);
@@ -141,9 +131,6 @@ Test(key_room, no_namespace_no_sign_key_and_sign_after_the_run)
     cJSON_Delete(ja), cJSON_Delete(jb);
     free(a), free(b);
     /* a signed receipt is not signed again */
-    r = tu_conform("sign", "--sign-key", key, sp, NULL);
-    cr_assert_eq(r.code, 2, "%s%s", r.out, r.err);
-    tu_assert_has(r.err, "already carries 1 signature");
-    tu_result_free(&r);
+    tu_conform_says(2, 1, "already carries 1 signature", "sign", "--sign-key", key, sp, NULL);
     free(key), free(allowed), free(rp), free(sp), free(thief);
 }

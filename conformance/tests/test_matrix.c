@@ -17,20 +17,7 @@
 #include "report/matrix/matrix.h"
 #include "fresh/fresh_windows.h"
 
-static char *dir;
-
-static void setup(void)
-{
-    dir = tu_tmpdir();
-}
-
-static void teardown(void)
-{
-    tu_rmtree(dir);
-    free(dir);
-}
-
-TestSuite(matrix, .init = setup, .fini = teardown, .timeout = 60);
+TU_DIR_SUITE(matrix, 0, .timeout = 60);
 
 /* The vectors' own digests at steps 0 and 50 (vectors/v1.0.0), and one that
  * is not: receipts must verify against the real set before the matrix uses
@@ -39,36 +26,17 @@ TestSuite(matrix, .init = setup, .fini = teardown, .timeout = 60);
 #define D50 "20da6b6f7f00ab766403488c27d38304a7a68a58d5eecf1945f22102bc452358"
 #define DX "deadbeef536be6aa15491440735ffb38abd87d3a3af735302686773415f828c1"
 
-static void put(const char *name, const char *text)
-{
-    char *p = xasprintf("%s/%s", dir, name);
-    char err[256];
-    make_parent_dirs(p);
-    cr_assert(write_file(p, text, strlen(text), err, sizeof err) == 0, "%s", err);
-    free(p);
-}
-
-static char *path(const char *name)
-{
-    return xasprintf("%s/%s", dir, name);
-}
+static void put(const char *name, const char *text) { tu_put(dir, name, text, 0); }
 
 /* Three hosts: two expected to pass (one native, one emulated Haswell that
  * must have fma and avx2), one negative control. */
 static void hosts(void)
 {
     put("hosts.json",
-        "{\"schema\": \"isotrain-hosts-v1\", \"hosts\": [\n"
-        " {\"name\": \"nat\", \"emulator\": null, \"cpu\": null, \"isa\": \"x86_64\", \"endianness\": \"little\",\n"
-        "  \"stands_for\": \"native\", \"build\": \"x86_64\", \"expected\": \"pass\", \"slowdown\": 1,\n"
-        "  \"required_features\": [\"sse2\"], \"absent_features\": []},\n"
+        TU_HOSTS_HEAD TU_HOST_NAT ",\n"
         " {\"name\": \"hsw\", \"emulator\": \"qemu-x86_64\", \"cpu\": \"Haswell\", \"isa\": \"x86_64\", \"endianness\": \"little\",\n"
         "  \"stands_for\": \"AVX2\", \"build\": \"x86_64\", \"expected\": \"pass\", \"slowdown\": 20,\n"
-        "  \"required_features\": [\"fma\", \"avx2\"], \"absent_features\": [\"avx512f\"]},\n"
-        " {\"name\": \"x87\", \"emulator\": \"qemu-i386\", \"cpu\": \"Conroe\", \"isa\": \"i386\", \"endianness\": \"little\",\n"
-        "  \"stands_for\": \"negative control\", \"build\": \"i386-x87\", \"expected\": \"expected-fail\", \"slowdown\": 20,\n"
-        "  \"required_features\": [\"sse2\"], \"absent_features\": []}\n"
-        "]}\n");
+        "  \"required_features\": [\"fma\", \"avx2\"], \"absent_features\": [\"avx512f\"]},\n" TU_HOST_X87 "\n]}\n");
 }
 
 /* A receipt as the runner writes it for a full run of vectors/v1.0.0: every
@@ -80,25 +48,13 @@ static void receipt_edited(const char *file, const char *host, int pass, int fir
                            const char *cpu, const char *isa, const char *features, const char *warning,
                            void (*edit)(cJSON *))
 {
-    cJSON *r = tu_full_receipt(host, pass, first_diff, DX);
-    cJSON *iut = cJSON_GetObjectItem(r, "iut");
-    cJSON *vals = cJSON_GetObjectItem(cJSON_GetObjectItem(iut, "self_report"), "values");
-    cJSON_AddStringToObject(vals, "isa", isa);
-    cJSON_AddStringToObject(vals, "endianness", "little");
-    cJSON_AddStringToObject(vals, "cpu_model", "Some CPU");
-    cJSON_AddStringToObject(vals, "cpu_features", features);
-    tu_receipt_subject(r, emu, cpu, isa);
+    cJSON *r = tu_host_receipt(host, pass, first_diff, DX, emu, cpu, isa, features);
     if (warning)
         cJSON_AddItemToArray(cJSON_GetObjectItem(r, "emulator_warnings"), cJSON_CreateString(warning));
     if (edit)
         edit(r);
-    char *text = cJSON_Print(r);
+    tu_put_receipt(dir, file, r);
     cJSON_Delete(r);
-    char *p = path(file);
-    make_parent_dirs(p);
-    tu_write_envelope(p, text);
-    free(p);
-    free(text);
 }
 
 static void receipt(const char *file, const char *host, int pass, int first_diff, const char *d50, const char *emu,
@@ -121,8 +77,8 @@ static void failing_x87(void)
 
 static tu_result matrix(const char *extra)
 {
-    char *h = path("hosts.json"), *md = path("MATRIX.md"), *a = path("r/nat.json"), *b = path("r/hsw.json"),
-         *c = path("r/x87.json");
+    char *h = at("hosts.json"), *md = at("MATRIX.md"), *a = at("r/nat.json"), *b = at("r/hsw.json"),
+         *c = at("r/x87.json");
     tu_result r = extra ? tu_conform("matrix", "--allow-unsigned", "--hosts", h, "--markdown", md, extra, a, b, c, NULL)
                         : tu_conform("matrix", "--allow-unsigned", "--hosts", h, "--markdown", md, a, b, c, NULL);
     free(h), free(md), free(a), free(b), free(c);
@@ -147,7 +103,7 @@ Test(matrix, all_agree_and_the_negative_control_fails)
     tu_assert_has(r.out, "matrix: OK: 3 of 3 hosts as expected (2 passed, 1 expected failure failed as expected)");
     /* the TCG warning for a feature the host does not need is recorded, not fatal */
     tu_assert_has(r.out, "hsw: emulator warning (recorded): qemu-x86_64: warning: TCG doesn't support requested feature: CPUID.07H:EBX.hle");
-    char *md = path("MATRIX.md");
+    char *md = at("MATRIX.md");
     char *m = tu_read(md);
     tu_assert_has(m, "## isotrain host matrix: OK");
     /* issue 27 item 8: each row names the vector set its receipt ran against */
@@ -196,7 +152,7 @@ Test(matrix, missing_receipt)
     hosts();
     good_nat();
     failing_x87();
-    char *h = path("hosts.json"), *a = path("r/nat.json"), *c = path("r/x87.json");
+    char *h = at("hosts.json"), *a = at("r/nat.json"), *c = at("r/x87.json");
     tu_result r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, a, c, NULL);
     cr_assert_eq(r.code, 1, "%s\n%s", r.out, r.err);
     tu_assert_has(r.out, "no receipt");
@@ -208,7 +164,7 @@ Test(matrix, missing_receipt)
 Test(matrix, a_receipt_file_that_does_not_exist)
 {
     hosts();
-    char *h = path("hosts.json"), *a = path("r/none.json");
+    char *h = at("hosts.json"), *a = at("r/none.json");
     tu_result r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, a, NULL);
     cr_assert_eq(r.code, 2, "%s\n%s", r.out, r.err);
     tu_assert_has(r.err, "r/none.json");
@@ -237,7 +193,7 @@ Test(matrix, malformed_receipt_names_file_and_field)
     /* a checkpoint digest that is not hex, the receipt otherwise intact */
     receipt_edited("r/hsw.json", "hsw", 1, -1, "qemu-x86_64", "Haswell", "x86_64", "sse sse2 avx fma avx2", NULL,
                    ck50_not_hex);
-    char *p = path("r/hsw.json");
+    char *p = at("r/hsw.json");
     tu_result r = matrix(NULL);
     cr_assert_eq(r.code, 2, "%s\n%s", r.out, r.err);
     tu_assert_has(r.err, "r/hsw.json");
@@ -266,7 +222,7 @@ Test(matrix, malformed_hosts_file)
                       "\"endianness\": \"little\", \"stands_for\": \"x\", \"build\": \"x86_64\", \"expected\": \"maybe\", "
                       "\"required_features\": [], \"absent_features\": []}]}");
     good_nat();
-    char *h = path("hosts.json"), *a = path("r/nat.json");
+    char *h = at("hosts.json"), *a = at("r/nat.json");
     tu_result r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, a, NULL);
     cr_assert_eq(r.code, 2, "%s\n%s", r.out, r.err);
     tu_assert_has(r.err, "hosts.json: hosts[0].expected: expected \"pass\" or \"expected-fail\", got \"maybe\"");
@@ -319,10 +275,9 @@ Test(matrix, hwcap_features)
         " \"endianness\": \"little\", \"stands_for\": \"x\", \"build\": \"aarch64\", \"expected\": \"pass\",\n"
         " \"required_features\": [\"fp@hwcap:0\", \"asimd@hwcap:1\"], \"absent_features\": [\"sve@hwcap:22\"]}]}");
     receipt("r/a64.json", "a64", 1, -1, D50, "qemu-aarch64", "cortex-a72", "aarch64", "hwcap=0x8fb hwcap2=0x0", NULL);
-    char *h = path("hosts.json"), *a = path("r/a64.json");
-    tu_result r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, a, NULL);
-    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
-    tu_result_free(&r);
+    char *h = at("hosts.json"), *a = at("r/a64.json");
+    tu_result r;
+    tu_conform_exits(0, "matrix", "--allow-unsigned", "--hosts", h, a, NULL);
     receipt("r/a64.json", "a64", 1, -1, D50, "qemu-aarch64", "cortex-a72", "aarch64", "hwcap=0x4008fa hwcap2=0x0", NULL);
     r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, a, NULL);
     cr_assert_eq(r.code, 1, "%s\n%s", r.out, r.err);
@@ -339,11 +294,9 @@ Test(matrix, against_published_receipts)
     good_hsw();
     failing_x87();
     /* publish: the same three receipts */
-    char *pub = path("pub");
+    char *pub = at("pub");
     char *cmd = xasprintf("mkdir -p '%s' && cp '%s'/r/*.json '%s'/", pub, dir, pub);
-    tu_result s = tu_sh(cmd);
-    cr_assert_eq(s.code, 0, "%s", s.err);
-    tu_result_free(&s);
+    tu_sh_ok(cmd);
     free(cmd);
     char *arg = xasprintf("--against=%s", pub);
     tu_result r = matrix(arg);
@@ -361,11 +314,8 @@ Test(matrix, against_published_receipts)
     tu_result_free(&r);
 
     /* the published set alone: its own table */
-    char *h = path("hosts.json");
-    r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, arg, NULL);
-    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
-    tu_assert_has(r.out, "matrix: OK");
-    tu_result_free(&r);
+    char *h = at("hosts.json");
+    tu_conform_says(0, 0, "matrix: OK", "matrix", "--allow-unsigned", "--hosts", h, arg, NULL);
     free(h);
     free(arg);
     free(pub);
@@ -374,7 +324,7 @@ Test(matrix, against_published_receipts)
 Test(matrix, list_for_scripts)
 {
     hosts();
-    char *h = path("hosts.json");
+    char *h = at("hosts.json");
     tu_result r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, "--list", NULL);
     cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
     tu_assert_has(r.out, "nat\tx86_64\tpass\t1\tbuild/cross/x86_64/isotrain\n");
@@ -390,19 +340,19 @@ Test(matrix, list_for_scripts)
 Test(matrix, run_receipt_feeds_the_matrix, .timeout = 120)
 {
     /* the argv form of a script that says what QEMU would, then runs the reference */
-    char *iut = path("warns.sh");
+    char *iut = at("warns.sh");
     char *script = xasprintf("#!/bin/sh\nprintf \"qemu-x86_64: warning: TCG doesn't support requested feature: CPUID.01H:ECX.fma [bit 12]\\n\" >&2\nexec '%s' \"$@\"\n",
                              tu_env("IT_REF_CLI"));
     put("warns.sh", script);
     free(script);
     cr_assert(chmod(iut, 0755) == 0);
-    char *rec = path("r/nat.json");
+    char *rec = at("r/nat.json");
     make_parent_dirs(rec);
-    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS"), "--host", "nat", "--receipt", rec,
-                             NULL);
-    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
-    tu_assert_has(r.out, "iut stderr (recorded in the receipt): qemu-x86_64: warning: TCG doesn't support requested feature");
-    tu_result_free(&r);
+    tu_result r;
+    tu_conform_says(0, 0,
+                    "iut stderr (recorded in the receipt): qemu-x86_64: warning: TCG doesn't support requested feature",
+                    "run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS"), "--host", "nat", "--receipt", rec,
+                    NULL);
     cJSON *j = tu_receipt_json(rec);
     char *t = cJSON_Print(j);
     cJSON_Delete(j);
@@ -416,7 +366,7 @@ Test(matrix, run_receipt_feeds_the_matrix, .timeout = 120)
         "{\"hosts\": [{\"name\": \"nat\", \"emulator\": null, \"cpu\": null, \"isa\": \"x86_64\", \"endianness\": \"little\",\n"
         " \"stands_for\": \"x\", \"build\": \"x86_64\", \"expected\": \"pass\",\n"
         " \"required_features\": [\"fma\"], \"absent_features\": []}]}");
-    char *h = path("hosts.json");
+    char *h = at("hosts.json");
     r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, rec, NULL);
     cr_assert_eq(r.code, 1, "%s\n%s", r.out, r.err);
     tu_assert_has(r.out, "QEMU cannot provide required feature fma");
@@ -504,30 +454,23 @@ Test(matrix, wine_host_has_no_cpu_and_its_os_is_checked)
         "{\"hosts\": [{\"name\": \"win\", \"emulator\": \"wine\", \"cpu\": null, \"os\": \"windows\", \"isa\": \"x86_64\",\n"
         " \"endianness\": \"little\", \"stands_for\": \"x\", \"build\": \"win64\", \"expected\": \"pass\",\n"
         " \"required_features\": [\"sse2\"], \"absent_features\": []}]}");
-    char *h = path("hosts.json"), *a = path("r/win.json");
+    char *h = at("hosts.json"), *a = at("r/win.json");
     tu_result r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, "--list", NULL);
     cr_assert_eq(r.code, 0, "%s", r.err);
     tu_assert_has(r.out, "\twine build/cross/win64/isotrain.exe\n");
     tu_result_free(&r);
     wine_receipt("windows");
-    r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, a, NULL);
-    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
-    tu_assert_has(r.out, "wine (host CPU)");
-    tu_result_free(&r);
+    tu_conform_says(0, 0, "wine (host CPU)", "matrix", "--allow-unsigned", "--hosts", h, a, NULL);
     wine_receipt("linux");
-    r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, a, NULL);
-    cr_assert_eq(r.code, 1, "%s\n%s", r.out, r.err);
-    tu_assert_has(r.out, "info reports os=linux, the hosts file says windows");
-    tu_result_free(&r);
+    tu_conform_says(1, 0, "info reports os=linux, the hosts file says windows", "matrix", "--allow-unsigned", "--hosts",
+                    h, a, NULL);
 
     put("hosts.json",
         "{\"hosts\": [{\"name\": \"q\", \"emulator\": \"qemu-x86_64\", \"cpu\": null, \"isa\": \"x86_64\",\n"
         " \"endianness\": \"little\", \"stands_for\": \"x\", \"build\": \"x86_64\", \"expected\": \"pass\",\n"
         " \"required_features\": [], \"absent_features\": []}]}");
-    r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, "--list", NULL);
-    cr_assert_eq(r.code, 2, "%s\n%s", r.out, r.err);
-    tu_assert_has(r.err, "cpu is given exactly when the emulator is qemu-*");
-    tu_result_free(&r);
+    tu_conform_says(2, 1, "cpu is given exactly when the emulator is qemu-*", "matrix", "--allow-unsigned", "--hosts",
+                    h, "--list", NULL);
     free(h), free(a);
 }
 
@@ -550,8 +493,8 @@ Test(matrix, receipts_from_machines_not_in_the_hosts_file)
     failing_x87();
     receipt("r/alice.json", "alice-laptop", 1, -1, D50, NULL, NULL, "aarch64", "hwcap=0x8fb", NULL);
     receipt("r/bob.json", "bob-desktop", 1, -1, D50, NULL, NULL, "x86_64", "sse sse2", NULL);
-    char *h = path("hosts.json"), *n = path("r/nat.json"), *w = path("r/hsw.json"), *x = path("r/x87.json"),
-         *al = path("r/alice.json"), *bo = path("r/bob.json"), *md = path("M.md");
+    char *h = at("hosts.json"), *n = at("r/nat.json"), *w = at("r/hsw.json"), *x = at("r/x87.json"),
+         *al = at("r/alice.json"), *bo = at("r/bob.json"), *md = at("M.md");
     tu_result r = tu_conform("matrix", "--allow-unsigned", "--hosts", h, "--markdown", md, n, w, x, al, bo, NULL);
     cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
     tu_assert_has(r.out, "alice-laptop");
@@ -572,17 +515,11 @@ Test(matrix, receipts_from_machines_not_in_the_hosts_file)
 
     /* a machine that does not agree fails the table */
     receipt("r/carol.json", "carol", 0, 50, DX, NULL, NULL, "x86_64", "sse sse2", NULL);
-    char *ca = path("r/carol.json");
-    r = tu_conform("matrix", "--allow-unsigned", al, bo, ca, NULL);
-    cr_assert_eq(r.code, 1, "%s\n%s", r.out, r.err);
-    tu_assert_has(r.out, "carol: FAIL: verdict FAIL");
-    tu_result_free(&r);
+    char *ca = at("r/carol.json");
+    tu_conform_says(1, 0, "carol: FAIL: verdict FAIL", "matrix", "--allow-unsigned", al, bo, ca, NULL);
 
     /* two receipts for one machine: bad input */
-    r = tu_conform("matrix", "--allow-unsigned", al, al, NULL);
-    cr_assert_eq(r.code, 2, "%s\n%s", r.out, r.err);
-    tu_assert_has(r.err, "already has a receipt");
-    tu_result_free(&r);
+    tu_conform_says(2, 1, "already has a receipt", "matrix", "--allow-unsigned", al, al, NULL);
     free(h), free(n), free(w), free(x), free(al), free(bo), free(md), free(ca);
 }
 
@@ -606,7 +543,7 @@ Test(matrix, the_kernel_set_is_a_column)
     cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
     tu_assert_has(r.out, "kernels");
     tu_assert_has(r.out, "qemu-x86_64 -cpu Haswell  avx2 ");
-    char *m = tu_read(path("MATRIX.md"));
+    char *m = tu_read(at("MATRIX.md"));
     tu_assert_has(m, "| hsw | `qemu-x86_64 -cpu Haswell` | avx2 | 1.0.0 | pass |");
     free(m);
     tu_result_free(&r);
@@ -767,10 +704,8 @@ Test(matrix, a_windows_receipt_is_a_certification_by_windows)
     tu_assert_has(r.out, "matrix: OK");
     tu_result_free(&r);
     /* the markdown names the windows too */
-    char *md = path("W.md");
-    r = tu_conform("matrix", "--allow-unsigned", "--markdown", md, rp, NULL);
-    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
-    tu_result_free(&r);
+    char *md = at("W.md");
+    tu_conform_exits(0, "matrix", "--allow-unsigned", "--markdown", md, rp, NULL);
     char *text = tu_read(md);
     tu_assert_has(text, "### Profile gptchar");
     tu_assert_has(text, "window 250-253");
@@ -778,10 +713,8 @@ Test(matrix, a_windows_receipt_is_a_certification_by_windows)
     free(text);
     free(md);
     /* the page: a window column per window, the host's window list */
-    char *page = path("w.html");
-    r = tu_conform("report", "--allow-unsigned", "-o", page, rp, NULL);
-    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
-    tu_result_free(&r);
+    char *page = at("w.html");
+    tu_conform_exits(0, "report", "--allow-unsigned", "-o", page, rp, NULL);
     text = tu_read(page);
     tu_assert_has(text, "window 299\xe2\x80\x93" "300");
     tu_assert_has(text, "<h4>Windows</h4>");

@@ -9,21 +9,7 @@
 #include "core/util.h"
 #include "core/version.h"
 
-static char *dir;
-
-static void setup(void)
-{
-    dir = tu_tmpdir();
-    tu_fixture(dir, 3);
-}
-
-static void teardown(void)
-{
-    tu_rmtree(dir);
-    free(dir);
-}
-
-TestSuite(receipt, .init = setup, .fini = teardown, .timeout = 60);
+TU_DIR_SUITE(receipt, 3, .timeout = 60);
 
 static cJSON *get(cJSON *o, const char *path)
 {

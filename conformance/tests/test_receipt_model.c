@@ -12,17 +12,7 @@
 #include "trust/receipt_open.h"
 #include "trust/receipt_schema.h"
 
-static char *dir;
-
-static void setup(void) { dir = tu_tmpdir(); }
-
-static void teardown(void)
-{
-    tu_rmtree(dir);
-    free(dir);
-}
-
-TestSuite(receipt_model, .init = setup, .fini = teardown, .timeout = 120);
+TU_DIR_SUITE(receipt_model, 0, .timeout = 120);
 
 #define PUBLISHED "vectors/v1.2.0/receipts/x86_64-native.json"
 

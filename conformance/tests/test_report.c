@@ -199,42 +199,15 @@ Test(html_escape, property_over_random_bytes)
 
 /* ---- the command --------------------------------------------------------------- */
 
-static char *dir;
-
-static void setup(void) { dir = tu_tmpdir(); }
-
-static void teardown(void)
-{
-    tu_rmtree(dir);
-    free(dir);
-}
-
-TestSuite(report, .init = setup, .fini = teardown, .timeout = 240);
+TU_DIR_SUITE(report, 0, .timeout = 240);
 
 #define DX "deadbeef536be6aa15491440735ffb38abd87d3a3af735302686773415f828c1"
 
-static char *path(const char *name) { return xasprintf("%s/%s", dir, name); }
-
-static void put(const char *name, const char *text)
-{
-    char *p = path(name);
-    char err[256];
-    make_parent_dirs(p);
-    cr_assert(write_file(p, text, strlen(text), err, sizeof err) == 0, "%s", err);
-    free(p);
-}
+static void put(const char *name, const char *text) { tu_put(dir, name, text, 0); }
 
 static void hosts(void)
 {
-    put("hosts.json",
-        "{\"schema\": \"isotrain-hosts-v1\", \"hosts\": [\n"
-        " {\"name\": \"nat\", \"emulator\": null, \"cpu\": null, \"isa\": \"x86_64\", \"endianness\": \"little\",\n"
-        "  \"stands_for\": \"native\", \"build\": \"x86_64\", \"expected\": \"pass\", \"slowdown\": 1,\n"
-        "  \"required_features\": [\"sse2\"], \"absent_features\": []},\n"
-        " {\"name\": \"x87\", \"emulator\": \"qemu-i386\", \"cpu\": \"Conroe\", \"isa\": \"i386\", \"endianness\": \"little\",\n"
-        "  \"stands_for\": \"negative control\", \"build\": \"i386-x87\", \"expected\": \"expected-fail\", \"slowdown\": 20,\n"
-        "  \"required_features\": [\"sse2\"], \"absent_features\": []}\n"
-        "]}\n");
+    put("hosts.json", TU_HOSTS_HEAD TU_HOST_NAT ",\n" TU_HOST_X87 "\n]}\n");
 }
 
 /* A full receipt (testutil.h tu_full_receipt) as a host describes itself,
@@ -242,22 +215,11 @@ static void hosts(void)
 static void receipt(const char *file, const char *host, int pass, int first_diff, const char *emu, const char *cpu,
                     const char *isa, void (*edit)(cJSON *))
 {
-    cJSON *r = tu_full_receipt(host, pass, first_diff, DX);
-    cJSON *vals = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "iut"), "self_report"), "values");
-    cJSON_AddStringToObject(vals, "isa", isa);
-    cJSON_AddStringToObject(vals, "endianness", "little");
-    cJSON_AddStringToObject(vals, "cpu_model", "Some CPU");
-    cJSON_AddStringToObject(vals, "cpu_features", "sse sse2 sse3");
-    tu_receipt_subject(r, emu, cpu, isa);
+    cJSON *r = tu_host_receipt(host, pass, first_diff, DX, emu, cpu, isa, "sse sse2 sse3");
     if (edit)
         edit(r);
-    char *text = cJSON_PrintUnformatted(r);
+    tu_put_receipt(dir, file, r);
     cJSON_Delete(r);
-    char *p = path(file);
-    make_parent_dirs(p);
-    tu_write_envelope(p, text);
-    free(p);
-    free(text);
 }
 
 static void good_nat(void) { receipt("r/nat.json", "nat", 1, -1, NULL, NULL, "x86_64", NULL); }
@@ -265,8 +227,8 @@ static void failing_x87(void) { receipt("r/x87.json", "x87", 0, 1, "qemu-i386", 
 
 static tu_result report(const char *out, const char *a, const char *b, const char *c)
 {
-    char *h = path("hosts.json"), *o = path(out), *pa = a ? path(a) : NULL, *pb = b ? path(b) : NULL,
-         *pc = c ? path(c) : NULL;
+    char *h = at("hosts.json"), *o = at(out), *pa = a ? at(a) : NULL, *pb = b ? at(b) : NULL,
+         *pc = c ? at(c) : NULL;
     tu_result r = tu_conform("report", "--allow-unsigned", "--hosts", h, "--vectors", tu_env("IT_VECTORS"), "-o", o, pa ? pa : NULL,
                              pb ? pb : NULL, pc ? pc : NULL, NULL);
     free(h), free(o), free(pa), free(pb), free(pc);
@@ -275,7 +237,7 @@ static tu_result report(const char *out, const char *a, const char *b, const cha
 
 static char *page(const char *out)
 {
-    char *p = path(out);
+    char *p = at(out);
     char *t = tu_read(p);
     free(p);
     return t;
@@ -324,7 +286,7 @@ Test(report, refused_receipts_are_listed_not_shown)
     good_nat();
     receipt("r/x87.json", "x87", 0, 1, "qemu-i386", "Conroe", "i386", hostile_verdict);
     put("r/bare.json", "{\"schema\": \"isotrain-receipt-v1\"}");
-    char *nat = path("r/nat.json");
+    char *nat = at("r/nat.json");
     tu_result r = report("p.html", "r/nat.json", "r/x87.json", "r/bare.json");
     cr_assert_eq(r.code, 1, "%s\n%s", r.out, r.err);
     tu_assert_has(r.out, "1 receipt accepted, 2 refused");
@@ -361,11 +323,9 @@ static void no_isa(cJSON *r)
 Test(report, a_gate_warning_is_not_a_refusal)
 {
     receipt("r/m.json", "m", 1, -1, NULL, NULL, "x86_64", no_isa);
-    char *o = path("w.html"), *m = path("r/m.json");
-    tu_result r = tu_conform("report", "--allow-unsigned", "--vectors", tu_env("IT_VECTORS"), "-o", o, m, NULL);
-    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
-    tu_assert_has(r.out, "1 receipt accepted, 0 refused");
-    tu_result_free(&r);
+    char *o = at("w.html"), *m = at("r/m.json");
+    tu_conform_says(0, 0, "1 receipt accepted, 0 refused", "report", "--allow-unsigned", "--vectors",
+                    tu_env("IT_VECTORS"), "-o", o, m, NULL);
     char *p = tu_read(o);
     tu_assert_lacks(p, "<section id=\"refused\">");
     tu_assert_has(p, "<span class=\"v pass\">PASS</span>");
@@ -375,19 +335,14 @@ Test(report, a_gate_warning_is_not_a_refusal)
 Test(report, no_receipts_says_so)
 {
     hosts();
-    char *h = path("hosts.json"), *o = path("none.html");
-    tu_result r = tu_conform("report", "--allow-unsigned", "--hosts", h, "--vectors", tu_env("IT_VECTORS"), "-o", o, NULL);
-    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
-    tu_assert_has(r.out, "no receipts");
-    tu_result_free(&r);
+    char *h = at("hosts.json"), *o = at("none.html");
+    tu_conform_says(0, 0, "no receipts", "report", "--allow-unsigned", "--hosts", h, "--vectors", tu_env("IT_VECTORS"),
+                    "-o", o, NULL);
     char *p = tu_read(o);
     tu_assert_has(p, "No receipts: nothing has been certified for this vector set yet.");
     tu_assert_lacks(p, "class=\"v pass\"");
     free(p), free(h), free(o);
-    r = tu_conform("report", "--allow-unsigned", "--hosts", "x", NULL);
-    cr_assert_eq(r.code, 2, "%s\n%s", r.out, r.err);
-    tu_assert_has(r.err, "-o PAGE.html");
-    tu_result_free(&r);
+    tu_conform_says(2, 1, "-o PAGE.html", "report", "--allow-unsigned", "--hosts", "x", NULL);
 }
 
 Test(report, divergence_csv)
@@ -397,10 +352,8 @@ Test(report, divergence_csv)
     put("d.csv", "pair,step,loss_a,loss_b,loss_gap,loss_ulp,param_maxabs_gap,params_differing,params\n"
                  "\"default, vs avx2\",0,,,,,0,0,10\n\"default, vs avx2\",1,2.5,2.5,0,0,1e-07,3,10\n"
                  "\"default, vs avx2\",2,2.4,2.41,0.01,5,2e-06,7,10\n<b>x</b>,0,,,,,0,0,10\n");
-    char *h = path("hosts.json"), *o = path("dv.html"), *d = path("d.csv"), *n = path("r/nat.json");
-    tu_result r = tu_conform("report", "--allow-unsigned", "--hosts", h, "--divergence", d, "-o", o, n, NULL);
-    cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
-    tu_result_free(&r);
+    char *h = at("hosts.json"), *o = at("dv.html"), *d = at("d.csv"), *n = at("r/nat.json");
+    tu_conform_exits(0, "report", "--allow-unsigned", "--hosts", h, "--divergence", d, "-o", o, n, NULL);
     char *p = tu_read(o);
     tu_assert_has(p, "<section id=\"divergence\">");
     tu_assert_has(p, "default, vs avx2");
@@ -409,16 +362,12 @@ Test(report, divergence_csv)
     free(p);
     /* a malformed file names its line and is not drawn */
     put("bad.csv", "pair,step,loss_gap,param_maxabs_gap\nx,1,0.5,1\nx,two,0.5,1\n");
-    char *bad = path("bad.csv");
-    r = tu_conform("report", "--allow-unsigned", "--hosts", h, "--divergence", bad, "-o", o, n, NULL);
-    cr_assert_eq(r.code, 2, "%s\n%s", r.out, r.err);
-    tu_assert_has(r.err, "bad.csv:3: expected a pair label and a step number");
-    tu_result_free(&r);
+    char *bad = at("bad.csv");
+    tu_conform_says(2, 1, "bad.csv:3: expected a pair label and a step number", "report", "--allow-unsigned", "--hosts",
+                    h, "--divergence", bad, "-o", o, n, NULL);
     put("bad.csv", "pair,step,loss\nx,1,0.5\n");
-    r = tu_conform("report", "--allow-unsigned", "--hosts", h, "--divergence", bad, "-o", o, n, NULL);
-    cr_assert_eq(r.code, 2, "%s\n%s", r.out, r.err);
-    tu_assert_has(r.err, "bad.csv:1: the header must name the columns");
-    tu_result_free(&r);
+    tu_conform_says(2, 1, "bad.csv:1: the header must name the columns", "report", "--allow-unsigned", "--hosts", h,
+                    "--divergence", bad, "-o", o, n, NULL);
     free(h), free(o), free(d), free(n), free(bad);
 }
 

@@ -15,27 +15,9 @@
 #include "vectorset/manifest.h"
 #include "vectorset/vectors_load.h"
 
-static char *dir;
-
-static void setup(void)
-{
-    dir = tu_tmpdir();
-}
-
-static void teardown(void)
-{
-    tu_rmtree(dir);
-    free(dir);
-}
-
-TestSuite(trust, .init = setup, .fini = teardown, .timeout = 120);
+TU_DIR_SUITE(trust, 0, .timeout = 120);
 
 #define ALL_GROUPS "batch,dot,embedding,exp,init,linear,log,loss_grad,philox,rng,sgd,softmax_xent,sweep,tanh,tanh_backward"
-
-static char *at(const char *name)
-{
-    return xasprintf("%s/%s", dir, name);
-}
 
 /* ---- scope ---------------------------------------------------------------- */
 
@@ -70,9 +52,7 @@ Test(trust, an_edited_self_consistent_vector_set_is_unofficial)
 {
     char *vec = at("vec");
     char *cmd = xasprintf("cp -r '%s' '%s' && rm -rf '%s/receipts'", tu_env("IT_VECTORS"), vec, vec);
-    tu_result s = tu_sh(cmd);
-    cr_assert_eq(s.code, 0, "%s", s.err);
-    tu_result_free(&s);
+    tu_sh_ok(cmd);
     free(cmd);
     tu_edit(vec, "ops/exp.json", "\"y\":\t\"3f800000\"", "\"y\":\t\"3f800001\"");
     tu_remanifest(vec);
@@ -95,10 +75,8 @@ Test(trust, an_edited_self_consistent_vector_set_is_unofficial)
                     "\"endianness\": \"little\", \"stands_for\": \"x\", \"build\": \"x86_64\", \"expected\": \"pass\", "
                     "\"required_features\": [], \"absent_features\": []}]}";
     cr_assert(write_file(hosts, h, strlen(h), err, sizeof err) == 0);
-    r = tu_conform("matrix", "--allow-unsigned", "--hosts", hosts, "--vectors", vec, rp, NULL);
-    cr_assert_eq(r.code, 2, "%s%s", r.out, r.err);
-    tu_assert_has(r.err, "refused: UNOFFICIAL is not a certification");
-    tu_result_free(&r);
+    tu_conform_says(2, 1, "refused: UNOFFICIAL is not a certification", "matrix", "--allow-unsigned", "--hosts", hosts,
+                    "--vectors", vec, rp, NULL);
     free(hosts);
     free(rp);
     free(iut);
@@ -163,10 +141,8 @@ Test(trust, no_train_seed_is_partial_under_spec_1_1_0)
     tu_assert_has(r.out, "summary: PARTIAL");
     tu_assert_has(r.out, "spec: judged by spec 1.1, the lower of the IUT's 1.1.0 and the vector set's 1.1.0");
     tu_result_free(&r);
-    r = tu_conform("run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS"), NULL);
-    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, "SKIP fresh/mlp13k/run: fresh-seed training is not a requirement of the spec certified here");
-    tu_result_free(&r);
+    tu_conform_says(0, 0, "SKIP fresh/mlp13k/run: fresh-seed training is not a requirement of the spec certified here",
+                    "run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS"), NULL);
     free(iut);
     free(set);
 }
@@ -179,9 +155,7 @@ static void edit_receipt(const char *path, void (*edit)(cJSON *))
 {
     cJSON *r = tu_receipt_json(path);
     edit(r);
-    char *t = cJSON_Print(r);
-    tu_write_envelope(path, t);
-    free(t);
+    tu_write_receipt(path, r);
     cJSON_Delete(r);
 }
 
@@ -217,25 +191,20 @@ static void drop_failures(cJSON *r)
 Test(trust, a_fail_receipt_with_its_failures_removed_is_refused)
 {
     char *rp = at("r.json");
-    tu_result r = tu_conform("run", "--iut-exec", tu_env("IT_MUTANT_FLIP"), "--vectors", tu_env("IT_VECTORS"), "--receipt",
-                             rp, NULL);
-    cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
-    tu_result_free(&r);
+    tu_conform_exits(1, "run", "--iut-exec", tu_env("IT_MUTANT_FLIP"), "--vectors", tu_env("IT_VECTORS"), "--receipt",
+                     rp, NULL);
     edit_receipt(rp, drop_failures);
-    r = tu_conform("verify", "--allow-unsigned", rp, NULL);
-    cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, ": cases: the train case mlp13k/137 of the vector set is missing");
-    tu_result_free(&r);
+    tu_conform_says(1, 0, ": cases: the train case mlp13k/137 of the vector set is missing", "verify",
+                    "--allow-unsigned", rp, NULL);
     free(rp);
 }
 
 Test(trust, a_hand_edited_fail_receipt_is_refused)
 {
     char *rp = at("r.json");
-    tu_result r = tu_conform("run", "--iut-exec", tu_env("IT_MUTANT_FLIP"), "--vectors", tu_env("IT_VECTORS"), "--host",
-                             "nat", "--receipt", rp, NULL);
-    cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
-    tu_result_free(&r);
+    tu_result r;
+    tu_conform_exits(1, "run", "--iut-exec", tu_env("IT_MUTANT_FLIP"), "--vectors", tu_env("IT_VECTORS"), "--host",
+                     "nat", "--receipt", rp, NULL);
     r = tu_conform("verify", "--allow-unsigned", rp, NULL);
     cr_assert_eq(r.code, 0, "the untouched FAIL receipt verifies: %s%s", r.out, r.err);
     tu_assert_has(r.out, "OK: verdict FAIL recomputed from");
@@ -254,10 +223,8 @@ Test(trust, a_hand_edited_fail_receipt_is_refused)
                     "\"endianness\": \"little\", \"stands_for\": \"x\", \"build\": \"x86_64\", \"expected\": \"pass\", "
                     "\"required_features\": [], \"absent_features\": []}]}";
     cr_assert(write_file(hosts, h, strlen(h), err, sizeof err) == 0);
-    r = tu_conform("matrix", "--allow-unsigned", "--hosts", hosts, rp, NULL);
-    cr_assert_eq(r.code, 2, "%s%s", r.out, r.err);
-    tu_assert_has(r.err, "refused: the receipt does not verify");
-    tu_result_free(&r);
+    tu_conform_says(2, 1, "refused: the receipt does not verify", "matrix", "--allow-unsigned", "--hosts", hosts, rp,
+                    NULL);
     free(hosts);
     free(rp);
 }
@@ -276,9 +243,7 @@ Test(trust, a_binary_changed_during_the_run_is_refused)
 {
     char *copy = at("iut.sh");
     char *cmd = xasprintf("cp '%s/self_modify.sh' '%s' && chmod +x '%s'", tu_env("IT_IUTS"), copy, copy);
-    tu_result s = tu_sh(cmd);
-    cr_assert_eq(s.code, 0, "%s", s.err);
-    tu_result_free(&s);
+    tu_sh_ok(cmd);
     char *rp = at("r.json");
     tu_result r = tu_conform("run", "--iut-exec", copy, "--vectors", tu_env("IT_VECTORS"), "--receipt", rp, NULL);
     cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
@@ -287,10 +252,7 @@ Test(trust, a_binary_changed_during_the_run_is_refused)
     tu_assert_has(r.out, "FAIL iut-binary: the IUT binary changed during the run: the script ");
     tu_result_free(&r);
     /* the runner's own receipt verifies as what it is, a FAIL ... */
-    r = tu_conform("verify", "--allow-unsigned", rp, NULL);
-    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, "OK: verdict FAIL recomputed from");
-    tu_result_free(&r);
+    tu_conform_says(0, 0, "OK: verdict FAIL recomputed from", "verify", "--allow-unsigned", rp, NULL);
     /* ... and with its failing iut-binary case removed it is refused */
     edit_receipt(rp, drop_binary_case);
     r = tu_conform("verify", "--allow-unsigned", rp, NULL);
@@ -307,11 +269,8 @@ Test(trust, a_binary_changed_during_the_run_is_refused)
 static char *key_fingerprint(const char *name)
 {
     char *cmd = xasprintf("ssh-keygen -lf '%s/%s.pub' | cut -d' ' -f2", dir, name);
-    tu_result s = tu_sh(cmd);
-    cr_assert_eq(s.code, 0, "%s", s.err);
+    char *fp = tu_sh_line(cmd);
     free(cmd);
-    char *fp = xstrndup(s.out, strcspn(s.out, "\n"));
-    tu_result_free(&s);
     cr_assert(!strncmp(fp, "SHA256:", 7), "%s", fp);
     return fp;
 }
@@ -321,9 +280,7 @@ static void make_key(const char *name, const char *principal)
 {
     char *cmd = xasprintf("ssh-keygen -q -t ed25519 -N '' -C %s -f '%s/%s' && printf '%s namespaces=\"isotrain-receipt\" %%s\\n' \"$(cut -d' ' -f1,2 '%s/%s.pub')\" >> '%s/allowed_signers'",
                           principal, dir, name, principal, dir, name, dir);
-    tu_result s = tu_sh(cmd);
-    cr_assert_eq(s.code, 0, "%s", s.err);
-    tu_result_free(&s);
+    tu_sh_ok(cmd);
     free(cmd);
 }
 
@@ -331,10 +288,9 @@ Test(trust, signed_receipts_verify_and_any_flipped_byte_breaks_them)
 {
     make_key("key", "ci@example.org");
     char *key = at("key"), *allowed = at("allowed_signers"), *rp = at("r.json");
-    tu_result r = tu_conform("run", "--iut-exec", tu_env("IT_REF_CLI"), "--vectors", tu_env("IT_VECTORS"), "--receipt", rp,
-                             "--sign-key", key, NULL);
-    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    tu_result_free(&r);
+    tu_result r;
+    tu_conform_exits(0, "run", "--iut-exec", tu_env("IT_REF_CLI"), "--vectors", tu_env("IT_VECTORS"), "--receipt", rp,
+                     "--sign-key", key, NULL);
     r = tu_conform("verify", "--allowed-signers", allowed, rp, NULL);
     cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
     tu_assert_has(r.out, "OK: verdict PASS recomputed from");
@@ -440,10 +396,8 @@ Test(trust, the_same_seed_gives_the_same_receipt)
 
 Test(trust, the_published_seed_is_not_a_fresh_seed)
 {
-    tu_result r = tu_conform("run", "--iut-exec", tu_env("IT_REF_CLI"), "--seed", "7598539542230034798", NULL);
-    cr_assert_eq(r.code, 2, "%s%s", r.out, r.err);
-    tu_assert_has(r.err, "--seed 7598539542230034798 is the mlp13k profile's own, published seed");
-    tu_result_free(&r);
+    tu_conform_says(2, 1, "--seed 7598539542230034798 is the mlp13k profile's own, published seed", "run", "--iut-exec",
+                    tu_env("IT_REF_CLI"), "--seed", "7598539542230034798", NULL);
 }
 
 /* Provenance, between check and use: a file swapped after the manifest

@@ -6,21 +6,7 @@
 #include "testutil.h"
 #include "core/util.h"
 
-static char *dir;
-
-static void setup(void)
-{
-    dir = tu_tmpdir();
-    tu_fixture(dir, 4);
-}
-
-static void teardown(void)
-{
-    tu_rmtree(dir);
-    free(dir);
-}
-
-TestSuite(vectors, .init = setup, .fini = teardown);
+TU_DIR_SUITE(vectors, 4);
 
 static tu_result lint(void)
 {

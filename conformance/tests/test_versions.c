@@ -16,27 +16,14 @@
 #include "testutil.h"
 #include "core/util.h"
 
-static char *dir;
-
-static void setup(void)
+/* The script IUTs read these; a test sets them for itself. */
+static void clear_iut_env(void)
 {
-    dir = tu_tmpdir();
     unsetenv("SPEC_CLAIM");
     unsetenv("TRAIN_SEED");
 }
 
-static void teardown(void)
-{
-    tu_rmtree(dir);
-    free(dir);
-}
-
-TestSuite(versions, .init = setup, .fini = teardown, .timeout = 240);
-
-static char *at(const char *name)
-{
-    return xasprintf("%s/%s", dir, name);
-}
+TU_DIR_SUITE_HOOK(versions, 0, clear_iut_env, .timeout = 240);
 
 /* The last line of the runner's output (its closing line). */
 static const char *closing(const tu_result *r)
@@ -94,10 +81,7 @@ Test(versions, a_spec_1_0_0_iut_passes_vectors_1_0_0)
     cr_assert_str_eq(cJSON_GetObjectItem(fr, "verdict")->valuestring, "SKIP");
     cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(fr, "required")));
     cJSON_Delete(j);
-    r = tu_conform("verify", "--allow-unsigned", rp, NULL);
-    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, ": OK: verdict PASS recomputed from ");
-    tu_result_free(&r);
+    tu_conform_says(0, 0, ": OK: verdict PASS recomputed from ", "verify", "--allow-unsigned", rp, NULL);
     free(rp);
     free(iut);
 }
@@ -134,10 +118,7 @@ Test(versions, a_spec_1_0_0_iut_is_partial_not_fail_on_vectors_1_1_0)
     cr_assert_str_eq(cJSON_GetObjectItem(run, "verdict")->valuestring, "SKIP");
     cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(run, "required")));
     cJSON_Delete(j);
-    r = tu_conform("verify", "--allow-unsigned", rp, NULL);
-    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, ": OK: verdict PARTIAL recomputed from ");
-    tu_result_free(&r);
+    tu_conform_says(0, 0, ": OK: verdict PARTIAL recomputed from ", "verify", "--allow-unsigned", rp, NULL);
     free(rp);
     free(iut);
 }
@@ -196,12 +177,11 @@ Test(versions, a_spec_1_1_iut_on_v1_2_0_skips_gptchars_fresh_seed_run)
     tu_assert_has(r.out, "\nlevel fresh: PASS (");
     tu_result_free(&r);
     /* the golden run's refusal says the same */
-    r = tu_conform("run", "--iut-exec", iut, "--vectors", "vectors/v1.2.0", "--level", "train", "--profile", "gptchar",
-                   NULL);
-    cr_assert_eq(r.code, 3, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, "\n  SKIP gptchar: not implemented: profile gptchar arrived in spec 1.2.0, the IUT claims "
-                         "1.1.1 and ended with exit status 64 (P7)\n");
-    tu_result_free(&r);
+    tu_conform_says(3, 0,
+                    "\n  SKIP gptchar: not implemented: profile gptchar arrived in spec 1.2.0, the IUT claims "
+                    "1.1.1 and ended with exit status 64 (P7)\n",
+                    "run", "--iut-exec", iut, "--vectors", "vectors/v1.2.0", "--level", "train", "--profile", "gptchar",
+                    NULL);
     setenv("REFUSE_PROFILE", "mlp13k", 1);
     r = tu_conform("run", "--iut-exec", iut, "--vectors", "vectors/v1.2.0", "--fresh-only", NULL);
     unsetenv("REFUSE_PROFILE");
@@ -260,45 +240,35 @@ static void set_required(cJSON *r, const char *id, int req)
 
 static void rewrite(const char *path, cJSON *r)
 {
-    char *t = cJSON_Print(r);
-    tu_write_envelope(path, t);
-    free(t);
+    tu_write_receipt(path, r);
 }
 
 Test(versions, verify_recomputes_the_version_and_the_required_flags)
 {
     char *iut = tu_iut("spec_1_0_0.sh"), *rp = at("r.json"), *bad = at("bad.json");
-    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS"), "--receipt", rp,
-                             NULL);
-    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    tu_result_free(&r);
+    tu_conform_exits(0, "run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS"), "--receipt", rp, NULL);
     cJSON *j = tu_receipt_json(rp);
     /* a receipt that says 1.1 was certified */
     cJSON_ReplaceItemInObject(cJSON_GetObjectItem(j, "spec"), "certified", cJSON_CreateString("1.1"));
     rewrite(bad, j);
-    r = tu_conform("verify", "--allow-unsigned", bad, NULL);
-    cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, ": spec.certified: \"1.1\", but the IUT's 1.0.0 and the vector set's 1.0.0 give 1.0");
-    tu_result_free(&r);
+    tu_conform_says(1, 0, ": spec.certified: \"1.1\", but the IUT's 1.0.0 and the vector set's 1.0.0 give 1.0",
+                    "verify", "--allow-unsigned", bad, NULL);
     cJSON_Delete(j);
     /* a skipped case whose flag was flipped (true: the run should have been
      * PARTIAL, as a 1.1 IUT would be) */
     j = tu_receipt_json(rp);
     set_required(j, "fresh/mlp13k/run", 1);
     rewrite(bad, j);
-    r = tu_conform("verify", "--allow-unsigned", bad, NULL);
-    cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, ": cases (fresh/mlp13k/run): required is true, but the spec version and options make it false");
-    tu_result_free(&r);
+    tu_conform_says(1, 0,
+                    ": cases (fresh/mlp13k/run): required is true, but the spec version and options make it false",
+                    "verify", "--allow-unsigned", bad, NULL);
     cJSON_Delete(j);
     /* an IUT's claim edited to 1.1.0: the hello line no longer says it */
     j = tu_receipt_json(rp);
     cJSON_ReplaceItemInObject(cJSON_GetObjectItem(j, "iut"), "spec", cJSON_CreateString("1.1.0"));
     rewrite(bad, j);
-    r = tu_conform("verify", "--allow-unsigned", bad, NULL);
-    cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
-    tu_assert_has(r.out, ": iut.spec: \"1.1.0\" is not the spec= of iut.hello");
-    tu_result_free(&r);
+    tu_conform_says(1, 0, ": iut.spec: \"1.1.0\" is not the spec= of iut.hello", "verify", "--allow-unsigned", bad,
+                    NULL);
     cJSON_Delete(j);
     free(bad);
     free(rp);
@@ -313,18 +283,15 @@ Test(versions, verify_recomputes_the_version_and_the_required_flags)
 Test(versions, verify_without_vectors_falls_back_to_the_installed_set)
 {
     char *rp = at("r.json"), *elsewhere = at("elsewhere");
-    tu_result r = tu_conform("run", "--iut-exec", tu_env("IT_REF_CLI"), "--vectors", tu_env("IT_VECTORS"),
-                             "--level", "ops", "--filter", "dot", "--receipt", rp, NULL);
-    cr_assert_eq(r.code, 3, "%s%s", r.out, r.err);
-    tu_result_free(&r);
+    tu_result r;
+    tu_conform_exits(3, "run", "--iut-exec", tu_env("IT_REF_CLI"), "--vectors", tu_env("IT_VECTORS"), "--level", "ops",
+                     "--filter", "dot", "--receipt", rp, NULL);
     char cwd[PATH_MAX], conform[2 * PATH_MAX];
     cr_assert(getcwd(cwd, sizeof cwd));
     const char *c = tu_env("IT_CONFORM");
     snprintf(conform, sizeof conform, "%s%s%s", c[0] == '/' ? "" : cwd, c[0] == '/' ? "" : "/", c);
     /* in a checkout: the tree's set */
-    r = tu_conform("verify", "--allow-unsigned", rp, NULL);
-    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    tu_result_free(&r);
+    tu_conform_exits(0, "verify", "--allow-unsigned", rp, NULL);
     /* elsewhere: where --version says the installed sets are */
     char *cmd = xasprintf("mkdir -p '%s' && cd '%s' && '%s' --version && '%s' verify --allow-unsigned '%s'", elsewhere, elsewhere,
                           conform, conform, rp);

@@ -116,12 +116,10 @@ static void check_receipt_property(const char *receipt, const char *vectors, con
     iut_result_free(&r);
 }
 
-tu_result tu_conform(const char *arg0, ...)
+static tu_result conform_v(const char *arg0, va_list ap)
 {
     const char *args[72];
     size_t n = 0;
-    va_list ap;
-    va_start(ap, arg0);
     const char *a;
     /* a run writes a receipt, always: into a file of our own if the test
      * does not name one (the option goes first, before any "--") */
@@ -146,7 +144,6 @@ tu_result tu_conform(const char *arg0, ...)
         }
         args[n++] = a;
     }
-    va_end(ap);
     const char *const *argv = args;
     size_t argc = n;
     if (is_run && has_receipt) {
@@ -173,6 +170,36 @@ tu_result tu_conform(const char *arg0, ...)
     return r;
 }
 
+tu_result tu_conform(const char *arg0, ...)
+{
+    va_list ap;
+    va_start(ap, arg0);
+    tu_result r = conform_v(arg0, ap);
+    va_end(ap);
+    return r;
+}
+
+void tu_conform_exits(int code, const char *arg0, ...)
+{
+    va_list ap;
+    va_start(ap, arg0);
+    tu_result r = conform_v(arg0, ap);
+    va_end(ap);
+    cr_assert_eq(r.code, code, "%s: exit %d, expected %d\n%s%s", arg0, r.code, code, r.out, r.err);
+    tu_result_free(&r);
+}
+
+void tu_conform_says(int code, int on_err, const char *says, const char *arg0, ...)
+{
+    va_list ap;
+    va_start(ap, arg0);
+    tu_result r = conform_v(arg0, ap);
+    va_end(ap);
+    cr_assert_eq(r.code, code, "%s: exit %d, expected %d\n%s%s", arg0, r.code, code, r.out, r.err);
+    tu_assert_has(on_err ? r.err : r.out, says);
+    tu_result_free(&r);
+}
+
 tu_result tu_sh(const char *cmdline)
 {
     char *c = xasprintf("%s #", cmdline); /* comments out the "$@" P1 appends */
@@ -187,9 +214,55 @@ void tu_result_free(tu_result *r)
     free(r->err);
 }
 
+char *tu_at(const char *dir, const char *name)
+{
+    return xasprintf("%s/%s", dir, name);
+}
+
+void tu_put(const char *dir, const char *name, const char *text, int mode)
+{
+    char *p = tu_at(dir, name);
+    char err[256];
+    make_parent_dirs(p);
+    cr_assert(write_file(p, text, strlen(text), err, sizeof err) == 0, "%s", err);
+    if (mode)
+        cr_assert(chmod(p, (mode_t)mode) == 0, "chmod %s", p);
+    free(p);
+}
+
+void tu_sh_ok(const char *cmdline)
+{
+    tu_result s = tu_sh(cmdline);
+    cr_assert_eq(s.code, 0, "%s: %s%s", cmdline, s.out, s.err);
+    tu_result_free(&s);
+}
+
+char *tu_sh_line(const char *cmdline)
+{
+    tu_result s = tu_sh(cmdline);
+    cr_assert_eq(s.code, 0, "%s: %s%s", cmdline, s.out, s.err);
+    char *line = xstrndup(s.out, strcspn(s.out, "\n"));
+    tu_result_free(&s);
+    return line;
+}
+
+long tu_read_pid(const char *dir, const char *name)
+{
+    char *p = tu_at(dir, name);
+    FILE *f = fopen(p, "r");
+    free(p);
+    long pid = -1;
+    if (f) {
+        if (fscanf(f, "%ld", &pid) != 1)
+            pid = -1;
+        fclose(f);
+    }
+    return pid;
+}
+
 char *tu_iut(const char *script)
 {
-    return xasprintf("%s/%s", tu_env("IT_IUTS"), script);
+    return tu_at(tu_env("IT_IUTS"), script);
 }
 
 struct cJSON *tu_receipt_json(const char *path)

@@ -7,6 +7,7 @@
 
 #include <criterion/criterion.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 /* An environment variable the Makefile sets (IT_CONFORM, IT_REF_CLI, ...);
  * fails the test if missing. */
@@ -26,9 +27,18 @@ typedef struct {
 
 /* Runs IT_CONFORM with the arguments (NULL-terminated) and a 120 s limit. */
 tu_result tu_conform(const char *arg0, ...);
+/* Runs IT_CONFORM so and asserts its exit code. */
+void tu_conform_exits(int code, const char *arg0, ...);
+/* Runs IT_CONFORM so, asserts its exit code and that its stdout (stderr
+ * with on_err) holds `says`. */
+void tu_conform_says(int code, int on_err, const char *says, const char *arg0, ...);
 /* Runs a shell command line, capturing as above. */
 tu_result tu_sh(const char *cmdline);
 void tu_result_free(tu_result *r);
+/* Runs a shell command line that must succeed (asserts exit 0). */
+void tu_sh_ok(const char *cmdline);
+/* The same, and the first line of its stdout (allocated). */
+char *tu_sh_line(const char *cmdline);
 /* The command of a script IUT in conformance/tests/iuts. */
 char *tu_iut(const char *script);
 
@@ -60,10 +70,62 @@ struct cJSON *tu_full_receipt(const char *host, int pass, int first_diff, const 
  * executable of isa), or under emu (with -cpu cpu) the emulator as the
  * executable and the program as its guest; the executables seen. */
 void tu_receipt_subject(struct cJSON *r, const char *emu, const char *cpu, const char *isa);
+/* tu_full_receipt as a host describes itself: its self-report's isa,
+ * endianness (little), CPU model and features, and the subject
+ * (tu_receipt_subject). */
+struct cJSON *tu_host_receipt(const char *host, int pass, int first_diff, const char *dx, const char *emu,
+                              const char *cpu, const char *isa, const char *features);
+/* hosts.json (isotrain-hosts-v1) rows the tests share: the native x86_64
+ * host, and the negative control of an x87 build (expected to fail). */
+#define TU_HOSTS_HEAD "{\"schema\": \"isotrain-hosts-v1\", \"hosts\": [\n"
+#define TU_HOST_NAT                                                                                                   \
+    " {\"name\": \"nat\", \"emulator\": null, \"cpu\": null, \"isa\": \"x86_64\", \"endianness\": \"little\",\n"     \
+    "  \"stands_for\": \"native\", \"build\": \"x86_64\", \"expected\": \"pass\", \"slowdown\": 1,\n"                \
+    "  \"required_features\": [\"sse2\"], \"absent_features\": []}"
+#define TU_HOST_X87                                                                                                   \
+    " {\"name\": \"x87\", \"emulator\": \"qemu-i386\", \"cpu\": \"Conroe\", \"isa\": \"i386\", \"endianness\": \"little\",\n" \
+    "  \"stands_for\": \"negative control\", \"build\": \"i386-x87\", \"expected\": \"expected-fail\", \"slowdown\": 20,\n" \
+    "  \"required_features\": [\"sse2\"], \"absent_features\": []}"
+/* Writes text to dir/name, its parent directories made, then sets mode
+ * when it is not 0 (asserts). */
+void tu_put(const char *dir, const char *name, const char *text, int mode);
 /* Wraps receipt text in an unsigned DSSE envelope (trust/dsse.h) at path. */
 void tu_write_envelope(const char *path, const char *receipt_text);
+/* The same for a receipt as JSON (left to the caller). */
+void tu_write_receipt(const char *path, const struct cJSON *receipt);
+/* The same at dir/name, its parent directories made. */
+void tu_put_receipt(const char *dir, const char *name, const struct cJSON *receipt);
+/* The pid a script IUT wrote into dir/name (its $IT_ESCAPE_DIR), or -1. */
+long tu_read_pid(const char *dir, const char *name);
 /* Reads a whole file (asserts). */
 char *tu_read(const char *path);
+
+/* dir/name, allocated (asserts). */
+char *tu_at(const char *dir, const char *name);
+
+/* The suite fixture most tests share: each test gets a fresh temporary
+ * directory `dir` (removed after it), holding tu_fixture(dir, steps) when
+ * steps > 0; then `hook` (a function of the file, or NULL) runs; at(name) is
+ * dir/name. The rest are the suite's Criterion options (.timeout = ...). */
+#define TU_DIR_SUITE_HOOK(suite, steps, hook, ...)                                                  \
+    static char *dir;                                                                               \
+    static void tu_suite_init_(void)                                                                \
+    {                                                                                               \
+        void (*const tu_hook_)(void) = (hook);                                                      \
+        dir = tu_tmpdir();                                                                          \
+        if ((steps) > 0)                                                                            \
+            tu_fixture(dir, (steps));                                                               \
+        if (tu_hook_)                                                                               \
+            tu_hook_();                                                                             \
+    }                                                                                               \
+    static void tu_suite_fini_(void)                                                                \
+    {                                                                                               \
+        tu_rmtree(dir);                                                                             \
+        free(dir);                                                                                  \
+    }                                                                                               \
+    __attribute__((unused)) static char *at(const char *name) { return tu_at(dir, name); }          \
+    TestSuite(suite, .init = tu_suite_init_, .fini = tu_suite_fini_, ##__VA_ARGS__)
+#define TU_DIR_SUITE(suite, steps, ...) TU_DIR_SUITE_HOOK(suite, steps, NULL, ##__VA_ARGS__)
 
 /* Asserts that haystack contains needle, showing both otherwise. */
 #define tu_assert_has(hay, needle)                                                                  \

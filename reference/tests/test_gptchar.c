@@ -325,6 +325,13 @@ static size_t model_indices(size_t *idx, size_t cap)
     return n;
 }
 
+/* The loss of the checked batch (gc_x, gc_y), for test_central_diff. */
+static double batch_loss(const double *p, const void *ctx)
+{
+    (void)ctx;
+    return model_loss_d(p, gc_x, gc_y);
+}
+
 static size_t model_gradcheck(const float *grads, const size_t *idx, size_t n, size_t *worst)
 {
     static double p[IT_GC_NPARAMS];
@@ -334,13 +341,7 @@ static size_t model_gradcheck(const float *grads, const size_t *idx, size_t n, s
     size_t bad = 0;
     for (size_t k = 0; k < n; k++) {
         size_t i = idx[k];
-        double saved = p[i];
-        p[i] = saved + h;
-        double up = model_loss_d(p, gc_x, gc_y);
-        p[i] = saved - h;
-        double down = model_loss_d(p, gc_x, gc_y);
-        p[i] = saved;
-        double num = (up - down) / (2 * h);
+        double num = test_central_diff(p, i, h, batch_loss, NULL);
         if (!close_enough(grads[i], num, 2e-6, 2e-2)) {
             if (bad++ < 5)
                 cr_log_info("param %zu: analytic %g numeric %g", i, (double)grads[i], num);

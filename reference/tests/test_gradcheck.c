@@ -42,6 +42,17 @@ typedef struct {
     double worst_excess;
 } gradcheck_result;
 
+/* A batch's inputs and targets, and its loss for test_central_diff. */
+typedef struct {
+    const unsigned char *xs, *ys;
+} batch;
+
+static double batch_loss(const double *p, const void *ctx)
+{
+    const batch *b = ctx;
+    return loss_double(p, b->xs, b->ys);
+}
+
 /* |analytic - numeric| <= atol + rtol * max(|analytic|, |numeric|) */
 static gradcheck_result gradcheck(const float *params, const float *grads, const unsigned char *xs,
                                   const unsigned char *ys, const size_t *idx, size_t n_idx)
@@ -53,13 +64,8 @@ static gradcheck_result gradcheck(const float *params, const float *grads, const
         p[i] = params[i];
     for (size_t n = 0; n < n_idx; n++) {
         size_t i = idx[n];
-        double saved = p[i];
-        p[i] = saved + h;
-        double up = loss_double(p, xs, ys);
-        p[i] = saved - h;
-        double down = loss_double(p, xs, ys);
-        p[i] = saved;
-        double numeric = (up - down) / (2 * h), analytic = grads[i];
+        const batch b = {xs, ys};
+        double numeric = test_central_diff(p, i, h, batch_loss, &b), analytic = grads[i];
         double excess = fabs(analytic - numeric) - (atol + rtol * fmax(fabs(analytic), fabs(numeric)));
         r.checked++;
         if (excess > 0) {

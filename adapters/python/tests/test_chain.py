@@ -6,19 +6,11 @@ every parameter's gradient and the input's, over several steps of SGD; what
 is fused and what is not; the fallback when a function is switched back to
 torch's (the switch takes effect). Exit 1 on any failure."""
 
-import argparse
-import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, ".."))
-sys.path.insert(0, os.path.join(HERE, "..", "examples"))
+from harness import check, failures, lib_args
 
-ap = argparse.ArgumentParser()
-ap.add_argument("--lib")
-args = ap.parse_args()
-if args.lib:
-    os.environ["ISOTRAIN_LIB"] = os.path.abspath(args.lib)
+lib_args()
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
@@ -26,16 +18,6 @@ from torch import nn  # noqa: E402
 
 import isotrain.torch as it  # noqa: E402
 from isotrain.torch import functional as itF  # noqa: E402
-
-failures = []
-
-
-def check(what, ok, detail=""):
-    print("%-4s %s" % ("ok" if ok else "FAIL", what))
-    if not ok:
-        failures.append(what)
-        if detail:
-            print("     " + detail)
 
 
 def bits(t):

@@ -15,19 +15,11 @@
   counterpart for.
 """
 
-import argparse
-import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, ".."))
-sys.path.insert(0, os.path.join(HERE, "..", "examples"))
+from harness import failures, lib_args, report
 
-ap = argparse.ArgumentParser()
-ap.add_argument("--lib", help="libisotrain.so (default: ISOTRAIN_LIB or the checkout's build)")
-args = ap.parse_args()
-if args.lib:
-    os.environ["ISOTRAIN_LIB"] = os.path.abspath(args.lib)
+lib_args()
 
 import torch  # noqa: E402
 import torch.nn.functional as TF  # noqa: E402
@@ -39,15 +31,6 @@ import nanogpt  # noqa: E402
 from isotrain.torch import leak  # noqa: E402
 
 STEP1 = "9151d8952ad6dc14c47f7524fc6d370d7ac3c79e42dd5a70023445666455a325"  # spec §14.8
-failures = []
-
-
-def report(what, ok, detail=()):
-    print("%-4s %s" % ("ok" if ok else "FAIL", what))
-    for line in detail:
-        print("     " + line)
-    if not ok:
-        failures.append(what)
 
 
 def one_step(model_name):

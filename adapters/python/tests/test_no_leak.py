@@ -20,19 +20,11 @@ Negative controls (each must be caught, by the op it leaks):
             two gradients of r in the backward)
 """
 
-import argparse
-import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, ".."))
-sys.path.insert(0, os.path.join(HERE, "..", "examples"))
+from harness import failures, lib_args, report
 
-ap = argparse.ArgumentParser()
-ap.add_argument("--lib", help="libisotrain.so (default: ISOTRAIN_LIB or the checkout's build)")
-args = ap.parse_args()
-if args.lib:
-    os.environ["ISOTRAIN_LIB"] = os.path.abspath(args.lib)
+lib_args()
 
 import torch  # noqa: E402
 
@@ -43,7 +35,6 @@ from isotrain.torch import leak  # noqa: E402
 
 STEP1 = {"mlp13k": "8edc3938536be6aa15491440735ffb38abd87d3a3af735302686773415f828c1",
          "addmod113": "bc6f442269de5a4a78c8f385b1fb8bbdc7a6488c0a9ebe2734ea35d5f3f930e5"}
-failures = []
 
 
 def setup(profile, optimizer=None):
@@ -64,14 +55,6 @@ def step(model, loss_fn, opt, x, y):
     loss.backward()
     opt.step()
     return loss
-
-
-def report(what, ok, detail):
-    print("%-4s %s" % ("ok" if ok else "FAIL", what))
-    for line in detail:
-        print("     " + line)
-    if not ok:
-        failures.append(what)
 
 
 def clean(profile):

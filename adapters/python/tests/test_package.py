@@ -20,21 +20,14 @@ Every check compares bits (or the exact error) and prints ok/FAIL; exit 1 on
 any failure.
 """
 
-import argparse
 import hashlib
 import os
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, ".."))
-sys.path.insert(0, os.path.join(HERE, "..", "examples"))
+from harness import HERE, lib_args
 
-ap = argparse.ArgumentParser()
-ap.add_argument("--lib", help="libisotrain.so (default: ISOTRAIN_LIB or the checkout's build)")
-args = ap.parse_args()
-if args.lib:
-    os.environ["ISOTRAIN_LIB"] = os.path.abspath(args.lib)
+lib_args()
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402

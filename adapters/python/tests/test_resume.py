@@ -14,6 +14,8 @@ import subprocess
 import sys
 import tempfile
 
+from harness import check, failures
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 IUT = os.path.join(HERE, "..", "examples", "iut.py")
 
@@ -23,15 +25,6 @@ args = ap.parse_args()
 env = dict(os.environ, ISOTRAIN_TORCH_EVAL="0", PYTHONDONTWRITEBYTECODE="1")
 if args.lib:
     env["ISOTRAIN_LIB"] = os.path.abspath(args.lib)
-failures = []
-
-
-def check(what, ok, detail=""):
-    print("%-4s %s" % ("ok" if ok else "FAIL", what))
-    if not ok:
-        failures.append(what)
-        if detail:
-            print("     " + detail)
 
 
 def train(*a):
