@@ -140,7 +140,7 @@ TEST_MATRIX ?= check-matrix
 # The groups run one after another by ci/run-stages.sh, which prints each
 # one's wall and CPU time and a table at the end (README.md "Checks, tiers
 # and their cost" quotes it); the first group that fails stops the run.
-TEST_STAGES = check-layers test-unit test-sanitize test-cross test-conformance test-python-minimal check-export test-install \
+TEST_STAGES = check-layers check-mutant-patches test-unit test-sanitize test-cross test-conformance test-python-minimal check-export test-install \
       check-workflow conformance conformance-kernels check-threads check-no-fma lint-vectors check-vectors prove-math-share \
       $(TEST_MATRIX) check-published matrix-gptchar-windows-share check-mutants check-mutants-fresh test-report test-mpi test-mpi-faults
 test: suite-tmp

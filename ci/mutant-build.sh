@@ -22,5 +22,5 @@ tree=$out/tree
 rm -rf "$tree"
 mkdir -p "$tree"
 cp -R reference mk spec "$tree"/
-patch -s -p1 -d "$tree" < "$p" || { echo "mutant-build: $p does not apply to this tree" >&2; exit 2; }
+patch -s --fuzz=0 -p1 -d "$tree" < "$p" || { echo "mutant-build: $p does not apply to this tree" >&2; exit 2; }
 exec $make --no-print-directory -C "$tree" -f "$mk" OUT="$out" "$@"

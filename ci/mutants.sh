@@ -51,8 +51,16 @@ EOF
     # the CPU); the best set elsewhere. Every other mutant changes the
     # portable definition, so it runs with that set forced
     # (ISOTRAIN_KERNELS=portable), which is the code its defect is in.
+    # What a patch is about is read from the lines it changes and its file
+    # names, never its context lines: a refreshed patch whose context happens
+    # to name another file would otherwise move to another set (kernel-fma
+    # did, when mk/reference.mk's rule came to name gpt_body.h). A patch whose
+    # changed lines name no file of its set says so with a marker
+    # (MUTANT-ADDMOD113, MUTANT-GPTCHAR, MUTANT-WHOLE-RUN).
+    changed=
+    [ "$patchfile" = - ] || changed=$(grep '^[-+]' "spec/mutants/$patchfile")
     kernels=portable
-    if [ "$patchfile" != - ] && grep -q 'reference/src/kernels/\|KERNEL_' "spec/mutants/$patchfile"; then
+    if [ "$patchfile" != - ] && printf '%s\n' "$changed" | grep -q 'reference/src/kernels/\|KERNEL_'; then
         kernels=auto
         grep -qw avx2 /proc/cpuinfo 2>/dev/null && kernels=avx2
     fi
@@ -94,20 +102,20 @@ EOF
     # train level on addmod113 for 2 steps: its op vectors are what kill it,
     # and 300 portable steps would cost minutes per mutant.
     set_opts="--vectors vectors/v1.0.0" am=0
-    if [ "$patchfile" != - ] && grep -q 'reference/src/\(addmod113\|attention\|adamw\|sqrt\|rows\|kernels/gemm_body\|kernels/simd_body\)' "spec/mutants/$patchfile"; then
+    if [ "$patchfile" != - ] && printf '%s\n' "$changed" | grep -q 'reference/src/\(addmod113\|attention\|adamw\|sqrt\|rows\|kernels/gemm_body\|kernels/simd_body\)\|MUTANT-ADDMOD113'; then
         set_opts="--vectors vectors/v1.1.0 --profile addmod113 --steps 2"
         am=1
     fi
     # Likewise a mutant of profile gptchar's rules (spec 1.2.0, §14) against
     # vectors/v1.2.0 with gptchar trained for 3 steps.
     gc=0
-    if [ "$patchfile" != - ] && grep -q 'reference/src/\(gptchar\|layernorm\|gelu\|causal_attention\|clip\|schedule\|residual\|kernels/gpt_body\)\|MUTANT-WHOLE-RUN\|MUTANT-GPTCHAR' "spec/mutants/$patchfile"; then
+    if [ "$patchfile" != - ] && printf '%s\n' "$changed" | grep -q 'reference/src/\(gptchar\|layernorm\|gelu\|causal_attention\|clip\|schedule\|residual\|kernels/gpt_body\)\|MUTANT-WHOLE-RUN\|MUTANT-GPTCHAR'; then
         set_opts="--vectors vectors/v1.2.0 --profile gptchar --steps 3"
         gc=1
         # a defect that reads the run's own length (its patch says
         # MUTANT-WHOLE-RUN) shows only against a run of another length: gptchar
         # in full (500 steps), where only the 53-step fresh-seed run sees it
-        if grep -q 'MUTANT-WHOLE-RUN' "spec/mutants/$patchfile"; then
+        if printf '%s\n' "$changed" | grep -q 'MUTANT-WHOLE-RUN'; then
             set_opts="--vectors vectors/v1.2.0 --profile gptchar"
         fi
     fi

@@ -73,7 +73,7 @@ check-matrix: check-matrix-published matrix-run
 SET ?= v1.0.0
 PUBLISH_DIR = $(BUILD)/publish-$(SET)
 publish-matrix: conformance-runner deps-sign
-	@test -n "$(SIGN_KEY)" || { echo "publish-matrix: give SIGN_KEY=FILE, the project's private key (public half: vectors/KEYS/isotrain-project-2026-12-01.pub)" >&2; exit 2; }
+	@test -n "$(SIGN_KEY)" || { echo "publish-matrix: give SIGN_KEY=FILE, the project's private key (public half: vectors/KEYS/isotrain-project-2026-12-03.pub)" >&2; exit 2; }
 	@test -d "vectors/$(SET)" || { echo "publish-matrix: SET=$(SET): no vector set vectors/$(SET)" >&2; exit 2; }
 	@test -z "$$(git status --porcelain)" || { echo "publish-matrix: the git tree is not clean; receipts are published from a committed revision:" >&2; git status --short >&2; exit 2; }
 ifeq ($(SET),v1.0.0)

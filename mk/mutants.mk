@@ -19,7 +19,13 @@ MUTANTS_TABLE := $(MUTANTS_DIR)/mutants_table
 MUTANT_JOBS   ?= 2
 MUTANTS_MARK  := <!-- timings:
 
-.PHONY: mutants check-mutants check-mutants-fresh mutants-tools
+.PHONY: mutants check-mutants check-mutants-fresh mutants-tools check-mutant-patches
+
+# Every patch of spec/mutants/ applies to this tree with no fuzz (a second;
+# make check-mutants would find a stale one only after building them all).
+check-mutant-patches:
+	@sh ci/check-mutant-patches.sh --self-test
+	@sh ci/check-mutant-patches.sh
 
 # Receipts are DSSE envelopes: the table opens them with the runner's own
 # reader (conformance/src/trust/dsse.c).

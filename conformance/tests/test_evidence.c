@@ -269,13 +269,15 @@ Test(evidence, a_key_labelled_isotrain_project_is_another_key)
 
 Test(evidence, the_pinned_fingerprints_are_the_project_keys)
 {
-    char *cur = fingerprint_of("vectors/KEYS/isotrain-project-2026-12-01.pub");
+    char *cur = fingerprint_of("vectors/KEYS/isotrain-project-2026-12-03.pub");
     char *old = fingerprint_of("vectors/KEYS/isotrain-project.pub");
     char *lost = fingerprint_of("vectors/KEYS/isotrain-project-2026-12.pub");
+    char *prev = fingerprint_of("vectors/KEYS/isotrain-project-2026-12-01.pub");
     cr_assert_eq(key_class_of(cur), KEY_PROJECT, "%s", cur);
     cr_assert_eq(key_class_of(old), KEY_PROJECT_RETIRED, "%s", old);
     cr_assert_eq(key_class_of(lost), KEY_PROJECT_RETIRED, "%s", lost);
-    free(lost);
+    cr_assert_eq(key_class_of(prev), KEY_PROJECT_RETIRED, "%s", prev);
+    free(lost), free(prev);
     /* the control: any other key is another key */
     char *cmd = xasprintf("ssh-keygen -q -t ed25519 -N '' -f '%s/any'", dir);
     tu_result s = tu_sh(cmd);

@@ -76,18 +76,32 @@ static void sweep_digest(f32_fn fn, uint32_t lo, uint32_t count, char hex[65])
     it_hex(d, 32, hex);
 }
 
+/* Where a sweep may start: inside the inputs whose result is not a
+ * saturated constant, so that every one of the 2^16 can show a misrounding.
+ * exp: |x| < 104 (0x42d00000), past which it is +inf or +0 for every x; a
+ * start over all 2^32 patterns lands there 2 times in 3. log: +0 up to the
+ * largest finite (x < 0 is NaN for every x). Measured: glibc's logf differs
+ * from spec §3.3 in 22,298 of the 32,640 blocks of 2^16 positive inputs, so
+ * the 8 log sweeps of a run miss it with probability 0.32^8 ~ 1e-4 (a start
+ * over all patterns missed it 1 run in 25: make check-mutants-fresh). */
+static uint32_t sweep_start(fresh_rng *r, f32_fn fn, uint32_t count)
+{
+    const uint32_t u = fresh_u32(r);
+    if (fn == it_expf)
+        return (u & 0x80000000u) | (u & 0x7fffffffu) % (0x42d00000u - count);
+    return u % (0x7f800000u - count);
+}
+
 static void sweep_case(fresh_list *l, fresh_rng *r, const char *fn_name, f32_fn fn)
 {
     enum { COUNT = 1 << 16 };
-    uint32_t lo = fresh_u32(r);
-    if (lo > UINT32_MAX - COUNT)
-        lo = UINT32_MAX - COUNT;
+    const uint32_t lo = sweep_start(r, fn, COUNT);
     char hex[65];
     sweep_digest(fn, lo, COUNT, hex);
     char *kv = xasprintf("fn=%s lo=%08x count=%d", fn_name, (unsigned)lo, COUNT);
     value *w = fresh_add(l, "sweep", "sweep",
-                         fn == it_expf ? "exp over 2^16 consecutive inputs from a random start"
-                                       : "log over 2^16 consecutive inputs from a random start",
+                         fn == it_expf ? "exp over 2^16 consecutive inputs from a random start where |x| < 104"
+                                       : "log over 2^16 consecutive positive inputs from a random start",
                          kv);
     fresh_want_sha256(&w[0], hex);
 }

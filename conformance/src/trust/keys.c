@@ -9,7 +9,9 @@
 #include "core/util.h"
 
 static const project_key keys[] = {
-    {"SHA256:Eq/qo/Pg1Grmy33a6i0o5dZ298r94wBO+kbVZ87Y/GI", "vectors/KEYS/isotrain-project-2026-12-01.pub", NULL, NULL},
+    {"SHA256:N8KsWo47crbujr0vqdXiUK9tHFEpGmfNFnUvmBSddnY", "vectors/KEYS/isotrain-project-2026-12-03.pub", NULL, NULL},
+    {"SHA256:Eq/qo/Pg1Grmy33a6i0o5dZ298r94wBO+kbVZ87Y/GI", "vectors/KEYS/isotrain-project-2026-12-01.pub", "2026-12-03",
+     "its private half was lost with the machine of the session that made it; its receipts of v1.1.0 stay valid"},
     {"SHA256:r2MBJdHm+LvSUI4ecpwM1BaHRgMsvY/Xz7ra3qCOu+M", "vectors/KEYS/isotrain-project-2026-12.pub", "2026-12-01",
      "its private half was lost with the machine of the session that made it, before it signed anything"},
     {"SHA256:tOf5s44w8SeW1PcK1mbwFIkJIP0FDn1ttN2V3zVWDik", "vectors/KEYS/isotrain-project.pub", "2026-12-01",
