@@ -14,10 +14,9 @@ SAN     := $(BUILD)/sanitize
 AARCH64 := $(BUILD)/aarch64
 TOOLS   := $(BUILD)/tools
 
-WARN_CFLAGS    := -std=c11 -Wall -Wextra -Werror -pedantic
+include mk/c-flags.mk
 # Criterion's macros use GNU variadic extensions, so tests drop -pedantic.
 TEST_CFLAGS    := -std=c11 -Wall -Wextra -Werror
-NUMERIC_CFLAGS := -ffp-contract=off -fno-fast-math
 SAN_FLAGS      := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g
 
 REF = $(MAKE) --no-print-directory -f mk/reference.mk
