@@ -267,6 +267,7 @@ bench: reference $(TOOLS)/bench
 	$(TOOLS)/bench $(NATIVE)/isotrain $(BENCH_RUNS) $(BENCH_MLP_STEPS) | tee $(TOOLS)/bench.txt
 	@blas=$$(sh ci/openblas-private.sh $(BUILD)/openblas) || blas=; \
 	LD_LIBRARY_PATH=$$blas$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH} $(PYTORCH_PY) reference/tools/bench_torch.py \
+	    --profiles "$$(grep '^bench-profiles' $(TOOLS)/bench.txt)" \
 	    --summary "$$(grep '^bench-summary' $(TOOLS)/bench.txt)" --expect-blas "$$blas" \
 	    --mlp-steps $(BENCH_MLP_STEPS) --runs $(BENCH_RUNS) | tee -a $(TOOLS)/bench.txt
 
