@@ -14,10 +14,9 @@ SAN     := $(BUILD)/sanitize
 AARCH64 := $(BUILD)/aarch64
 TOOLS   := $(BUILD)/tools
 
-WARN_CFLAGS    := -std=c11 -Wall -Wextra -Werror -pedantic
+include mk/c-flags.mk
 # Criterion's macros use GNU variadic extensions, so tests drop -pedantic.
 TEST_CFLAGS    := -std=c11 -Wall -Wextra -Werror
-NUMERIC_CFLAGS := -ffp-contract=off -fno-fast-math
 SAN_FLAGS      := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g
 
 REF = $(MAKE) --no-print-directory -f mk/reference.mk
@@ -268,6 +267,7 @@ bench: reference $(TOOLS)/bench
 	$(TOOLS)/bench $(NATIVE)/isotrain $(BENCH_RUNS) $(BENCH_MLP_STEPS) | tee $(TOOLS)/bench.txt
 	@blas=$$(sh ci/openblas-private.sh $(BUILD)/openblas) || blas=; \
 	LD_LIBRARY_PATH=$$blas$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH} $(PYTORCH_PY) reference/tools/bench_torch.py \
+	    --profiles "$$(grep '^bench-profiles' $(TOOLS)/bench.txt)" \
 	    --summary "$$(grep '^bench-summary' $(TOOLS)/bench.txt)" --expect-blas "$$blas" \
 	    --mlp-steps $(BENCH_MLP_STEPS) --runs $(BENCH_RUNS) | tee -a $(TOOLS)/bench.txt
 

@@ -14,8 +14,7 @@
 OUT   ?= build/mpi
 OPT   ?= -O2
 MPICC ?= mpicc
-NUMERIC_CFLAGS := -ffp-contract=off -fno-fast-math
-WARN_CFLAGS    := -std=c11 -Wall -Wextra -Werror -pedantic
+include mk/c-flags.mk
 MPI_CFLAGS = $(WARN_CFLAGS) $(OPT) $(NUMERIC_CFLAGS) $(EXTRA_CFLAGS) \
              -Ireference/include -Ireference/src -Ireference/iut -Ireference/mpi
 MPI_SRCS := $(wildcard reference/mpi/*.c)

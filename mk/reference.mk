@@ -8,9 +8,7 @@
 OUT ?= build/native
 OPT ?= -O2
 CC ?= cc
-# spec §2.4: the flags every C build of the reference must carry.
-NUMERIC_CFLAGS := -ffp-contract=off -fno-fast-math
-WARN_CFLAGS := -std=c11 -Wall -Wextra -Werror -pedantic
+include mk/c-flags.mk
 ALL_CFLAGS = $(WARN_CFLAGS) $(OPT) $(NUMERIC_CFLAGS) $(EXTRA_CFLAGS) \
              -Ireference/include -Ireference/src
 

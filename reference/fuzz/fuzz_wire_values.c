@@ -24,15 +24,17 @@ static void broken(const char *type, const char *what, const char *v, size_t len
     abort();
 }
 
+/* a hex digit's value from its place in P4's alphabet, spelled unlike
+ * wire.c's digit test on purpose: an oracle that copies the parser would
+ * share its mistakes */
 static int hexval(unsigned char c)
 {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
+    static const char DIGITS[] = "0123456789abcdefABCDEF";
+    const char *p = c ? strchr(DIGITS, c) : NULL;
+    if (!p)
+        return -1;
+    int i = (int)(p - DIGITS);
+    return i < 16 ? i : i - 6;
 }
 
 /* P4 int: "0", or 1-9 then digits; its value if it is at most max. */
@@ -67,16 +69,34 @@ static void check_formatted(const char *type, const wire_buf *b, const char *wan
         broken(type, "formatting the parsed value does not give the input back", v, len);
 }
 
+/* the parser's verdict (ok) against the grammar's (gram): a refusal says why */
+static void judge(const char *type, int ok, int gram, const char *err, const char *v, size_t len)
+{
+    if (ok != gram)
+        broken(type, ok ? "accepted against the grammar" : "refused though the grammar allows it", v, len);
+    if (!ok && err[0] == '\0')
+        broken(type, "refused without a message", v, len);
+}
+
+/* an accepted array formatted back (put) gives `want` (len bytes); frees got */
+static void check_array_formatted(const char *type, void (*put)(wire_buf *, const uint32_t *, size_t), uint32_t *got,
+                                  size_t n, const char *want, size_t len, const char *v)
+{
+    wire_buf b;
+    wire_buf_init(&b);
+    put(&b, got, n);
+    check_formatted(type, &b, want, len, v);
+    wire_buf_free(&b);
+    free(got);
+}
+
 static void check_int(const char *v, size_t len, uint64_t max)
 {
     char err[512] = "";
     uint64_t got = 0, want = 0;
     int ok = wire_parse_int(v, len, max, &got, err, sizeof err) == 0;
     int gram = grammar_int(v, len, max, &want);
-    if (ok != gram)
-        broken("int", ok ? "accepted against the grammar" : "refused though the grammar allows it", v, len);
-    if (!ok && err[0] == '\0')
-        broken("int", "refused without a message", v, len);
+    judge("int", ok, gram, err, v, len);
     if (ok) {
         if (got != want)
             broken("int", "parsed to another value", v, len);
@@ -99,10 +119,7 @@ static void check_u64(const char *v, size_t len)
         want = want << 4 | (uint64_t)(d < 0 ? 0 : d);
     }
     int ok = wire_parse_u64(v, len, &got, err, sizeof err) == 0;
-    if (ok != gram)
-        broken("u64", ok ? "accepted against the grammar" : "refused though the grammar allows it", v, len);
-    if (!ok && err[0] == '\0')
-        broken("u64", "refused without a message", v, len);
+    judge("u64", ok, gram, err, v, len);
     if (ok) {
         if (got != want)
             broken("u64", "parsed to another value", v, len);
@@ -125,10 +142,9 @@ static void check_hex32s(const char *v, size_t len)
     for (size_t i = 0; gram && i < len; i++)
         gram = i % 9 == 8 ? v[i] == ',' : hexval((unsigned char)v[i]) >= 0;
     int ok = wire_parse_hex32s(v, len, &got, &n, err, sizeof err) == 0;
-    if (ok != gram)
-        broken("hex32s", ok ? "accepted against the grammar" : "refused though the grammar allows it", v, len);
-    if (!ok && (err[0] == '\0' || got || n))
-        broken("hex32s", "refused without a message, or with outputs left set", v, len);
+    judge("hex32s", ok, gram, err, v, len);
+    if (!ok && (got || n))
+        broken("hex32s", "refused with outputs left set", v, len);
     if (ok) {
         if (n != (len + 1) / 9)
             broken("hex32s", "wrong element count", v, len);
@@ -143,13 +159,8 @@ static void check_hex32s(const char *v, size_t len)
         if (!low)
             abort();
         lower(v, len, low);
-        wire_buf b;
-        wire_buf_init(&b);
-        wire_put_hex32s(&b, got, n);
-        check_formatted("hex32s", &b, low, len, v);
-        wire_buf_free(&b);
+        check_array_formatted("hex32s", wire_put_hex32s, got, n, low, len, v);
         free(low);
-        free(got);
     }
 }
 
@@ -170,19 +181,13 @@ static void check_ints(const char *v, size_t len, uint64_t max)
         i = j + 1;
     }
     int ok = wire_parse_ints(v, len, max, &got, &n, err, sizeof err) == 0;
-    if (ok != gram)
-        broken("ints", ok ? "accepted against the grammar" : "refused though the grammar allows it", v, len);
-    if (!ok && (err[0] == '\0' || got || n))
-        broken("ints", "refused without a message, or with outputs left set", v, len);
+    judge("ints", ok, gram, err, v, len);
+    if (!ok && (got || n))
+        broken("ints", "refused with outputs left set", v, len);
     if (ok) {
         if (n != count)
             broken("ints", "wrong element count", v, len);
-        wire_buf b;
-        wire_buf_init(&b);
-        wire_put_ints(&b, got, n);
-        check_formatted("ints", &b, v, len, v);
-        wire_buf_free(&b);
-        free(got);
+        check_array_formatted("ints", wire_put_ints, got, n, v, len, v);
     }
 }
 
@@ -193,10 +198,7 @@ static void check_name(const char *v, size_t len)
     for (size_t i = 0; gram && i < len; i++)
         gram = (v[i] >= 'a' && v[i] <= 'z') || (v[i] >= '0' && v[i] <= '9') || v[i] == '_';
     int ok = wire_parse_name(v, len, err, sizeof err) == 0;
-    if (ok != gram)
-        broken("name", ok ? "accepted against the grammar" : "refused though the grammar allows it", v, len);
-    if (!ok && err[0] == '\0')
-        broken("name", "refused without a message", v, len);
+    judge("name", ok, gram, err, v, len);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -2,7 +2,7 @@
  * parsed request, the response being built, and the getters that parse an
  * input strictly (P4) and report "input 'key': why". ops_server.c serves the
  * ops of spec 1.0 and 1.1; each later profile's ops live in a file of their
- * own (ops_gptchar.c) and are listed in ops_server.c's table. */
+ * own (ops_gptchar.c) with a table of their own that ops_server.c searches. */
 #ifndef IT_OPS_CTX_H
 #define IT_OPS_CTX_H
 
@@ -40,20 +40,30 @@ int name_is(const wire_kv *kv, const char *s);
 int want_len(op_ctx *c, const char *key, size_t n, uint64_t want, const char *why);
 void put_f32s(op_ctx *c, const char *key, const float *v, size_t n);
 void put_u32s(op_ctx *c, const char *key, const uint32_t *v, size_t n);
+/* y = f(x) and out = f(a, b) element by element (a, b of one length) */
+int unary(op_ctx *c, void (*f)(const float *, float *, size_t));
+int binary(op_ctx *c, const char *a, const char *b, const char *out,
+           void (*f)(const float *, const float *, size_t, float *));
+/* the ops every profile has and the inputs of the attention ops */
+struct it_profile;
+int profile_init(op_ctx *c, const struct it_profile *p);
+typedef struct {
+    float *params, *grads; /* the row's parameters; its gradient, zeroed */
+    uint32_t *x, *y;       /* n tokens and their targets */
+    size_t n;
+} loss_grad_in;
+int loss_grad_inputs(op_ctx *c, const struct it_profile *p, uint32_t vocab, loss_grad_in *in);
+int attention_heads(op_ctx *c, uint64_t *heads, uint64_t *width, float **cs);
+int attention_rows(op_ctx *c, const char *key, size_t n, uint64_t hw, unsigned max_t, size_t *t);
 
-/* ops_gptchar.c (spec 1.2.0) */
-int op_residual_add(op_ctx *c);
-int op_layernorm_forward(op_ctx *c);
-int op_layernorm_backward(op_ctx *c);
-int op_gelu_forward(op_ctx *c);
-int op_gelu_backward(op_ctx *c);
-int op_causal_attention_forward(op_ctx *c);
-int op_causal_attention_backward(op_ctx *c);
-int op_tied_embedding_grad(op_ctx *c);
-int op_clip_grad_norm(op_ctx *c);
-int op_lr_schedule(op_ctx *c);
-int op_gptchar_init(op_ctx *c);
-int op_gptchar_batch(op_ctx *c);
-int op_gptchar_loss_grad(op_ctx *c);
+/* A row of an op table: P5's name of the op and its function. */
+typedef struct {
+    const char *name;
+    int (*fn)(op_ctx *c);
+} op_entry;
+
+/* ops_gptchar.c: the ops of spec 1.2.0 (profile gptchar) */
+extern const op_entry gptchar_ops[];
+extern const size_t n_gptchar_ops;
 
 #endif

@@ -7,9 +7,10 @@
 #include <string.h>
 
 #include "isotrain.h"
+#include "isotrain_profile.h"
 #include "ops_ctx.h"
 
-enum { CAUSAL_MAX_T = 64, HW_MAX = 1u << 16, DIM_MAX = 1u << 20, LINE_CAP = 4194304 };
+enum { CAUSAL_MAX_T = 64, DIM_MAX = 1u << 20, LINE_CAP = 4194304 };
 
 /* The answer holds `values` 8-hex-digit elements (9 bytes each with their
  * separators) plus keys and the id: refuse what could not fit (P3). */
@@ -22,16 +23,9 @@ static int fits(op_ctx *c, uint64_t values)
 }
 
 /* §5.13 */
-int op_residual_add(op_ctx *c)
+static int op_residual_add(op_ctx *c)
 {
-    float *x, *y, *z;
-    size_t nx, ny;
-    if (get_f32s(c, "x", &x, &nx) != 0 || get_f32s(c, "y", &y, &ny) != 0 ||
-        want_len(c, "y", ny, nx, "as many as x") != 0 || !(z = scratch(c, nx)))
-        return -1;
-    it_residual_add(x, y, nx, z);
-    put_f32s(c, "z", z, nx);
-    return 0;
+    return binary(c, "x", "y", "z", it_residual_add);
 }
 
 /* n, x (rows*n), w, b or dy... : the row length and the rows of x */
@@ -50,7 +44,7 @@ static int layernorm_rows(op_ctx *c, uint64_t *n, float **x, size_t *rows, float
 }
 
 /* §5.14, row after row */
-int op_layernorm_forward(op_ctx *c)
+static int op_layernorm_forward(op_ctx *c)
 {
     uint64_t n;
     size_t rows, nb;
@@ -69,7 +63,7 @@ int op_layernorm_forward(op_ctx *c)
 
 /* §5.15: xhat and rstd of each row recomputed by §5.14; dw, db accumulate
  * one term per row, rows in the order given */
-int op_layernorm_backward(op_ctx *c)
+static int op_layernorm_backward(op_ctx *c)
 {
     uint64_t n;
     size_t rows, ndy, ndw, ndb;
@@ -93,54 +87,35 @@ int op_layernorm_backward(op_ctx *c)
     return 0;
 }
 
+static void gelu_array(const float *x, float *y, size_t n) { it_gelu_forward(x, n, y); }
+
 /* §5.16 */
-int op_gelu_forward(op_ctx *c)
+static int op_gelu_forward(op_ctx *c)
 {
-    float *x, *y;
-    size_t n;
-    if (get_f32s(c, "x", &x, &n) != 0 || !(y = scratch(c, n)))
-        return -1;
-    it_gelu_forward(x, n, y);
-    put_f32s(c, "y", y, n);
-    return 0;
+    return unary(c, gelu_array);
 }
 
 /* §5.17 */
-int op_gelu_backward(op_ctx *c)
+static int op_gelu_backward(op_ctx *c)
 {
-    float *x, *dy, *dx;
-    size_t n, ndy;
-    if (get_f32s(c, "x", &x, &n) != 0 || get_f32s(c, "dy", &dy, &ndy) != 0 ||
-        want_len(c, "dy", ndy, n, "as many as x") != 0 || !(dx = scratch(c, n)))
-        return -1;
-    it_gelu_backward(x, dy, n, dx);
-    put_f32s(c, "dx", dx, n);
-    return 0;
+    return binary(c, "x", "dy", "dx", it_gelu_backward);
 }
 
 /* heads, width, c, q, k, v: T positions of heads*width each */
 static int causal_inputs(op_ctx *c, uint64_t *heads, uint64_t *width, size_t *t, float **cs, float **q, float **k,
                          float **v)
 {
-    size_t nc, nq, nk, nv;
-    if (get_int(c, "heads", 1, HW_MAX, heads) != 0 || get_int(c, "width", 1, HW_MAX, width) != 0)
+    size_t nq, nk, nv;
+    if (attention_heads(c, heads, width, cs) != 0 || get_f32s(c, "q", q, &nq) != 0 ||
+        get_f32s(c, "k", k, &nk) != 0 || want_len(c, "k", nk, nq, "as many as q") != 0 ||
+        get_f32s(c, "v", v, &nv) != 0 || want_len(c, "v", nv, nq, "as many as q") != 0 ||
+        attention_rows(c, "q", nq, *heads * *width, CAUSAL_MAX_T, t) != 0)
         return -1;
-    uint64_t hw = *heads * *width;
-    if (hw > HW_MAX)
-        return bad(c, "heads*width = %llu is above %u", (unsigned long long)hw, (unsigned)HW_MAX);
-    if (get_f32s(c, "c", cs, &nc) != 0 || want_len(c, "c", nc, 1, "one value") != 0 ||
-        get_f32s(c, "q", q, &nq) != 0 || get_f32s(c, "k", k, &nk) != 0 ||
-        want_len(c, "k", nk, nq, "as many as q") != 0 || get_f32s(c, "v", v, &nv) != 0 ||
-        want_len(c, "v", nv, nq, "as many as q") != 0)
-        return -1;
-    if (nq % hw != 0 || nq / hw < 1 || nq / hw > CAUSAL_MAX_T)
-        return bad(c, "input 'q' has %zu elements: not t*heads*width with 1 <= t <= %u", nq, (unsigned)CAUSAL_MAX_T);
-    *t = nq / hw;
-    return fits(c, *t * *heads * *t + *t * hw);
+    return fits(c, *t * *heads * *t + *t * *heads * *width);
 }
 
 /* §5.18 */
-int op_causal_attention_forward(op_ctx *c)
+static int op_causal_attention_forward(op_ctx *c)
 {
     uint64_t heads, width;
     size_t t;
@@ -155,7 +130,7 @@ int op_causal_attention_forward(op_ctx *c)
 }
 
 /* §5.19 */
-int op_causal_attention_backward(op_ctx *c)
+static int op_causal_attention_backward(op_ctx *c)
 {
     uint64_t heads, width;
     size_t t, nw, ndz;
@@ -175,7 +150,7 @@ int op_causal_attention_backward(op_ctx *c)
 }
 
 /* §5.20 */
-int op_tied_embedding_grad(op_ctx *c)
+static int op_tied_embedding_grad(op_ctx *c)
 {
     uint64_t dim;
     uint32_t *tokens;
@@ -201,7 +176,7 @@ int op_tied_embedding_grad(op_ctx *c)
 }
 
 /* §7.3 */
-int op_clip_grad_norm(op_ctx *c)
+static int op_clip_grad_norm(op_ctx *c)
 {
     float *g, *mx, *eps;
     size_t n, nm, ne;
@@ -216,7 +191,7 @@ int op_clip_grad_norm(op_ctx *c)
 }
 
 /* §7.4: integers below 2^24, so every conversion to binary32 is exact */
-int op_lr_schedule(op_ctx *c)
+static int op_lr_schedule(op_ctx *c)
 {
     uint64_t step, warmup, total;
     float *lr_max;
@@ -231,24 +206,9 @@ int op_lr_schedule(op_ctx *c)
 }
 
 /* §14.4 (the profile's seed) */
-int op_gptchar_init(op_ctx *c)
+static int op_gptchar_init(op_ctx *c)
 {
-    const wire_kv *t = get_name(c, "tensor");
-    if (!t)
-        return -1;
-    const it_tensor_info *info = NULL;
-    for (size_t i = 0; i < IT_GC_NTENSORS; i++)
-        if (name_is(t, it_gptchar_tensors[i].name))
-            info = &it_gptchar_tensors[i];
-    if (!info)
-        return bad(c, "input 'tensor': '%.*s' is not a tensor of gptchar (wte, wpe, h0_ln1_w ... lnf_b, spec 14.2)",
-                   (int)t->val_len, t->val);
-    float *params = scratch(c, IT_GC_NPARAMS);
-    if (!params)
-        return -1;
-    it_gptchar_init(IT_GC_SEED, params);
-    put_f32s(c, "values", params + info->offset, info->rows * info->cols);
-    return 0;
+    return profile_init(c, &it_profile_gptchar);
 }
 
 static void put_ints(op_ctx *c, const char *key, const uint32_t *v, size_t n)
@@ -258,7 +218,7 @@ static void put_ints(op_ctx *c, const char *key, const uint32_t *v, size_t n)
 }
 
 /* §14.5 */
-int op_gptchar_batch(op_ctx *c)
+static int op_gptchar_batch(op_ctx *c)
 {
     uint64_t step;
     if (get_int(c, "step", 1, UINT32_MAX, &step) != 0)
@@ -273,29 +233,39 @@ int op_gptchar_batch(op_ctx *c)
 }
 
 /* §14.6 for m sequences (s = RN(1/(32 m))) */
-int op_gptchar_loss_grad(op_ctx *c)
+static int op_gptchar_loss_grad(op_ctx *c)
 {
-    float *params, *grads;
-    uint32_t *x, *y;
-    size_t np, nx, ny;
-    if (get_f32s(c, "params", &params, &np) != 0 ||
-        want_len(c, "params", np, IT_GC_NPARAMS, "the 106,176 parameters of gptchar") != 0 ||
-        get_ints(c, "x", IT_GC_VOCAB - 1, &x, &nx) != 0 || get_ints(c, "y", IT_GC_VOCAB - 1, &y, &ny) != 0 ||
-        want_len(c, "y", ny, nx, "as many as x") != 0)
+    loss_grad_in in;
+    if (loss_grad_inputs(c, &it_profile_gptchar, IT_GC_VOCAB, &in) != 0)
         return -1;
-    if (nx % IT_GC_CTX != 0)
-        return bad(c, "input 'x' has %zu tokens: not whole sequences of %d", nx, (int)IT_GC_CTX);
-    if (!(grads = scratch(c, IT_GC_NPARAMS)))
-        return -1;
-    it_gptchar_work *w = it_gptchar_work_new(nx / IT_GC_CTX);
+    if (in.n % IT_GC_CTX != 0)
+        return bad(c, "input 'x' has %zu tokens: not whole sequences of %d", in.n, (int)IT_GC_CTX);
+    it_gptchar_work *w = it_gptchar_work_new(in.n / IT_GC_CTX);
     if (!w)
-        return bad(c, "out of memory for the activations of %zu sequences", nx / IT_GC_CTX);
+        return bad(c, "out of memory for the activations of %zu sequences", in.n / IT_GC_CTX);
     float loss;
-    it_status st = it_gptchar_loss_grad_work(w, params, x, y, nx / IT_GC_CTX, grads, NULL, NULL, &loss);
+    it_status st = it_gptchar_loss_grad_work(w, in.params, in.x, in.y, in.n / IT_GC_CTX, in.grads, NULL, NULL, &loss);
     it_gptchar_work_free(w);
     if (st != IT_OK)
         return bad(c, "internal: gptchar_loss_grad: %s", it_status_name(st));
     put_f32s(c, "loss", &loss, 1);
-    put_f32s(c, "grads", grads, IT_GC_NPARAMS);
+    put_f32s(c, "grads", in.grads, IT_GC_NPARAMS);
     return 0;
 }
+
+const op_entry gptchar_ops[] = {
+    {"residual_add", op_residual_add},
+    {"layernorm_forward", op_layernorm_forward},
+    {"layernorm_backward", op_layernorm_backward},
+    {"gelu_forward", op_gelu_forward},
+    {"gelu_backward", op_gelu_backward},
+    {"causal_attention_forward", op_causal_attention_forward},
+    {"causal_attention_backward", op_causal_attention_backward},
+    {"tied_embedding_grad", op_tied_embedding_grad},
+    {"clip_grad_norm", op_clip_grad_norm},
+    {"lr_schedule", op_lr_schedule},
+    {"gptchar_init", op_gptchar_init},
+    {"gptchar_batch", op_gptchar_batch},
+    {"gptchar_loss_grad", op_gptchar_loss_grad},
+};
+const size_t n_gptchar_ops = sizeof gptchar_ops / sizeof gptchar_ops[0];

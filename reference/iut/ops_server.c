@@ -8,10 +8,12 @@
 #include "ops_ctx.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "isotrain.h"
+#include "isotrain_profile.h"
 #include "wire.h"
 
 enum { EXIT_IO = 4 };
@@ -162,10 +164,76 @@ void put_u32s(op_ctx *c, const char *key, const uint32_t *v, size_t n)
     wire_put_hex32s(c->resp, v, n);
 }
 
+/* <profile>_init (P5): the step-0 values of one tensor of the profile's
+ * row (spec §N.2: its tensors, §N.4: their init under the profile's seed) */
+int profile_init(op_ctx *c, const it_profile *p)
+{
+    const wire_kv *t = get_name(c, "tensor");
+    if (!t)
+        return -1;
+    const it_tensor_info *info = NULL;
+    char names[320] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < p->ntensors; i++) {
+        if (name_is(t, p->tensors[i].name))
+            info = &p->tensors[i];
+        if (len < sizeof names)
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "", p->tensors[i].name);
+    }
+    if (!info)
+        return bad(c, "input 'tensor': '%.*s' is not a tensor of %s (spec %s.2: %s)", (int)t->val_len, t->val,
+                   p->name, p->clause, names);
+    float *params = scratch(c, p->nparams);
+    if (!params)
+        return -1;
+    it_tensors_init(p->tensors, p->ntensors, p->seed, params);
+    put_f32s(c, "values", params + info->offset, info->rows * info->cols);
+    return 0;
+}
+
+/* <profile>_loss_grad's inputs (P5): params (the row's), tokens x and
+ * targets y below vocab, one target per input; grads zeroed for the row */
+int loss_grad_inputs(op_ctx *c, const it_profile *p, uint32_t vocab, loss_grad_in *in)
+{
+    size_t np, ny;
+    char why[96];
+    snprintf(why, sizeof why, "the %zu parameters of %s", p->nparams, p->name);
+    if (get_f32s(c, "params", &in->params, &np) != 0 || want_len(c, "params", np, p->nparams, why) != 0 ||
+        get_ints(c, "x", vocab - 1, &in->x, &in->n) != 0 || get_ints(c, "y", vocab - 1, &in->y, &ny) != 0 ||
+        want_len(c, "y", ny, in->n, "one target per input") != 0 || !(in->grads = scratch(c, p->nparams)))
+        return -1;
+    return 0;
+}
+
+/* heads, width and c (one value), the inputs every attention op begins with
+ * (heads*width at most 2^16) */
+enum { ATT_MAX_HW = 1u << 16 };
+int attention_heads(op_ctx *c, uint64_t *heads, uint64_t *width, float **cs)
+{
+    size_t nc;
+    if (get_int(c, "heads", 1, ATT_MAX_HW, heads) != 0 || get_int(c, "width", 1, ATT_MAX_HW, width) != 0)
+        return -1;
+    uint64_t hw = *heads * *width;
+    if (hw > ATT_MAX_HW)
+        return bad(c, "heads*width = %llu is above %u", (unsigned long long)hw, (unsigned)ATT_MAX_HW);
+    if (get_f32s(c, "c", cs, &nc) != 0 || want_len(c, "c", nc, 1, "one value") != 0)
+        return -1;
+    return 0;
+}
+
+/* the n elements of input `key` are t rows of hw, 1 <= t <= max_t */
+int attention_rows(op_ctx *c, const char *key, size_t n, uint64_t hw, unsigned max_t, size_t *t)
+{
+    if (n % hw != 0 || n / hw < 1 || n / hw > max_t)
+        return bad(c, "input '%s' has %zu elements: not t*heads*width with 1 <= t <= %u", key, n, max_t);
+    *t = n / hw;
+    return 0;
+}
+
 /* ---- the ops of P5, in table order ------------------------------------------- */
 
 /* Through the array forms, so the op vectors certify the kernel set in use. */
-static int unary(op_ctx *c, void (*f)(const float *, float *, size_t))
+int unary(op_ctx *c, void (*f)(const float *, float *, size_t))
 {
     float *x, *y;
     size_t n;
@@ -173,6 +241,22 @@ static int unary(op_ctx *c, void (*f)(const float *, float *, size_t))
         return -1;
     f(x, y, n);
     put_f32s(c, "y", y, n);
+    return 0;
+}
+
+/* out = f(a, b), element by element: a and b of one length (P5) */
+int binary(op_ctx *c, const char *a, const char *b, const char *out,
+           void (*f)(const float *, const float *, size_t, float *))
+{
+    float *x, *y, *z;
+    size_t n, ny;
+    char why[64];
+    snprintf(why, sizeof why, "as many as %s", a);
+    if (get_f32s(c, a, &x, &n) != 0 || get_f32s(c, b, &y, &ny) != 0 || want_len(c, b, ny, n, why) != 0 ||
+        !(z = scratch(c, n)))
+        return -1;
+    f(x, y, n, z);
+    put_f32s(c, out, z, n);
     return 0;
 }
 
@@ -226,17 +310,7 @@ static int op_linear_backward(op_ctx *c)
     return 0;
 }
 
-static int op_tanh_backward(op_ctx *c)
-{
-    float *y, *dy, *dx;
-    size_t ny, ndy;
-    if (get_f32s(c, "y", &y, &ny) != 0 || get_f32s(c, "dy", &dy, &ndy) != 0 ||
-        want_len(c, "dy", ndy, ny, "as many as y") != 0 || !(dx = scratch(c, ny)))
-        return -1;
-    it_tanh_backward(y, dy, ny, dx);
-    put_f32s(c, "dx", dx, ny);
-    return 0;
-}
+static int op_tanh_backward(op_ctx *c) { return binary(c, "y", "dy", "dx", it_tanh_backward); }
 
 static int op_softmax_xent_forward(op_ctx *c)
 {
@@ -388,23 +462,7 @@ static int op_u32_below(op_ctx *c)
 
 static int op_mlp13k_init(op_ctx *c)
 {
-    const wire_kv *t = get_name(c, "tensor");
-    if (!t)
-        return -1;
-    const it_tensor_info *info = NULL;
-    for (size_t i = 0; i < 5; i++)
-        if (name_is(t, it_mlp13k_tensors[i].name))
-            info = &it_mlp13k_tensors[i];
-    if (!info)
-        return bad(c, "input 'tensor': '%.*s' is not a tensor of mlp13k (embed, w1, b1, w2, b2)", (int)t->val_len,
-                   t->val);
-    float *params = scratch(c, IT_MLP13K_NPARAMS);
-    if (!params)
-        return -1;
-    it_mlp13k_recipe r = it_mlp13k_default_recipe();
-    it_mlp13k_init(&r, params);
-    put_f32s(c, "values", params + info->offset, info->rows * info->cols);
-    return 0;
+    return profile_init(c, &it_profile_mlp13k);
 }
 
 static int op_mlp13k_batch(op_ctx *c)
@@ -429,24 +487,19 @@ static int op_mlp13k_batch(op_ctx *c)
 
 static int op_mlp13k_loss_grad(op_ctx *c)
 {
-    float *params, *grads;
-    uint32_t *x, *y;
-    size_t np, m, my;
-    if (get_f32s(c, "params", &params, &np) != 0 ||
-        want_len(c, "params", np, IT_MLP13K_NPARAMS, "the 13,088 parameters of mlp13k") != 0 ||
-        get_ints(c, "x", IT_MLP13K_VOCAB - 1, &x, &m) != 0 || get_ints(c, "y", IT_MLP13K_VOCAB - 1, &y, &my) != 0 ||
-        want_len(c, "y", my, m, "one target per input") != 0 || !(grads = scratch(c, IT_MLP13K_NPARAMS)))
+    loss_grad_in in;
+    if (loss_grad_inputs(c, &it_profile_mlp13k, IT_MLP13K_VOCAB, &in) != 0)
         return -1;
-    unsigned char *xs = track(c, malloc(m)), *ys = xs ? track(c, malloc(m)) : NULL;
+    unsigned char *xs = track(c, malloc(in.n)), *ys = xs ? track(c, malloc(in.n)) : NULL;
     if (!ys)
         return -1;
-    for (size_t p = 0; p < m; p++) {
-        xs[p] = (unsigned char)x[p];
-        ys[p] = (unsigned char)y[p];
+    for (size_t p = 0; p < in.n; p++) {
+        xs[p] = (unsigned char)in.x[p];
+        ys[p] = (unsigned char)in.y[p];
     }
-    float loss = it_mlp13k_loss_grad(params, xs, ys, m, grads);
+    float loss = it_mlp13k_loss_grad(in.params, xs, ys, in.n, in.grads);
     put_f32s(c, "loss", &loss, 1);
-    put_f32s(c, "grads", grads, IT_MLP13K_NPARAMS);
+    put_f32s(c, "grads", in.grads, IT_MLP13K_NPARAMS);
     return 0;
 }
 
@@ -463,37 +516,19 @@ static void relu_array(const float *x, float *y, size_t n) { it_relu_forward(x, 
 
 static int op_relu_forward(op_ctx *c) { return unary(c, relu_array); }
 
-static int op_relu_backward(op_ctx *c)
-{
-    float *x, *dy, *dx;
-    size_t n, ndy;
-    if (get_f32s(c, "x", &x, &n) != 0 || get_f32s(c, "dy", &dy, &ndy) != 0 ||
-        want_len(c, "dy", ndy, n, "as many as x") != 0 || !(dx = scratch(c, n)))
-        return -1;
-    it_relu_backward(x, dy, n, dx);
-    put_f32s(c, "dx", dx, n);
-    return 0;
-}
+static int op_relu_backward(op_ctx *c) { return binary(c, "x", "dy", "dx", it_relu_backward); }
 
 /* heads, width, c, q, k, v with P5's lengths; t = len(k) / (heads*width) */
-enum { ATT_MAX_T = 16, ATT_MAX_HW = 1u << 16 };
+enum { ATT_MAX_T = 16 };
 static int attention_inputs(op_ctx *c, uint64_t *heads, uint64_t *width, size_t *t, float **cs, float **q, float **k,
                             float **v)
 {
-    size_t nc, nq, nk, nv;
-    if (get_int(c, "heads", 1, ATT_MAX_HW, heads) != 0 || get_int(c, "width", 1, ATT_MAX_HW, width) != 0)
+    size_t nq, nk, nv;
+    if (attention_heads(c, heads, width, cs) != 0 || get_f32s(c, "q", q, &nq) != 0 ||
+        want_len(c, "q", nq, *heads * *width, "heads*width") != 0 || get_f32s(c, "k", k, &nk) != 0 ||
+        get_f32s(c, "v", v, &nv) != 0 || want_len(c, "v", nv, nk, "as many as k") != 0)
         return -1;
-    uint64_t hw = *heads * *width;
-    if (hw > ATT_MAX_HW)
-        return bad(c, "heads*width = %llu is above %u", (unsigned long long)hw, (unsigned)ATT_MAX_HW);
-    if (get_f32s(c, "c", cs, &nc) != 0 || want_len(c, "c", nc, 1, "one value") != 0 ||
-        get_f32s(c, "q", q, &nq) != 0 || want_len(c, "q", nq, hw, "heads*width") != 0 ||
-        get_f32s(c, "k", k, &nk) != 0 || get_f32s(c, "v", v, &nv) != 0 || want_len(c, "v", nv, nk, "as many as k") != 0)
-        return -1;
-    if (nk % hw != 0 || nk / hw < 1 || nk / hw > ATT_MAX_T)
-        return bad(c, "input 'k' has %zu elements: not t*heads*width with 1 <= t <= %u", nk, (unsigned)ATT_MAX_T);
-    *t = nk / hw;
-    return 0;
+    return attention_rows(c, "k", nk, *heads * *width, ATT_MAX_T, t);
 }
 
 static int op_attention_forward(op_ctx *c)
@@ -568,23 +603,7 @@ static int op_addmod113_perm(op_ctx *c)
 
 static int op_addmod113_init(op_ctx *c)
 {
-    const wire_kv *t = get_name(c, "tensor");
-    if (!t)
-        return -1;
-    const it_tensor_info *info = NULL;
-    for (size_t i = 0; i < 11; i++)
-        if (name_is(t, it_addmod113_tensors[i].name))
-            info = &it_addmod113_tensors[i];
-    if (!info)
-        return bad(c, "input 'tensor': '%.*s' is not a tensor of addmod113 (w_e, w_pos, w_q, w_k, w_v, w_o, w_in, "
-                      "b_in, w_out, b_out, w_u)",
-                   (int)t->val_len, t->val);
-    float *params = scratch(c, IT_AM_NPARAMS);
-    if (!params)
-        return -1;
-    it_addmod113_init(IT_AM_SEED, params);
-    put_f32s(c, "values", params + info->offset, info->rows * info->cols);
-    return 0;
+    return profile_init(c, &it_profile_addmod113);
 }
 
 static int op_addmod113_loss_grad(op_ctx *c)
@@ -619,15 +638,10 @@ static void sweep_digest(void (*f)(const float *, float *, size_t), uint32_t lo,
         for (size_t k = 0; k < m; k++)
             xs[k] = it_f32_from_bits((uint32_t)(lo + done + k));
         f(xs, ys, m);
-        for (size_t k = 0; k < m; k++) {
-            uint32_t u = it_f32_bits(ys[k]);
-            if ((u & 0x7fffffffu) > 0x7f800000u)
-                u = 0x7fc00000u;
-            bytes[4 * k] = (unsigned char)u;
-            bytes[4 * k + 1] = (unsigned char)(u >> 8);
-            bytes[4 * k + 2] = (unsigned char)(u >> 16);
-            bytes[4 * k + 3] = (unsigned char)(u >> 24);
-        }
+        for (size_t k = 0; k < m; k++)
+            if ((it_f32_bits(ys[k]) & 0x7fffffffu) > 0x7f800000u)
+                ys[k] = it_f32_from_bits(0x7fc00000u);
+        it_store_f32le(ys, m, bytes);
         it_sha256_update(&ctx, bytes, 4 * m);
         done += m;
     }
@@ -664,10 +678,7 @@ static int op_sweep(op_ctx *c)
     return 0;
 }
 
-static const struct {
-    const char *name;
-    int (*fn)(op_ctx *);
-} OPS[] = {
+static const op_entry OPS[] = {
     {"exp", op_exp},
     {"log", op_log},
     {"tanh", op_tanh},
@@ -697,21 +708,24 @@ static const struct {
     {"addmod113_perm", op_addmod113_perm},
     {"addmod113_init", op_addmod113_init},
     {"addmod113_loss_grad", op_addmod113_loss_grad},
-    /* spec 1.2.0: profile gptchar (ops_gptchar.c) */
-    {"residual_add", op_residual_add},
-    {"layernorm_forward", op_layernorm_forward},
-    {"layernorm_backward", op_layernorm_backward},
-    {"gelu_forward", op_gelu_forward},
-    {"gelu_backward", op_gelu_backward},
-    {"causal_attention_forward", op_causal_attention_forward},
-    {"causal_attention_backward", op_causal_attention_backward},
-    {"tied_embedding_grad", op_tied_embedding_grad},
-    {"clip_grad_norm", op_clip_grad_norm},
-    {"lr_schedule", op_lr_schedule},
-    {"gptchar_init", op_gptchar_init},
-    {"gptchar_batch", op_gptchar_batch},
-    {"gptchar_loss_grad", op_gptchar_loss_grad},
 };
+
+static const size_t n_ops = sizeof OPS / sizeof OPS[0];
+
+/* every op table, in the order of the spec versions that brought them */
+static const struct {
+    const op_entry *ops;
+    const size_t *n;
+} TABLES[] = {{OPS, &n_ops}, {gptchar_ops, &n_gptchar_ops}};
+
+static const op_entry *find_op(const char *name, size_t len)
+{
+    for (size_t t = 0; t < sizeof TABLES / sizeof TABLES[0]; t++)
+        for (size_t i = 0; i < *TABLES[t].n; i++)
+            if (strlen(TABLES[t].ops[i].name) == len && memcmp(TABLES[t].ops[i].name, name, len) == 0)
+                return &TABLES[t].ops[i];
+    return NULL;
+}
 
 /* ---- the request loop ------------------------------------------------------------ */
 
@@ -776,9 +790,8 @@ static void handle(const char *line, size_t len, wire_line_status st, wire_token
         bad_request(resp, diag, id, id_len, err);
         return;
     }
-    for (size_t i = 0; i < sizeof OPS / sizeof OPS[0]; i++) {
-        if (strlen(OPS[i].name) != op->val_len || memcmp(OPS[i].name, op->val, op->val_len) != 0)
-            continue;
+    const op_entry *entry = find_op(op->val, op->val_len);
+    if (entry) {
         op_ctx c;
         c.req = toks;
         c.resp = resp;
@@ -789,7 +802,7 @@ static void handle(const char *line, size_t len, wire_line_status st, wire_token
         wire_buf_reset(resp);
         wire_put_key(resp, "id");
         wire_put_bytes(resp, id, id_len);
-        int rc = OPS[i].fn(&c);
+        int rc = entry->fn(&c);
         release(&c);
         if (rc != 0)
             bad_request(resp, diag, id, id_len, c.err);

@@ -35,33 +35,21 @@
 
 /* ---------- bit access ---------- */
 
-static inline uint32_t it_f2u(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-static inline float it_u2f(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-static inline uint64_t it_d2u(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
-static inline double it_u2d(uint64_t u)
-{
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
+/* A value's bits as an integer of its width and back, through memcpy (the
+ * conversion C11 defines for every value, NaN payloads included): one
+ * definition for the four pairs of types */
+#define IT_BIT_CAST(name, from, to)                                                                               \
+    static inline to name(from x)                                                                                 \
+    {                                                                                                             \
+        to y;                                                                                                     \
+        memcpy(&y, &x, sizeof y);                                                                                 \
+        return y;                                                                                                 \
+    }
+IT_BIT_CAST(it_f2u, float, uint32_t)
+IT_BIT_CAST(it_u2f, uint32_t, float)
+IT_BIT_CAST(it_d2u, double, uint64_t)
+IT_BIT_CAST(it_u2d, uint64_t, double)
+#undef IT_BIT_CAST
 
 /* 2^k as a double, exact, for -1022 <= k <= 1023. */
 static inline double it_pow2(int k)

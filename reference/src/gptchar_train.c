@@ -62,59 +62,37 @@ static it_train_config config(const it_gptchar_recipe *r)
     return c;
 }
 
-static it_train_state view(it_gptchar_state *s)
-{
-    it_train_state v = {s->params, s->grads, s->m, s->v, s->clock, s->step, s->last_loss, s->last_lr,
-                        s->last_norm, s->bad_index};
-    return v;
-}
-
-static void unview(const it_train_state *v, it_gptchar_state *s)
-{
-    s->clock = v->clock;
-    s->step = v->step;
-    s->last_loss = v->last_loss;
-    s->last_lr = v->last_lr;
-    s->last_norm = v->last_norm;
-    s->bad_index = v->bad_index;
-}
+static const it_typed_layout LAYOUT = {{
+    offsetof(it_gptchar_state, params), offsetof(it_gptchar_state, grads), offsetof(it_gptchar_state, m),
+    offsetof(it_gptchar_state, v), offsetof(it_gptchar_state, clock), offsetof(it_gptchar_state, step),
+    offsetof(it_gptchar_state, last_loss), offsetof(it_gptchar_state, last_lr),
+    offsetof(it_gptchar_state, last_norm), offsetof(it_gptchar_state, bad_index)}};
 
 void it_gptchar_start(const it_gptchar_recipe *r, it_gptchar_state *s)
 {
     it_train_config c = config(r);
-    it_train_state v = view(s);
-    it_train_start(&it_profile_gptchar, &c, &v);
-    unview(&v, s);
+    it_typed_start(&it_profile_gptchar, &LAYOUT, &c, s);
 }
 
 it_status it_gptchar_step_work(const it_gptchar_recipe *r, it_gptchar_state *s, it_gptchar_work *w)
 {
     it_train_config c = config(r);
-    it_train_state v = view(s);
     gc_run_work g; /* on the stack: this entry point allocates nothing (4 KiB of batch) */
     g.w = w;
     g.owned = 0;
-    it_train_run run = {&it_profile_gptchar, &c, &v, &it_reducer_local, &g};
-    it_status st = it_train_step(&run);
-    unview(&v, s);
-    return st;
+    it_train_run run = {&it_profile_gptchar, &c, NULL, &it_reducer_local, &g};
+    return it_typed_step_run(&run, &LAYOUT, s);
 }
 
 it_status it_gptchar_step(const it_gptchar_recipe *r, it_gptchar_state *s)
 {
     it_train_config c = config(r);
-    it_train_state v = view(s);
-    it_status st = it_train_step_alone(&it_profile_gptchar, &c, &v);
-    unview(&v, s);
-    return st;
+    return it_typed_step(&it_profile_gptchar, &LAYOUT, &c, s);
 }
 
 it_status it_gptchar_run(const it_gptchar_recipe *r, const it_run_options *o, it_gptchar_state *s, char *err,
                          size_t cap)
 {
     it_train_config c = config(r);
-    it_train_state v = view(s);
-    it_status st = it_train_run_profile(&it_profile_gptchar, &c, o, NULL, &v, err, cap);
-    unview(&v, s);
-    return st;
+    return it_typed_run(&it_profile_gptchar, &LAYOUT, &c, o, NULL, s, err, cap);
 }

@@ -33,39 +33,21 @@ static it_train_config config(const it_mlp13k_recipe *r)
     return c;
 }
 
-static it_train_state view(const it_mlp13k_state *s)
-{
-    it_train_state v = {0};
-    v.params = (float *)s->params;
-    v.grads = (float *)s->grads;
-    v.step = s->step;
-    v.last_loss = s->last_loss;
-    v.bad_index = s->bad_index;
-    return v;
-}
-
-static void unview(const it_train_state *v, it_mlp13k_state *s)
-{
-    s->step = v->step;
-    s->last_loss = v->last_loss;
-    s->bad_index = v->bad_index;
-}
+static const it_typed_layout LAYOUT = {{
+    offsetof(it_mlp13k_state, params), offsetof(it_mlp13k_state, grads), IT_NO_FIELD, IT_NO_FIELD, IT_NO_FIELD,
+    offsetof(it_mlp13k_state, step), offsetof(it_mlp13k_state, last_loss), IT_NO_FIELD, IT_NO_FIELD,
+    offsetof(it_mlp13k_state, bad_index)}};
 
 void it_mlp13k_start(const it_mlp13k_recipe *r, it_mlp13k_state *s)
 {
     it_train_config c = config(r);
-    it_train_state v = view(s);
-    it_train_start(&it_profile_mlp13k, &c, &v);
-    unview(&v, s);
+    it_typed_start(&it_profile_mlp13k, &LAYOUT, &c, s);
 }
 
 it_status it_mlp13k_step(const it_mlp13k_recipe *r, it_mlp13k_state *s)
 {
     it_train_config c = config(r);
-    it_train_state v = view(s);
-    it_status st = it_train_step_alone(&it_profile_mlp13k, &c, &v);
-    unview(&v, s);
-    return st;
+    return it_typed_step(&it_profile_mlp13k, &LAYOUT, &c, s);
 }
 
 /* spec §9.2 */
@@ -90,8 +72,5 @@ it_status it_mlp13k_run_reduced(const it_mlp13k_recipe *r, const it_run_options 
                                 it_mlp13k_state *s, char *err, size_t cap)
 {
     it_train_config c = config(r);
-    it_train_state v = view(s);
-    it_status st = it_train_run_profile(&it_profile_mlp13k, &c, o, rd, &v, err, cap);
-    unview(&v, s);
-    return st;
+    return it_typed_run(&it_profile_mlp13k, &LAYOUT, &c, o, rd, s, err, cap);
 }

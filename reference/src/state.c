@@ -69,30 +69,33 @@ static it_status read_one(const char *dir, const char *kind, uint32_t step, floa
     return IT_OK;
 }
 
+/* §8.3: each of params, m, v that is given, in that order, written or
+ * read; the first failure ends it (parts are only read when writing) */
+static it_status each_part(const char *dir, uint32_t step, size_t n, float *const parts[3], int writing, char *err,
+                           size_t cap)
+{
+    for (int i = 0; i < 3; i++) {
+        it_status st = !parts[i] ? IT_OK
+                       : writing ? write_one(dir, KIND[i], step, parts[i], n, err, cap)
+                                 : read_one(dir, KIND[i], step, parts[i], n, err, cap);
+        if (st != IT_OK)
+            return st;
+    }
+    return IT_OK;
+}
+
 it_status it_state_write(const char *dir, uint32_t step, size_t n, const float *params, const float *m,
                          const float *v, char *err, size_t cap)
 {
-    const float *parts[3] = {params, m, v};
-    for (int i = 0; i < 3; i++)
-        if (parts[i]) {
-            it_status st = write_one(dir, KIND[i], step, parts[i], n, err, cap);
-            if (st != IT_OK)
-                return st;
-        }
-    return IT_OK;
+    float *const parts[3] = {(float *)params, (float *)m, (float *)v};
+    return each_part(dir, step, n, parts, 1, err, cap);
 }
 
 it_status it_state_read(const char *dir, uint32_t step, size_t n, float *params, float *m, float *v, char *err,
                         size_t cap)
 {
-    float *parts[3] = {params, m, v};
-    for (int i = 0; i < 3; i++)
-        if (parts[i]) {
-            it_status st = read_one(dir, KIND[i], step, parts[i], n, err, cap);
-            if (st != IT_OK)
-                return st;
-        }
-    return IT_OK;
+    float *const parts[3] = {params, m, v};
+    return each_part(dir, step, n, parts, 0, err, cap);
 }
 
 static int listed(const uint32_t *list, size_t n, uint32_t step)

@@ -27,11 +27,23 @@ static void train(const it_profile *p, unsigned threads, uint32_t steps, char di
     it_train_state_free(s);
 }
 
-static void load(const char *path, it_gpt_recipe *r, it_gpt_profile *g)
+/* a recipe and the row made of it (g.p) */
+typedef struct {
+    it_gpt_recipe r;
+    it_gpt_profile g;
+} recipe_row;
+
+static void load(const char *path, recipe_row *x)
 {
     char err[1024] = "";
-    cr_assert_eq(it_gpt_recipe_load(path, r, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(it_gpt_profile_make(r, g), 0);
+    cr_assert_eq(it_gpt_recipe_load(path, &x->r, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(it_gpt_profile_make(&x->r, &x->g), 0);
+}
+
+static void unload(recipe_row *x)
+{
+    it_gpt_profile_free(&x->g);
+    it_gpt_recipe_free(&x->r);
 }
 
 /* §16.6, and §14.8's published digests of steps 0 ... 3 */
@@ -43,29 +55,26 @@ Test(gpt_family, gptchar_recipe_trains_gptchar, .timeout = 120)
         "f9d785ecf689b1792bb02fdcc09f5f2decc7a0253594e69b606f1644578be297",
         "54458a5ddd79362c46a3240588b03c86efb5f8112b259a6fddad1457e8285f46",
     };
-    it_gpt_recipe r;
-    it_gpt_profile g;
-    load("spec/recipes/gptchar.json", &r, &g);
+    recipe_row x;
+    load("spec/recipes/gptchar.json", &x);
     char mine[4][65], row[4][65];
     float loss = 0;
-    train(&g.p, 1, 3, mine, &loss);
+    train(&x.g.p, 1, 3, mine, &loss);
     train(&it_profile_gptchar, 1, 3, row, NULL);
     assert_bits(loss, 0x40849123u);
     for (int t = 0; t <= 3; t++) {
         cr_assert_str_eq(mine[t], published[t], "step %d", t);
         cr_assert_str_eq(row[t], published[t], "step %d (gptchar's row)", t);
     }
-    it_gpt_profile_free(&g);
-    it_gpt_recipe_free(&r);
+    unload(&x);
 }
 
 /* §16.5's vectors of tiny.json: the step-1 loss and the digests of its run,
  * the same on every kernel set and on 1 and 2 threads */
 Test(gpt_family, tiny_recipe_is_one_run_everywhere, .timeout = 120)
 {
-    it_gpt_recipe r;
-    it_gpt_profile g;
-    load("spec/recipes/tiny.json", &r, &g);
+    recipe_row x;
+    load("spec/recipes/tiny.json", &x);
     const char *sets[16];
     size_t n = it_kernels_available(sets, 16);
     char first[6][65] = {{0}};
@@ -74,7 +83,7 @@ Test(gpt_family, tiny_recipe_is_one_run_everywhere, .timeout = 120)
             cr_assert_eq(it_kernels_select(sets[i]), 0);
             char d[6][65];
             float loss = 0;
-            train(&g.p, threads, 5, d, &loss);
+            train(&x.g.p, threads, 5, d, &loss);
             cr_assert_eq(B(loss), 0x40836d2bu, "step-1 loss 0x%08x (kernel set %s, %u threads)", (unsigned)B(loss),
                          sets[i], threads);
             if (i == 0 && threads == 1)
@@ -85,8 +94,7 @@ Test(gpt_family, tiny_recipe_is_one_run_everywhere, .timeout = 120)
     it_kernels_select(NULL);
     cr_assert_str_eq(first[0], "8efec482304e9e95a09689ba22847436390892dd994e9e060d40257e55c6a4d3");
     cr_assert_str_eq(first[5], "b34581bd32a663de17718e60db5c87c3b7adf030584fb1f756ecbac6266658a3");
-    it_gpt_profile_free(&g);
-    it_gpt_recipe_free(&r);
+    unload(&x);
 }
 
 /* §16.2: S is the recipe's schedule_length. The control: the same row with
@@ -94,16 +102,14 @@ Test(gpt_family, tiny_recipe_is_one_run_everywhere, .timeout = 120)
  * rates are the same; the decay's are not) */
 Test(gpt_family, schedule_length_is_not_the_steps, .timeout = 120)
 {
-    it_gpt_recipe r;
-    it_gpt_profile g;
-    load("spec/recipes/tiny.json", &r, &g);
+    recipe_row x;
+    load("spec/recipes/tiny.json", &x);
     char right[6][65], wrong[6][65];
-    train(&g.p, 1, 5, right, NULL);
-    g.p.schedule_length = 0; /* the run loop's default: the row's steps */
-    train(&g.p, 1, 5, wrong, NULL);
+    train(&x.g.p, 1, 5, right, NULL);
+    x.g.p.schedule_length = 0; /* the run loop's default: the row's steps */
+    train(&x.g.p, 1, 5, wrong, NULL);
     cr_assert_str_eq(right[2], wrong[2], "the warm-up (steps 1, 2) does not depend on S");
     for (int t = 3; t <= 5; t++)
         cr_assert_str_neq(right[t], wrong[t], "step %d: the decay's rates depend on S", t);
-    it_gpt_profile_free(&g);
-    it_gpt_recipe_free(&r);
+    unload(&x);
 }

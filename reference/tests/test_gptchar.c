@@ -132,28 +132,41 @@ Test(gptchar, gelu_matches_its_definition_and_its_derivative)
 
 enum { AT = 8, AH = 2, AW = 4, AD = AH * AW };
 
-static double attn_loss_d(const double *q, const double *k, const double *v, const double *c)
+/* §5.18 in binary64: z of q, k, v (nt rows of nh heads of dh each), every
+ * position attending to itself and the ones before, scores times scale */
+static void causal_attention_d(const double *q, const double *k, const double *v, int nt, int nh, int dh, double scale,
+                               double *z)
 {
-    double out = 0;
-    for (int p = 0; p < AT; p++)
-        for (int h = 0; h < AH; h++) {
-            double s[AT], m = -INFINITY, S = 0;
+    const int w = nh * dh;
+    double s[64];
+    cr_assert(nt <= 64);
+    for (int p = 0; p < nt; p++)
+        for (int h = 0; h < nh; h++) {
+            double m = -INFINITY, S = 0;
             for (int t = 0; t <= p; t++) {
                 s[t] = 0;
-                for (int j = 0; j < AW; j++)
-                    s[t] += q[p * AD + h * AW + j] * k[t * AD + h * AW + j];
-                s[t] *= 0.5; /* 1/sqrt(4) */
+                for (int j = 0; j < dh; j++)
+                    s[t] += q[p * w + h * dh + j] * k[t * w + h * dh + j];
+                s[t] *= scale;
                 m = fmax(m, s[t]);
             }
             for (int t = 0; t <= p; t++)
                 S += exp(s[t] - m);
-            for (int j = 0; j < AW; j++) {
-                double z = 0;
+            for (int j = 0; j < dh; j++) {
+                double zj = 0;
                 for (int t = 0; t <= p; t++)
-                    z += exp(s[t] - m) / S * v[t * AD + h * AW + j];
-                out += c[p * AD + h * AW + j] * z;
+                    zj += exp(s[t] - m) / S * v[t * w + h * dh + j];
+                z[p * w + h * dh + j] = zj;
             }
         }
+}
+
+static double attn_loss_d(const double *q, const double *k, const double *v, const double *c)
+{
+    double z[AT * AD], out = 0;
+    causal_attention_d(q, k, v, AT, AH, AW, 0.5 /* 1/sqrt(4) */, z);
+    for (int i = 0; i < AT * AD; i++)
+        out += c[i] * z[i];
     return out;
 }
 
@@ -247,25 +260,7 @@ static double model_loss_d(const double *p, const uint32_t *x, const uint32_t *y
             lin_d(A[t], bp + IT_GC_B_K_W, bp + IT_GC_B_K_B, D, D, K[t]);
             lin_d(A[t], bp + IT_GC_B_V_W, bp + IT_GC_B_V_B, D, D, Vv[t]);
         }
-        for (int t = 0; t < T; t++)
-            for (int h = 0; h < H; h++) {
-                double s[T], m = -INFINITY, S = 0;
-                for (int u = 0; u <= t; u++) {
-                    s[u] = 0;
-                    for (int j = 0; j < DH; j++)
-                        s[u] += Q[t][h * DH + j] * K[u][h * DH + j];
-                    s[u] *= 0.25;
-                    m = fmax(m, s[u]);
-                }
-                for (int u = 0; u <= t; u++)
-                    S += exp(s[u] - m);
-                for (int j = 0; j < DH; j++) {
-                    double z = 0;
-                    for (int u = 0; u <= t; u++)
-                        z += exp(s[u] - m) / S * Vv[u][h * DH + j];
-                    Z[t][h * DH + j] = z;
-                }
-            }
+        causal_attention_d(&Q[0][0], &K[0][0], &Vv[0][0], T, H, DH, 0.25, &Z[0][0]);
         for (int t = 0; t < T; t++) {
             lin_d(Z[t], bp + IT_GC_B_O_W, bp + IT_GC_B_O_B, D, D, O);
             for (int c = 0; c < D; c++)

@@ -219,6 +219,19 @@ Test(iut, checkpoint_dir_is_created_with_its_parents_under_the_umask, .init = te
     cr_assert_eq(run(args, NULL, 0, err, sizeof err), 0, "%s", err);
 }
 
+/* `isotrain <args>` exits `status` naming `why_err`, and has written no
+ * trace file <tmpdir>/t: a run is refused before its first line (for `what`) */
+static void refused_before_the_trace(const char *args, int status, const char *why_err, const char *what)
+{
+    char err[1024], path[256];
+    int st = run(args, NULL, 0, err, sizeof err);
+    cr_assert_eq(st, status, "exit %d: %s", st, err);
+    cr_assert(strstr(err, why_err), "%s", err);
+    struct stat sb;
+    snprintf(path, sizeof path, "%s/t", test_tmpdir);
+    cr_assert(stat(path, &sb) != 0, "a trace was written for %s", what);
+}
+
 Test(iut, a_checkpoint_dir_that_is_not_a_directory_is_an_io_error, .init = test_make_tmpdir,
      .fini = test_remove_tmpdir)
 {
@@ -228,30 +241,20 @@ Test(iut, a_checkpoint_dir_that_is_not_a_directory_is_an_io_error, .init = test_
     cr_assert(f && fclose(f) == 0);
     snprintf(args, sizeof args, "train --profile mlp13k --steps 1 --trace %s/t --checkpoint-dir %s", test_tmpdir,
              path);
-    int st = run(args, NULL, 0, err, sizeof err);
-    cr_assert_eq(st, 4, "exit %d: %s", st, err);
-    cr_assert(strstr(err, "exists and is not a directory"), "%s", err);
-    struct stat sb;
-    snprintf(path, sizeof path, "%s/t", test_tmpdir);
-    cr_assert(stat(path, &sb) != 0, "a trace was written by a run that could not start");
+    refused_before_the_trace(args, 4, "exists and is not a directory", "a run that could not start");
     /* a file in the way of a parent */
     snprintf(args, sizeof args, "train --profile mlp13k --steps 1 --trace %s/t --checkpoint-dir %s/file/sub",
              test_tmpdir, test_tmpdir);
-    st = run(args, NULL, 0, err, sizeof err);
+    int st = run(args, NULL, 0, err, sizeof err);
     cr_assert_eq(st, 4, "exit %d: %s", st, err);
     cr_assert(strstr(err, "cannot create checkpoint directory"), "%s", err);
 }
 
 Test(iut, an_unknown_profile_exits_64_like_an_unknown_verb, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
 {
-    char args[512], err[1024], path[256];
+    char args[512];
     snprintf(args, sizeof args, "train --profile gpt2-124m --steps 1 --trace %s/t", test_tmpdir);
-    int st = run(args, NULL, 0, err, sizeof err);
-    cr_assert_eq(st, 64, "exit %d: %s", st, err);
-    cr_assert(strstr(err, "unsupported profile 'gpt2-124m'"), "%s", err);
-    struct stat sb;
-    snprintf(path, sizeof path, "%s/t", test_tmpdir);
-    cr_assert(stat(path, &sb) != 0, "a trace was written for a profile the IUT does not have");
+    refused_before_the_trace(args, 64, "unsupported profile 'gpt2-124m'", "a profile the IUT does not have");
 }
 
 /* A kernel set that is unknown, or of another instruction set, is refused

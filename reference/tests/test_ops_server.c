@@ -281,68 +281,88 @@ Test(ops, an_unknown_op_is_unsupported, .init = test_make_tmpdir, .fini = test_r
     free(err);
 }
 
-/* Each malformed request, the id its answer carries, and what stderr says. */
-static const struct {
-    const char *line, *id, *why;
-} BAD[] = {
-    {"id=m1 op=exp x=3f80000", "m1", "input 'x': element 0 has 7 characters"},
-    {"id=m2 op=exp", "m2", "missing input 'x'"},
-    {"id=m3 op=dot a=3f800000 b=3f800000,3f800000", "m3", "input 'b' has 2 elements, expected 1"},
-    {"id=m4 op=softmax_xent_forward z=3f800000 target=1", "m4", "input 'target': 1 is too large (at most 0)"},
-    {"id=m5 op=linear_forward in=2 out=1 w=3f800000 b=00000000 x=3f800000,3f800000", "m5",
+/* A request, the answer it must get (a refusal's whole, else its start),
+ * and for a refusal what stderr must say (which also proves that a refusal
+ * just inside a range is for another reason than the range). */
+typedef struct {
+    const char *line, *answer, *why;
+} edge;
+
+/* The cases' lines in one session, then `last` (NULL: none) answered
+ * `last_answer`: one answer per line, each its case's */
+static void serve_cases(const edge *cases, int n, const char *last, const char *last_answer)
+{
+    sbuf req = {0};
+    for (int i = 0; i < n; i++)
+        put(&req, "%s\n", cases[i].line);
+    if (last)
+        put(&req, "%s\n", last);
+    char *out, *err;
+    int st = serve(req.p, req.len, &out, &err);
+    cr_assert_eq(st, 0, "exit %d", st);
+    int lines = n + (last != NULL);
+    cr_assert_eq(count_lines(out), lines, "%d answers to %d lines:\n%.2000s", count_lines(out), lines, out);
+    for (int i = 0; i < n; i++) {
+        char *got = line_of(out, i);
+        size_t len = strlen(cases[i].answer) + (cases[i].why ? 1 : 0); /* a refusal: its '\0' too */
+        cr_assert(got && strncmp(got, cases[i].answer, len) == 0, "'%s'\n got  %.200s\n want %s%s", cases[i].line,
+                  got, cases[i].answer, cases[i].why ? "" : "...");
+        if (cases[i].why)
+            cr_assert(strstr(err, cases[i].why), "stderr does not say '%s' for '%s':\n%s", cases[i].why,
+                      cases[i].line, err);
+        else
+            cr_assert_null(strstr(got, "error="), "'%s' was refused: %s", cases[i].line, got);
+        free(got);
+    }
+    if (last)
+        expect_line(out, n, last_answer);
+    free(req.p);
+    free(out);
+    free(err);
+}
+
+/* Each malformed request, its answer, and what stderr says. */
+static const edge BAD[] = {
+    {"id=m1 op=exp x=3f80000", "id=m1 error=bad-request", "input 'x': element 0 has 7 characters"},
+    {"id=m2 op=exp", "id=m2 error=bad-request", "missing input 'x'"},
+    {"id=m3 op=dot a=3f800000 b=3f800000,3f800000", "id=m3 error=bad-request", "input 'b' has 2 elements, expected 1"},
+    {"id=m4 op=softmax_xent_forward z=3f800000 target=1", "id=m4 error=bad-request", "input 'target': 1 is too large (at most 0)"},
+    {"id=m5 op=linear_forward in=2 out=1 w=3f800000 b=00000000 x=3f800000,3f800000", "id=m5 error=bad-request",
      "input 'w' has 1 elements, expected 2 (out*in)"},
-    {"id=m6 op=linear_forward in=0 out=1 w=3f800000 b=00000000 x=3f800000", "m6", "input 'in': 0 is too small"},
-    {"op=exp id=m7 x=3f800000", "?", "the first token must be id"},
-    {"id=m8 x=3f800000 op=exp", "m8", "the second token must be op"},
-    {"id=m9", "m9", "the second token must be op"},
-    {"id=m10 op=exp x=3f800000 x=3f800000", "m10", "key 'x' appears twice"},
-    {"id=m11 op=sweep fn=tanh lo=00000000 count=1", "m11", "'tanh' cannot be swept"},
-    {"id=m12 op=sweep fn=exp lo=ffffffff count=2", "m12", "runs past 2^32"},
-    {"id=m13 op=sweep fn=exp lo=00000000 count=4294967297", "m13", "too large"},
-    {"id=m14 op=u32_below r=00000001 n=0", "m14", "input 'n': 0 is too small (at least 1)"},
-    {"id=m15 op=mlp13k_init tensor=w3", "m15", "'w3' is not a tensor of mlp13k"},
-    {"id=m16 op=mlp13k_batch step=0", "m16", "input 'step': 0 is too small"},
-    {"id=m17 op=rng_u32 seed=0000000000000000 stream=0 index=ffffffffffffffff count=2", "m17", "past 2^64-1"},
-    {"id=m18 op=rng_u32 seed=0 stream=0 index=0000000000000000 count=2", "m18", "exactly 16 hex digits"},
-    {"id=m19 op=rng_u32 seed=0000000000000000 stream=0 index=0000000000000000 count=9999999", "m19",
+    {"id=m6 op=linear_forward in=0 out=1 w=3f800000 b=00000000 x=3f800000", "id=m6 error=bad-request", "input 'in': 0 is too small"},
+    {"op=exp id=m7 x=3f800000", "id=? error=bad-request", "the first token must be id"},
+    {"id=m8 x=3f800000 op=exp", "id=m8 error=bad-request", "the second token must be op"},
+    {"id=m9", "id=m9 error=bad-request", "the second token must be op"},
+    {"id=m10 op=exp x=3f800000 x=3f800000", "id=m10 error=bad-request", "key 'x' appears twice"},
+    {"id=m11 op=sweep fn=tanh lo=00000000 count=1", "id=m11 error=bad-request", "'tanh' cannot be swept"},
+    {"id=m12 op=sweep fn=exp lo=ffffffff count=2", "id=m12 error=bad-request", "runs past 2^32"},
+    {"id=m13 op=sweep fn=exp lo=00000000 count=4294967297", "id=m13 error=bad-request", "too large"},
+    {"id=m14 op=u32_below r=00000001 n=0", "id=m14 error=bad-request", "input 'n': 0 is too small (at least 1)"},
+    {"id=m15 op=mlp13k_init tensor=w3", "id=m15 error=bad-request", "'w3' is not a tensor of mlp13k"},
+    {"id=m16 op=mlp13k_batch step=0", "id=m16 error=bad-request", "input 'step': 0 is too small"},
+    {"id=m17 op=rng_u32 seed=0000000000000000 stream=0 index=ffffffffffffffff count=2", "id=m17 error=bad-request", "past 2^64-1"},
+    {"id=m18 op=rng_u32 seed=0 stream=0 index=0000000000000000 count=2", "id=m18 error=bad-request", "exactly 16 hex digits"},
+    {"id=m19 op=rng_u32 seed=0000000000000000 stream=0 index=0000000000000000 count=9999999", "id=m19 error=bad-request",
      "would not fit in a 4 MiB response line"},
-    {"id=m20 op=embedding_backward dim=2 de=00000000,00000000,00000000 tokens=0 dout=00000000,00000000", "m20",
+    {"id=m20 op=embedding_backward dim=2 de=00000000,00000000,00000000 tokens=0 dout=00000000,00000000", "id=m20 error=bad-request",
      "not a multiple of dim=2"},
-    {"id=m21 op=embedding_backward dim=1 de=00000000,00000000 tokens=0,2 dout=00000000,00000000", "m21",
+    {"id=m21 op=embedding_backward dim=1 de=00000000,00000000 tokens=0,2 dout=00000000,00000000", "id=m21 error=bad-request",
      "input 'tokens': element 1: 2 is too large (at most 1)"},
-    {"id=m22 op=mlp13k_loss_grad params=3f800000 x=1 y=2", "m22", "expected 13088"},
-    {"id=m23 op=exp x=3f800000\r", "m23", "\\r\\n"},
-    {"", "?", "empty line"},
-    {"id=m24 op=Exp x=3f800000", "m24", "has 'E'"},
-    {"id=m25 op=philox ctr=00000000 key=00000000,00000000", "m25", "input 'ctr' has 1 elements, expected 4"},
-    {"id=m26 op=tanh_backward y=3f800000 dy=", "m26", "input 'dy': empty array"},
-    {"id=m27 op=sgd p=3f800000 g=3f800000 lr=3f800000,3f800000", "m27", "input 'lr' has 2 elements, expected 1"},
-    {"id=m28 op=softmax_xent_backward probs=3f800000 target=0", "m28", "missing input 'scale'"},
-    {"id=m29 op=embedding_forward dim=1 e=3f800000 token=01", "m29", "leading zero"},
-    {"id=m30 op=exp x=3f800000 op2", "m30", "no '='"},
+    {"id=m22 op=mlp13k_loss_grad params=3f800000 x=1 y=2", "id=m22 error=bad-request", "expected 13088"},
+    {"id=m23 op=exp x=3f800000\r", "id=m23 error=bad-request", "\\r\\n"},
+    {"", "id=? error=bad-request", "empty line"},
+    {"id=m24 op=Exp x=3f800000", "id=m24 error=bad-request", "has 'E'"},
+    {"id=m25 op=philox ctr=00000000 key=00000000,00000000", "id=m25 error=bad-request", "input 'ctr' has 1 elements, expected 4"},
+    {"id=m26 op=tanh_backward y=3f800000 dy=", "id=m26 error=bad-request", "input 'dy': empty array"},
+    {"id=m27 op=sgd p=3f800000 g=3f800000 lr=3f800000,3f800000", "id=m27 error=bad-request", "input 'lr' has 2 elements, expected 1"},
+    {"id=m28 op=softmax_xent_backward probs=3f800000 target=0", "id=m28 error=bad-request", "missing input 'scale'"},
+    {"id=m29 op=embedding_forward dim=1 e=3f800000 token=01", "id=m29 error=bad-request", "leading zero"},
+    {"id=m30 op=exp x=3f800000 op2", "id=m30 error=bad-request", "no '='"},
 };
 
 Test(ops, malformed_requests_get_bad_request_and_the_server_goes_on, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
 {
-    const int n = (int)(sizeof BAD / sizeof BAD[0]);
-    sbuf req = {0};
-    for (int i = 0; i < n; i++)
-        put(&req, "%s\n", BAD[i].line);
-    put(&req, "id=ok op=exp x=00000000\n");
-    char *out, *err;
-    int st = serve(req.p, req.len, &out, &err);
-    cr_assert_eq(st, 0, "exit %d", st);
-    cr_assert_eq(count_lines(out), n + 1, "%d answers to %d lines:\n%s", count_lines(out), n + 1, out);
-    for (int i = 0; i < n; i++) {
-        char want[64];
-        snprintf(want, sizeof want, "id=%s error=bad-request", BAD[i].id);
-        expect_line(out, i, want);
-        cr_assert(strstr(err, BAD[i].why), "stderr does not say '%s' for '%s':\n%s", BAD[i].why, BAD[i].line, err);
-    }
-    expect_line(out, n, "id=ok y=3f800000");
-    free(req.p);
-    free(out);
-    free(err);
+    serve_cases(BAD, (int)(sizeof BAD / sizeof BAD[0]), "id=ok op=exp x=00000000", "id=ok y=3f800000");
 }
 
 Test(ops, a_line_over_4_MiB_is_refused_and_the_next_is_served, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
@@ -450,13 +470,7 @@ Test(ops, answers_each_request_before_the_next_arrives)
 
 /* ---- every integer input at its range's edges (P5, 1.0.1) -------------------- */
 
-/* A request, the start of the answer it must get, and for a refusal what
- * stderr must say (which also proves that a refusal just inside a range is
- * for another reason than the range). */
-typedef struct {
-    const char *line, *answer, *why;
-} edge;
-
+/* each with its answer and, for a refusal, what stderr says */
 static const edge EDGES[] = {
     /* linear_forward / linear_backward: in, out in 1..2^32-1 */
     {"id=e1 op=linear_forward in=0 out=1 w=3f800000 b=00000000 x=3f800000", "id=e1 error=bad-request",
@@ -560,28 +574,7 @@ static const edge EDGES[] = {
 
 Test(ops, every_integer_input_is_refused_just_outside_its_range, .init = test_make_tmpdir, .fini = test_remove_tmpdir)
 {
-    const int n = (int)(sizeof EDGES / sizeof EDGES[0]);
-    sbuf req = {0};
-    for (int i = 0; i < n; i++)
-        put(&req, "%s\n", EDGES[i].line);
-    char *out, *err;
-    int st = serve(req.p, req.len, &out, &err);
-    cr_assert_eq(st, 0, "exit %d", st);
-    cr_assert_eq(count_lines(out), n, "%d answers to %d lines", count_lines(out), n);
-    for (int i = 0; i < n; i++) {
-        char *got = line_of(out, i);
-        cr_assert(got && strncmp(got, EDGES[i].answer, strlen(EDGES[i].answer)) == 0,
-                  "'%s'\n got  %.200s\n want %s...", EDGES[i].line, got, EDGES[i].answer);
-        if (EDGES[i].why)
-            cr_assert(strstr(err, EDGES[i].why), "stderr does not say '%s' for '%s':\n%s", EDGES[i].why,
-                      EDGES[i].line, err);
-        else
-            cr_assert_null(strstr(got, "error="), "'%s' was refused: %s", EDGES[i].line, got);
-        free(got);
-    }
-    free(req.p);
-    free(out);
-    free(err);
+    serve_cases(EDGES, (int)(sizeof EDGES / sizeof EDGES[0]), NULL, NULL);
 }
 
 Test(ops, mlp13k_loss_grad_takes_bytes_0_to_255, .init = test_make_tmpdir, .fini = test_remove_tmpdir)

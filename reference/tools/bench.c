@@ -396,8 +396,8 @@ static int bench_gptchar(const char *cli, const char **sets, size_t nsets, doubl
     /* the certified path on 2 threads (--threads): wall against 1 thread's */
     double c2cpu, c2wall, c2first, c1cpu, c1wall, c1first;
     char c2dig[65];
-    if (cli_per_step(cli, best, "gptchar", steps, 1, runs, trace, &c1cpu, &c1wall, &c1first, c2dig) != 0 ||
-        cli_per_step(cli, best, "gptchar", steps, 2, runs, trace, &c2cpu, &c2wall, &c2first, c2dig) != 0)
+    if (cli_per_step(cli, best, it_profile_gptchar.name, steps, 1, runs, trace, &c1cpu, &c1wall, &c1first, c2dig) != 0 ||
+        cli_per_step(cli, best, it_profile_gptchar.name, steps, 2, runs, trace, &c2cpu, &c2wall, &c2first, c2dig) != 0)
         return -1;
     *same &= strcmp(first, c2dig) == 0;
     printf("  kernels=%-8s 2 threads: CLI+digests %.4f s/step wall, %.4f s/step CPU (1 thread: %.4f wall, %.4f "
@@ -623,10 +623,15 @@ int main(int argc, char **argv)
     }
     printf("every configuration (library and CLI, every set and thread count): %s\n",
            same ? "identical parameter bytes" : "DIFFERENT PARAMETER BYTES (a kernel set is wrong)");
-    /* for bench_torch.py */
-    printf("bench-summary mlp13k_lib=%.1f mlp13k_cli=%.1f addmod113_lib=%.5f addmod113_cli=%.5f peak=%.2f "
-           "gptchar_lib=%.5f gptchar_cli=%.5f gptchar_lib2_wall=%.5f\n",
-           lib_best, cli_best, best1, bestcli, peak, gc_lib, gc_cli, gc_lib2);
+    /* for bench_torch.py: every row's name and spec clause (its models are
+     * bound to the clause), then the figures under the rows' names */
+    printf("bench-profiles");
+    for (size_t i = 0; i < it_n_profiles; i++)
+        printf(" %s:%s", it_profiles[i]->name, it_profiles[i]->clause);
+    const char *mn = it_profile_mlp13k.name, *an = it_profile_addmod113.name, *gn = it_profile_gptchar.name;
+    printf("\nbench-summary %s_lib=%.1f %s_cli=%.1f %s_lib=%.5f %s_cli=%.5f peak=%.2f %s_lib=%.5f %s_cli=%.5f "
+           "%s_lib2_wall=%.5f\n",
+           mn, lib_best, mn, cli_best, an, best1, an, bestcli, peak, gn, gc_lib, gn, gc_cli, gn, gc_lib2);
     unlink(trace);
     return same ? 0 : 1;
 }

@@ -30,7 +30,14 @@ fastest of them per model is the one the ratios use, and every one is
 printed. Times are CPU time (all threads) and wall clock; a benchmark, not
 a test.
 
-    python3 reference/tools/bench_torch.py --summary "bench-summary ..." [--expect-blas DIR]
+The profiles' names are not spelled here: bench.c's `bench-profiles` line
+(--profiles) gives each row of the reference's profile table
+(reference/src/profiles.c) with its spec clause, and each model below is
+bound to the clause that defines it (CLAUSES); a clause the table does not
+have is an error, so the two cannot drift apart.
+
+    python3 reference/tools/bench_torch.py --profiles "bench-profiles ..." --summary "bench-summary ..."
+        [--expect-blas DIR]
         [--mlp-steps N] [--am-steps N] [--gc-steps N] [--runs R] [--threads 1,2]
 """
 import argparse
@@ -44,6 +51,11 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "adapters", "pytorch"))
+
+# The models, by the spec clause of their profile (§11, §13, §14), in the
+# order they are measured; names from --profiles
+MLP, AM, GC = "11", "13", "14"
+CLAUSES = (MLP, AM, GC)
 
 # FLOPs of the products, as bench.c counts them (spec §11.6, §13.5)
 MLP13K_FLOPS = 2.0 * 3 * (16 * 32 + 32 * 256) * 64
@@ -164,10 +176,10 @@ def gptchar_model(torch):
     return make, step
 
 
-def child(model, threads, steps, runs):
+def child(clause, threads, steps, runs):
     import torch
     torch.set_num_threads(threads)
-    if model == "mlp13k":
+    if clause == MLP:
         import torch.nn.functional as F_
         import isotrain_spec as spec
         from iut import build_model
@@ -187,7 +199,7 @@ def child(model, threads, steps, runs):
             loss = F_.cross_entropy(m(x), y)
             loss.backward()
             opt.step()
-    elif model == "gptchar":
+    elif clause == GC:
         make, step = gptchar_model(torch)
     else:
         nn, F_ = torch.nn, torch.nn.functional
@@ -255,6 +267,25 @@ def child(model, threads, steps, runs):
                       "capability": os.environ.get("ATEN_CPU_CAPABILITY", "default (best)")}))
 
 
+def profile_names(line):
+    """clause -> name from bench.c's `bench-profiles name:clause ...` line"""
+    words = line.split()
+    if not words or words[0] != "bench-profiles":
+        raise SystemExit("bench_torch: --profiles: expected bench.c's 'bench-profiles NAME:CLAUSE ...' line, got %r"
+                         % line)
+    names = {}
+    for w in words[1:]:
+        name, _, clause = w.partition(":")
+        if not name or not clause:
+            raise SystemExit("bench_torch: --profiles: %r is not NAME:CLAUSE" % w)
+        names[clause] = name
+    missing = [c for c in CLAUSES if c not in names]
+    if missing:
+        raise SystemExit("bench_torch: --profiles: no profile of spec clause %s in the reference's table (%s)"
+                         % (", ".join(missing), line))
+    return names
+
+
 def run_child(model, threads, steps, runs, core=None):
     env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads),
                PYTHONDONTWRITEBYTECODE="1")
@@ -270,6 +301,7 @@ def run_child(model, threads, steps, runs, core=None):
 
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--profiles", default="", help="bench.c's bench-profiles line")
     ap.add_argument("--summary", default="", help="bench.c's bench-summary line")
     ap.add_argument("--expect-blas", default="", help="the directory the private OpenBLAS was extracted to")
     ap.add_argument("--mlp-steps", type=int, default=2000)
@@ -283,6 +315,7 @@ def main():
     if a.child:
         child(a.child, int(a.threads), a.steps, a.runs)
         return 0
+    name = profile_names(a.profiles)
     try:
         import torch  # noqa: F401
     except ImportError:
@@ -300,13 +333,14 @@ def main():
     # OpenBLAS's own choice, then every core type this CPU's features allow
     cores = [None] + (openblas_cores_for_this_cpu() if a.expect_blas else [])
     res, best_core = {}, {}
-    for model, steps in (("mlp13k", a.mlp_steps), ("addmod113", a.am_steps), ("gptchar", a.gc_steps)):
-        runs = a.runs if model == "mlp13k" else max(1, min(a.runs, 3))
-        for th in (threads if model != "mlp13k" else [1]):
+    for clause, steps in ((MLP, a.mlp_steps), (AM, a.am_steps), (GC, a.gc_steps)):
+        model = name[clause]
+        runs = a.runs if clause == MLP else max(1, min(a.runs, 3))
+        for th in (threads if clause != MLP else [1]):
             # one thread: every core type, the fastest kept; more threads: that one
             for core in (cores if th == 1 else [best_core.get(model)]):
                 try:
-                    r = run_child(model, th, steps, runs, core)
+                    r = run_child(clause, th, steps, runs, core)
                 except RuntimeError as e:
                     print("  %s, %d threads, OPENBLAS_CORETYPE %s: FAILED: %s" % (model, th, core or "unset", e))
                     continue
@@ -316,11 +350,11 @@ def main():
                     res[(model, th)] = r
                 blas_ok = bool(a.expect_blas) and any(
                     os.path.realpath(l).startswith(os.path.realpath(a.expect_blas)) for l in r["libs"])
-                if model == "mlp13k":
+                if clause == MLP:
                     what = "%7.0f steps/s (wall %.0f; %.1f %% of peak)" % (
                         1 / r["cpu"], 1 / r["wall"], 100 * MLP13K_FLOPS / r["cpu"] / (peak * 1e9) if peak else 0)
                 else:
-                    flops = 2 * AM_MACS if model == "addmod113" else GC_FLOPS
+                    flops = 2 * AM_MACS if clause == AM else GC_FLOPS
                     what = "%.4f s/step (wall %.4f; %.1f %% of peak by isotrain's FLOP count)" % (
                         r["cpu"], r["wall"], 100 * flops / r["cpu"] / (peak * 1e9) if peak else 0)
                 print("  %-9s torch %s, %d thread%s, OPENBLAS_CORETYPE=%s (capability %s): %s" % (
@@ -333,28 +367,29 @@ def main():
         if a.expect_blas:
             print("  fastest OpenBLAS core type for %s: %s" % (model, core or "OpenBLAS's own choice (unset)"))
     print("ratios (isotrain's best set against PyTorch on its fastest OpenBLAS core in this run; CPU time):")
-    m = res.get(("mlp13k", 1))
+    mn, an, gn = name[MLP], name[AM], name[GC]
+    m = res.get((mn, 1))
     if m and ours:
-        print("  mlp13k, CLI with trace + digest every step / PyTorch (which hashes nothing): x%.2f (target >= 2)"
-              % (ours["mlp13k_cli"] * m["cpu"]))
-        print("  mlp13k, library / PyTorch: x%.2f" % (ours["mlp13k_lib"] * m["cpu"]))
+        print("  %s, CLI with trace + digest every step / PyTorch (which hashes nothing): x%.2f (target >= 2)"
+              % (mn, ours[mn + "_cli"] * m["cpu"]))
+        print("  %s, library / PyTorch: x%.2f" % (mn, ours[mn + "_lib"] * m["cpu"]))
     for th in threads:
-        r = res.get(("addmod113", th))
+        r = res.get((an, th))
         if r and ours and th == 1:
-            print("  addmod113, 1 thread, PyTorch / isotrain library: x%.2f, / isotrain CLI with digests: x%.2f "
-                  "(target >= 3.5)" % (r["cpu"] / ours["addmod113_lib"], r["cpu"] / ours["addmod113_cli"]))
-    r1, r2 = res.get(("addmod113", 1)), res.get(("addmod113", 2))
+            print("  %s, 1 thread, PyTorch / isotrain library: x%.2f, / isotrain CLI with digests: x%.2f "
+                  "(target >= 3.5)" % (an, r["cpu"] / ours[an + "_lib"], r["cpu"] / ours[an + "_cli"]))
+    r1, r2 = res.get((an, 1)), res.get((an, 2))
     if r1 and r2:
-        print("  PyTorch addmod113, 2 threads / 1 thread: wall x%.2f, CPU spent x%.2f" % (r1["wall"] / r2["wall"],
-                                                                                       r2["cpu"] / r1["cpu"]))
-    g1, g2 = res.get(("gptchar", 1)), res.get(("gptchar", 2))
-    if g1 and ours.get("gptchar_lib"):
-        print("  gptchar, 1 thread, PyTorch / isotrain library: x%.2f, / isotrain CLI with digests: x%.2f "
-              "(target >= 1.5)" % (g1["cpu"] / ours["gptchar_lib"], g1["cpu"] / ours["gptchar_cli"]))
-    if g2 and ours.get("gptchar_lib2_wall"):
-        print("  gptchar, 2 threads (wall), PyTorch / isotrain library: x%.2f" % (g2["wall"] / ours["gptchar_lib2_wall"]))
+        print("  PyTorch %s, 2 threads / 1 thread: wall x%.2f, CPU spent x%.2f" % (an, r1["wall"] / r2["wall"],
+                                                                                r2["cpu"] / r1["cpu"]))
+    g1, g2 = res.get((gn, 1)), res.get((gn, 2))
+    if g1 and ours.get(gn + "_lib"):
+        print("  %s, 1 thread, PyTorch / isotrain library: x%.2f, / isotrain CLI with digests: x%.2f "
+              "(target >= 1.5)" % (gn, g1["cpu"] / ours[gn + "_lib"], g1["cpu"] / ours[gn + "_cli"]))
+    if g2 and ours.get(gn + "_lib2_wall"):
+        print("  %s, 2 threads (wall), PyTorch / isotrain library: x%.2f" % (gn, g2["wall"] / ours[gn + "_lib2_wall"]))
     if g1 and g2:
-        print("  PyTorch gptchar, 2 threads / 1 thread: wall x%.2f" % (g1["wall"] / g2["wall"]))
+        print("  PyTorch %s, 2 threads / 1 thread: wall x%.2f" % (gn, g1["wall"] / g2["wall"]))
     return 0
 
 

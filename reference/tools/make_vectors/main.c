@@ -55,16 +55,24 @@ static void gen_set_1_0_0(const char *dir)
     gen_manifest();
 }
 
+/* A later vector set: every file of the previous one (in prev), then its
+ * own (gen_own), under its version's spec, vector and generator names. */
+static void gen_later_set(const char *dir, const char *prev, const char *const *subdirs, const char *version,
+                          const char *generator, void (*gen_own)(void))
+{
+    set_begin(dir, prev, subdirs);
+    SPEC_VERSION = version;
+    VECTOR_VERSION = version;
+    GENERATOR = generator;
+    gen_own();
+    gen_manifest();
+}
+
 /* Vector set 1.1.0: every file of 1.0.0, then addmod113's (spec 1.1.0). */
 static void gen_set_1_1_0(const char *dir, const char *dir10)
 {
     static const char *const subdirs[] = {"ops", "train", "train/mlp13k", "train/addmod113", NULL};
-    set_begin(dir, dir10, subdirs);
-    SPEC_VERSION = "1.1.0";
-    VECTOR_VERSION = "1.1.0";
-    GENERATOR = "isotrain make_vectors 1.1.0";
-    gen_addmod113();
-    gen_manifest();
+    gen_later_set(dir, dir10, subdirs, "1.1.0", "isotrain make_vectors 1.1.0", gen_addmod113);
 }
 
 /* Vector set 1.2.0: every file of 1.1.0, then gptchar's and the windows
@@ -73,12 +81,7 @@ static void gen_set_1_2_0(const char *dir, const char *dir11)
 {
     static const char *const subdirs[] = {"ops", "train", "train/mlp13k", "train/addmod113", "train/gptchar",
                                           "windows", "windows/gptchar", "windows/addmod113", NULL};
-    set_begin(dir, dir11, subdirs);
-    SPEC_VERSION = "1.2.0";
-    VECTOR_VERSION = "1.2.0";
-    GENERATOR = "isotrain make_vectors 1.2.0";
-    gen_gptchar();
-    gen_manifest();
+    gen_later_set(dir, dir11, subdirs, "1.2.0", "isotrain make_vectors 1.2.0", gen_gptchar);
 }
 
 int main(int argc, char **argv)

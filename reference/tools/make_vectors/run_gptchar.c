@@ -1,6 +1,7 @@
 /* The reference run of gptchar (spec 14.8) through the library's step
  * function, and the intermediates of step 1 through the loss's tap, whose
  * real values the RealRun cases use. */
+#include <stddef.h>
 #include <string.h>
 
 #include "mv.h"
@@ -14,32 +15,27 @@ float gc_grad1[IT_GC_NPARAMS]; /* the step-1 gradient, before clipping */
 uint32_t gc_x1[IT_GC_ROWS], gc_y1[IT_GC_ROWS];
 gc_taps gc_step1;
 
+/* the intermediates the RealRun cases use: the tap's name, whether only
+ * block 0's (layer == 0) is kept, and where it goes */
+static const struct {
+    const char *what;
+    int block0;
+    size_t slot;
+} KEPT[] = {
+    {"x0", 0, offsetof(gc_taps, x0)},     {"ln1", 1, offsetof(gc_taps, ln1)},
+    {"q", 1, offsetof(gc_taps, q)},       {"k", 1, offsetof(gc_taps, k)},
+    {"v", 1, offsetof(gc_taps, v)},       {"o", 1, offsetof(gc_taps, o)},
+    {"xmid", 1, offsetof(gc_taps, xmid)}, {"h", 1, offsetof(gc_taps, h)},
+    {"lnf", 0, offsetof(gc_taps, lnf)},   {"dlogits", 0, offsetof(gc_taps, dlogits)},
+    {"dx0", 0, offsetof(gc_taps, dx0)},
+};
+
 static void keep(void *ctx, const char *what, int layer, const float *data, size_t n)
 {
-    gc_taps *t = ctx;
     float **slot = NULL;
-    if (strcmp(what, "x0") == 0)
-        slot = &t->x0;
-    else if (layer == 0 && strcmp(what, "ln1") == 0)
-        slot = &t->ln1;
-    else if (layer == 0 && strcmp(what, "q") == 0)
-        slot = &t->q;
-    else if (layer == 0 && strcmp(what, "k") == 0)
-        slot = &t->k;
-    else if (layer == 0 && strcmp(what, "v") == 0)
-        slot = &t->v;
-    else if (layer == 0 && strcmp(what, "o") == 0)
-        slot = &t->o;
-    else if (layer == 0 && strcmp(what, "xmid") == 0)
-        slot = &t->xmid;
-    else if (layer == 0 && strcmp(what, "h") == 0)
-        slot = &t->h;
-    else if (strcmp(what, "lnf") == 0)
-        slot = &t->lnf;
-    else if (strcmp(what, "dlogits") == 0)
-        slot = &t->dlogits;
-    else if (strcmp(what, "dx0") == 0)
-        slot = &t->dx0;
+    for (size_t i = 0; i < sizeof KEPT / sizeof KEPT[0] && !slot; i++)
+        if ((!KEPT[i].block0 || layer == 0) && strcmp(what, KEPT[i].what) == 0)
+            slot = (float **)(void *)((char *)ctx + KEPT[i].slot);
     if (!slot)
         return;
     *slot = malloc(n * sizeof(float));
