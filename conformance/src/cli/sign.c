@@ -47,14 +47,7 @@ int sign_command(const conform_args *a)
         fprintf(stderr, "isotrain-conform: sign: %s\n", err);
         return 2;
     }
-    sbuf b;
-    sbuf_init(&b);
-    sbuf_adds(&b, env);
-    sbuf_addc(&b, '\n');
-    free(env);
-    int r = write_file(out, b.p, b.len, err, sizeof err);
-    sbuf_free(&b);
-    if (r != 0) {
+    if (dsse_write_file(out, env, err, sizeof err) != 0) {
         fprintf(stderr, "isotrain-conform: sign: %s\n", err);
         return 2;
     }

@@ -146,28 +146,28 @@ int jx_uint(jctx *c, const cJSON *obj, const char *path, const char *key, uint64
     return r;
 }
 
-const cJSON *jx_arr(jctx *c, const cJSON *obj, const char *path, const char *key)
+/* obj[key] when is(it), else a problem naming path.key and what. */
+static const cJSON *member_of_kind(jctx *c, const cJSON *obj, const char *path, const char *key,
+                                  cJSON_bool (*is)(const cJSON *), const char *what)
 {
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!cJSON_IsArray(it)) {
+    if (!is(it)) {
         char *p = xasprintf("%s.%s", path, key);
-        jx_expect(c, p, it, "an array");
+        jx_expect(c, p, it, "%s", what);
         free(p);
         return NULL;
     }
     return it;
 }
 
+const cJSON *jx_arr(jctx *c, const cJSON *obj, const char *path, const char *key)
+{
+    return member_of_kind(c, obj, path, key, cJSON_IsArray, "an array");
+}
+
 const cJSON *jx_obj(jctx *c, const cJSON *obj, const char *path, const char *key)
 {
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!cJSON_IsObject(it)) {
-        char *p = xasprintf("%s.%s", path, key);
-        jx_expect(c, p, it, "an object");
-        free(p);
-        return NULL;
-    }
-    return it;
+    return member_of_kind(c, obj, path, key, cJSON_IsObject, "an object");
 }
 
 int jx_is_version(const char *s)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/json_strict.h"
+#include "trust/receipt_model.h"
 #include "trust/sshsig.h"
 
 void dsse_pae(sbuf *out, const char *type, const void *body, size_t len)
@@ -36,32 +37,32 @@ cJSON *intoto_statement(const cJSON *receipt)
     cJSON *st = cJSON_CreateObject();
     cJSON_AddStringToObject(st, "_type", INTOTO_STATEMENT);
     cJSON *subj = cJSON_AddArrayToObject(st, "subject");
-    const cJSON *iut = cJSON_GetObjectItemCaseSensitive(receipt, "iut");
-    const cJSON *bin = iut ? cJSON_GetObjectItemCaseSensitive(iut, "binary") : NULL;
-    const char *bsha = bin ? jstr(bin, "sha256") : NULL;
+    const cJSON *iut = rm_in(receipt, RF_IUT);
+    const cJSON *bin = iut ? rm_in(iut, RF_IUT_BINARY) : NULL;
+    const char *bsha = bin ? rm_str(bin, RF_IUT_BINARY_SHA256) : NULL;
     if (bsha) {
-        const char *p = jstr(bin, "path");
+        const char *p = rm_str(bin, RF_IUT_BINARY_PATH);
         char *name = xasprintf("iut:%s", p ? p : "?");
         add_subject(subj, name, bsha);
         free(name);
     }
     /* every file the argv form binds (iut.subject.files): the executable
      * that ran, its interpreter, the script, the emulator's guest */
-    const cJSON *sj = iut ? cJSON_GetObjectItemCaseSensitive(iut, "subject") : NULL;
-    const cJSON *files = sj ? cJSON_GetObjectItemCaseSensitive(sj, "files") : NULL;
+    const cJSON *sj = iut ? rm_in(iut, RF_IUT_SUBJECT) : NULL;
+    const cJSON *files = sj ? rm_in(sj, RF_IUT_SUBJECT_FILES) : NULL;
     const cJSON *f;
     cJSON_ArrayForEach(f, files)
     {
-        const char *sha = jstr(f, "sha256"), *role = jstr(f, "role"), *fp = jstr(f, "path");
+        const char *sha = rm_str(f, RF_IUT_SUBJECT_FILES_SHA256), *role = rm_str(f, RF_IUT_SUBJECT_FILES_ROLE), *fp = rm_str(f, RF_IUT_SUBJECT_FILES_PATH);
         if (!sha || (bsha && !strcmp(sha, bsha)))
             continue;
         char *name = xasprintf("iut:%s:%s", role ? role : "file", fp ? fp : "?");
         add_subject(subj, name, sha);
         free(name);
     }
-    const cJSON *vec = cJSON_GetObjectItemCaseSensitive(receipt, "vectors");
-    const char *md = vec ? jstr(vec, "manifest_digest") : NULL;
-    const char *vv = vec ? jstr(vec, "vector_version") : NULL;
+    const cJSON *vec = rm_in(receipt, RF_VECTORS);
+    const char *md = vec ? rm_str(vec, RF_VECTORS_MANIFEST_DIGEST) : NULL;
+    const char *vv = vec ? rm_str(vec, RF_VECTORS_VECTOR_VERSION) : NULL;
     if (md) {
         char *name = xasprintf("isotrain-vectors:%s:manifest", vv ? vv : "?");
         add_subject(subj, name, md);
@@ -69,7 +70,7 @@ cJSON *intoto_statement(const cJSON *receipt)
     }
     cJSON_AddStringToObject(st, "predicateType", INTOTO_TEST_RESULT);
     cJSON *pred = cJSON_AddObjectToObject(st, "predicate");
-    const char *verdict = jstr(receipt, "verdict");
+    const char *verdict = rm_str(receipt, RF_VERDICT);
     cJSON_AddStringToObject(pred, "result", verdict && !strcmp(verdict, "PASS") ? "pass" : "fail");
     cJSON *conf = cJSON_AddArrayToObject(pred, "configuration");
     if (md) {
@@ -82,11 +83,11 @@ cJSON *intoto_statement(const cJSON *receipt)
     cJSON *passed = cJSON_AddArrayToObject(pred, "passedTests");
     cJSON *warned = cJSON_AddArrayToObject(pred, "warnedTests");
     cJSON *failed = cJSON_AddArrayToObject(pred, "failedTests");
-    const cJSON *cases = cJSON_GetObjectItemCaseSensitive(receipt, "cases");
+    const cJSON *cases = rm_in(receipt, RF_CASES);
     const cJSON *c;
     cJSON_ArrayForEach(c, cases)
     {
-        const char *id = jstr(c, "id"), *v = jstr(c, "verdict");
+        const char *id = rm_str(c, RF_CASES_ID), *v = rm_str(c, RF_CASES_VERDICT);
         if (!id || !v)
             continue;
         cJSON *to = !strcmp(v, "PASS") ? passed : !strcmp(v, "SKIP") ? warned : failed;
@@ -267,4 +268,16 @@ size_t dsse_check_signatures(const char *file, const dsse_opened *o, const char 
     s.principal = NULL;
     dsse_signer_free(&s);
     return good;
+}
+
+int dsse_write_file(const char *path, char *text, char *err, size_t cap)
+{
+    sbuf b;
+    sbuf_init(&b);
+    sbuf_adds(&b, text);
+    sbuf_addc(&b, '\n');
+    free(text);
+    int r = write_file(path, b.p, b.len, err, cap);
+    sbuf_free(&b);
+    return r;
 }

@@ -67,4 +67,8 @@ size_t dsse_check_signers(const char *file, const dsse_opened *o, const char *al
                           problems *pr);
 void dsse_signer_free(dsse_signer *s);
 
+/* Writes an envelope (dsse_envelope's text, which it frees) to path as one
+ * line, as the runner and `sign` leave a receipt. 0, or -1 with err. */
+int dsse_write_file(const char *path, char *text, char *err, size_t cap);
+
 #endif

@@ -1,5 +1,6 @@
 /* receipt_facts.c — see receipt_facts.h. */
 #include "trust/receipt_facts.h"
+#include "trust/receipt_model.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -7,19 +8,12 @@
 
 #include "core/util.h"
 
-static const cJSON *get(const cJSON *o, const char *k)
-{
-    return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, k) : NULL;
-}
-
 /* A string field, at most 4 KiB (a path, a digest, a version line), copied;
  * NULL when absent, null or not a string. */
-static char *str_copy(const cJSON *o, const char *k)
+static char *str_copy(const cJSON *o, rf_id k)
 {
-    const cJSON *v = get(o, k);
-    if (!cJSON_IsString(v) || !v->valuestring)
-        return NULL;
-    return sanitized(v->valuestring, strlen(v->valuestring), 4096);
+    const char *v = rm_str(o, k);
+    return v ? sanitized(v, strlen(v), 4096) : NULL;
 }
 
 static int is_digest(const char *s)
@@ -31,7 +25,7 @@ static int is_digest(const char *s)
  * (issue 27 item 4); a receipt that has them names every process's path. */
 static void read_code(const char *file, const cJSON *iut, receipt_facts *f, problems *pr)
 {
-    const cJSON *cm = get(iut, "code_mapped"), *le = get(iut, "loader_environment"), *x;
+    const cJSON *cm = rm_in(iut, RF_IUT_CODE_MAPPED), *le = rm_in(iut, RF_IUT_LOADER_ENVIRONMENT), *x;
     if (cm && (!cJSON_IsArray(cm) || cJSON_GetArraySize(cm) > FACTS_MAX_CODE)) {
         problems_add(pr, "%s: iut.code_mapped: expected an array of at most %d files", file, FACTS_MAX_CODE);
         cm = NULL;
@@ -40,11 +34,11 @@ static void read_code(const char *file, const cJSON *iut, receipt_facts *f, prob
     cJSON_ArrayForEach(x, cm)
     {
         facts_code *c = &f->code[f->n_code];
-        c->path = str_copy(x, "path");
-        c->sha256 = str_copy(x, "sha256");
-        c->is_subject = cJSON_IsTrue(get(x, "is_subject"));
+        c->path = str_copy(x, RF_IUT_CODE_MAPPED_PATH);
+        c->sha256 = str_copy(x, RF_IUT_CODE_MAPPED_SHA256);
+        c->is_subject = cJSON_IsTrue(rm_in(x, RF_IUT_CODE_MAPPED_IS_SUBJECT));
         if (!c->path || !c->path[0] || (c->sha256 && !is_digest(c->sha256)) ||
-            (!c->sha256 && !cJSON_IsNull(get(x, "sha256"))))
+            (!c->sha256 && !cJSON_IsNull(rm_in(x, RF_IUT_CODE_MAPPED_SHA256))))
             problems_add(pr, "%s: iut.code_mapped[%zu]: expected a non-empty path and sha256 (64 lowercase hex "
                              "digits, or null)", file, f->n_code);
         f->n_code++;
@@ -71,7 +65,7 @@ int receipt_facts_read(const char *file, const cJSON *r, receipt_facts *f, probl
     memset(f, 0, sizeof *f);
     f->guest = -1;
     size_t before = pr->n;
-    const cJSON *tr = get(r, "trust_rules");
+    const cJSON *tr = rm_in(r, RF_TRUST_RULES);
     f->rules = 1;
     if (tr) {
         if (!cJSON_IsNumber(tr) || !isfinite(tr->valuedouble) || tr->valuedouble != floor(tr->valuedouble) ||
@@ -80,34 +74,34 @@ int receipt_facts_read(const char *file, const cJSON *r, receipt_facts *f, probl
         else
             f->rules = (int)tr->valuedouble;
     }
-    f->host_isa = str_copy(get(r, "host"), "isa");
-    const cJSON *iut = get(r, "iut");
-    const cJSON *emu = get(r, "emulator");
+    f->host_isa = str_copy(rm_in(r, RF_HOST), RF_HOST_ISA);
+    const cJSON *iut = rm_in(r, RF_IUT);
+    const cJSON *emu = rm_in(r, RF_EMULATOR);
     if (cJSON_IsObject(emu)) {
         f->emulated = 1;
-        f->emu_name = str_copy(emu, "name");
-        f->emu_cpu = str_copy(emu, "cpu");
-        f->emu_source = str_copy(emu, "source");
-        f->emu_path = str_copy(emu, "path");
-        f->emu_sha256 = str_copy(emu, "sha256");
-        f->emu_version = str_copy(emu, "version");
-        f->emu_is_executable = cJSON_IsTrue(get(emu, "is_executable"));
+        f->emu_name = str_copy(emu, RF_EMULATOR_NAME);
+        f->emu_cpu = str_copy(emu, RF_EMULATOR_CPU);
+        f->emu_source = str_copy(emu, RF_EMULATOR_SOURCE);
+        f->emu_path = str_copy(emu, RF_EMULATOR_PATH);
+        f->emu_sha256 = str_copy(emu, RF_EMULATOR_SHA256);
+        f->emu_version = str_copy(emu, RF_EMULATOR_VERSION);
+        f->emu_is_executable = cJSON_IsTrue(rm_in(emu, RF_EMULATOR_IS_EXECUTABLE));
     }
     if (f->rules < 2)
         return pr->n == before ? 0 : -1;
     /* the current rules: the subject, what ran, the containment */
-    const cJSON *sj = get(iut, "subject");
-    const char *form = cJSON_IsString(get(sj, "form")) ? get(sj, "form")->valuestring : NULL;
-    if (!form || (strcmp(form, "argv") && strcmp(form, "shell")) || !cJSON_IsBool(get(sj, "bound"))) {
+    const cJSON *sj = rm_in(iut, RF_IUT_SUBJECT);
+    const char *form = rm_str(sj, RF_IUT_SUBJECT_FORM);
+    if (!form || (strcmp(form, "argv") && strcmp(form, "shell")) || !cJSON_IsBool(rm_in(sj, RF_IUT_SUBJECT_BOUND))) {
         problems_add(pr, "%s: iut.subject: expected form \"argv\" or \"shell\" and bound (true or false)", file);
         return -1;
     }
     f->argv_form = !strcmp(form, "argv");
-    f->bound = cJSON_IsTrue(get(sj, "bound"));
+    f->bound = cJSON_IsTrue(rm_in(sj, RF_IUT_SUBJECT_BOUND));
     if (f->bound && !f->argv_form)
         problems_add(pr, "%s: iut.subject.bound: the shell form binds nothing", file);
-    f->unbound_reason = str_copy(sj, "reason");
-    const cJSON *files = get(sj, "files");
+    f->unbound_reason = str_copy(sj, RF_IUT_SUBJECT_REASON);
+    const cJSON *files = rm_in(sj, RF_IUT_SUBJECT_FILES);
     if (f->argv_form) {
         if (!cJSON_IsArray(files) || cJSON_GetArraySize(files) < 1 || cJSON_GetArraySize(files) > FACTS_MAX_FILES)
             problems_add(pr, "%s: iut.subject.files: expected 1 to %d files", file, FACTS_MAX_FILES);
@@ -116,13 +110,13 @@ int receipt_facts_read(const char *file, const cJSON *r, receipt_facts *f, probl
             cJSON_ArrayForEach(x, files)
             {
                 facts_file *ff = &f->files[f->n_files];
-                ff->role = str_copy(x, "role");
-                ff->path = str_copy(x, "path");
-                ff->sha256 = str_copy(x, "sha256");
-                ff->sha256_after = str_copy(x, "sha256_after");
-                ff->format = str_copy(x, "format");
-                ff->isa = str_copy(x, "isa");
-                ff->executed = cJSON_IsTrue(get(x, "executed"));
+                ff->role = str_copy(x, RF_IUT_SUBJECT_FILES_ROLE);
+                ff->path = str_copy(x, RF_IUT_SUBJECT_FILES_PATH);
+                ff->sha256 = str_copy(x, RF_IUT_SUBJECT_FILES_SHA256);
+                ff->sha256_after = str_copy(x, RF_IUT_SUBJECT_FILES_SHA256_AFTER);
+                ff->format = str_copy(x, RF_IUT_SUBJECT_FILES_FORMAT);
+                ff->isa = str_copy(x, RF_IUT_SUBJECT_FILES_ISA);
+                ff->executed = cJSON_IsTrue(rm_in(x, RF_IUT_SUBJECT_FILES_EXECUTED));
                 if (!ff->role || !ff->path || !is_digest(ff->sha256))
                     problems_add(pr, "%s: iut.subject.files[%zu]: expected role, path and sha256 (64 lowercase hex digits)",
                                  file, f->n_files);
@@ -132,7 +126,7 @@ int receipt_facts_read(const char *file, const cJSON *r, receipt_facts *f, probl
             }
         }
     }
-    const cJSON *ps = get(iut, "processes_seen");
+    const cJSON *ps = rm_in(iut, RF_IUT_PROCESSES_SEEN);
     if (!cJSON_IsArray(ps) || cJSON_GetArraySize(ps) > FACTS_MAX_PROCS)
         problems_add(pr, "%s: iut.processes_seen: expected an array of at most %d executables", file, FACTS_MAX_PROCS);
     else {
@@ -140,17 +134,17 @@ int receipt_facts_read(const char *file, const cJSON *r, receipt_facts *f, probl
         cJSON_ArrayForEach(x, ps)
         {
             facts_proc *p = &f->procs[f->n_procs];
-            p->path = str_copy(x, "path");
-            p->sha256 = str_copy(x, "sha256");
-            p->format = str_copy(x, "format");
-            p->isa = str_copy(x, "isa");
-            p->is_subject = cJSON_IsTrue(get(x, "is_subject"));
+            p->path = str_copy(x, RF_IUT_PROCESSES_SEEN_PATH);
+            p->sha256 = str_copy(x, RF_IUT_PROCESSES_SEEN_SHA256);
+            p->format = str_copy(x, RF_IUT_PROCESSES_SEEN_FORMAT);
+            p->isa = str_copy(x, RF_IUT_PROCESSES_SEEN_ISA);
+            p->is_subject = cJSON_IsTrue(rm_in(x, RF_IUT_PROCESSES_SEEN_IS_SUBJECT));
             if (!is_digest(p->sha256))
                 problems_add(pr, "%s: iut.processes_seen[%zu].sha256: expected 64 lowercase hex digits", file, f->n_procs);
             f->n_procs++;
         }
     }
-    f->containment = str_copy(iut, "containment");
+    f->containment = str_copy(iut, RF_IUT_CONTAINMENT);
     read_code(file, iut, f, pr);
     return pr->n == before ? 0 : -1;
 }

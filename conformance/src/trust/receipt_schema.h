@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "core/problems.h"
+#include "trust/receipt_fields.h"
 
 #define RECEIPT_SCHEMA_NAME "isotrain-receipt-v1"
 
@@ -32,8 +33,14 @@ typedef struct {
     uint64_t max;
 } rs_field;
 
+/* In rf_id order: receipt_fields[RF_X] is field RF_X's row. */
 extern const rs_field receipt_fields[];
 extern const size_t receipt_n_fields;
+
+/* Field f's member name: the last part of its path ("sha256" of
+ * "iut.binary.sha256"); what the writer names it by and the readers look
+ * it up by. */
+const char *rf_key(rf_id f);
 
 /* Checks receipt r against the table: every member known (where the
  * object is closed), every value of its kind,

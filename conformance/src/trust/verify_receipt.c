@@ -17,6 +17,7 @@
 #include "trust/dsse.h"
 #include "trust/keys.h"
 #include "trust/receipt_open.h"
+#include "trust/receipt_model.h"
 #include "trust/receipt_schema.h"
 #include "vectorset/manifest.h"
 #include "vectorset/official.h"
@@ -24,18 +25,24 @@
 #include "verdict/requirements.h"
 #include "verdict/scope.h"
 
-static const cJSON *get(const cJSON *o, const char *k)
+/* A receipt's fields by id (trust/receipt_model.h). */
+#define get rm_in
+#define str rm_str
+
+/* The in-toto Statement's members (trust/dsse.h), which are not the
+ * receipt's. */
+static const cJSON *sget(const cJSON *o, const char *k)
 {
     return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, k) : NULL;
 }
 
-static const char *str(const cJSON *o, const char *k)
+static const char *sstr(const cJSON *o, const char *k)
 {
-    const cJSON *v = get(o, k);
+    const cJSON *v = sget(o, k);
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-static int num(const cJSON *o, const char *k, double *out)
+static int num(const cJSON *o, rf_id k, double *out)
 {
     const cJSON *v = get(o, k);
     if (!cJSON_IsNumber(v))
@@ -48,7 +55,7 @@ static int num(const cJSON *o, const char *k, double *out)
  * type's range converted to it is undefined behaviour, so the range is
  * checked on the double first). 0, or -1 when absent, fractional, out of
  * range or not a number. */
-static int whole(const cJSON *o, const char *k, double lo, double hi, long *out)
+static int whole(const cJSON *o, rf_id k, double lo, double hi, long *out)
 {
     const cJSON *v = get(o, k);
     if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < lo || v->valuedouble > hi ||
@@ -133,7 +140,7 @@ static int parse_u32_hex(const char *s, uint32_t *out)
 /* The case list, as results (verdict/scope.h recomputes from these). */
 static int load_cases(const char *file, const cJSON *r, results *res, problems *pr)
 {
-    const cJSON *cases = get(r, "cases");
+    const cJSON *cases = get(r, RF_CASES);
     if (!cJSON_IsArray(cases)) {
         problems_add(pr, "%s: cases: missing (the case list every verdict is recomputed from)", file);
         return -1;
@@ -142,8 +149,8 @@ static int load_cases(const char *file, const cJSON *r, results *res, problems *
     const cJSON *c;
     cJSON_ArrayForEach(c, cases)
     {
-        const char *id = str(c, "id"), *lv = str(c, "level"), *su = str(c, "suite"), *vs = str(c, "verdict");
-        const cJSON *req = get(c, "required");
+        const char *id = str(c, RF_CASES_ID), *lv = str(c, RF_CASES_LEVEL), *su = str(c, RF_CASES_SUITE), *vs = str(c, RF_CASES_VERDICT);
+        const cJSON *req = get(c, RF_CASES_REQUIRED);
         verdict v;
         if (!id || !lv || !su || parse_verdict(vs, &v) != 0 || !cJSON_IsBool(req) ||
             (strcmp(lv, "protocol") && strcmp(lv, "ops") && strcmp(lv, "train") && strcmp(lv, "fresh"))) {
@@ -152,7 +159,7 @@ static int load_cases(const char *file, const cJSON *r, results *res, problems *
             if (!bad++)
                 problems_add(pr, "%s: cases[%zu]: expected id, level (protocol|ops|train|fresh), suite, verdict (PASS|FAIL|SKIP|ERROR) and required", file, i);
         } else
-            results_add(res, lv, su, id, v, str(c, "reason"), cJSON_IsTrue(req), 0);
+            results_add(res, lv, su, id, v, str(c, RF_CASES_REASON), cJSON_IsTrue(req), 0);
         i++;
     }
     if (bad > 1)
@@ -178,13 +185,13 @@ static const case_result *find_case(const results *res, const char *suite, const
 static void check_counts(const char *file, const cJSON *r, const results *res, problems *pr)
 {
     tally t = results_tally(res, NULL);
-    const cJSON *cnt = get(r, "counts");
-    const char *k[4] = {"passed", "failed", "errors", "skipped"};
+    const cJSON *cnt = get(r, RF_COUNTS);
+    static const rf_id k[4] = {RF_COUNTS_PASSED, RF_COUNTS_FAILED, RF_COUNTS_ERRORS, RF_COUNTS_SKIPPED};
     size_t want[4] = {t.passed, t.failed, t.errors, t.skipped};
     for (int i = 0; i < 4; i++) {
         double d;
         if (num(cnt, k[i], &d) != 0 || d != (double)want[i])
-            problems_add(pr, "%s: counts.%s: the case list has %zu", file, k[i], want[i]);
+            problems_add(pr, "%s: %s: the case list has %zu", file, receipt_fields[k[i]].path, want[i]);
     }
 }
 
@@ -194,9 +201,12 @@ static void check_levels(const char *file, const cJSON *r, const results *res, i
 {
     const char *names[3] = {"ops", "train", "fresh"};
     const char *session[3] = {OPS_SESSION_CASE, NULL, FRESH_OPS_SESSION_CASE};
+    static const rf_id level[3] = {RF_LEVELS_OPS, RF_LEVELS_TRAIN, RF_LEVELS_FRESH};
+    static const rf_id recorded[3] = {RF_LEVELS_OPS_VERDICT, RF_LEVELS_TRAIN_VERDICT, RF_LEVELS_FRESH_VERDICT};
     for (int i = 0; i < 3; i++) {
         tally t = results_tally(res, names[i]);
-        const char *rec = str(get(get(r, "levels"), names[i]), "verdict");
+        const char *rec = str(get(get(r, RF_LEVELS), level[i]), recorded[i]);
+        const char *at = receipt_fields[recorded[i]].path;
         size_t n = t.passed + t.failed + t.errors + t.skipped;
         level_verdict lv = rules >= 2 ? level_from_cases(res, names[i], session[i]) : level_from_tally(t);
         const char *want = n ? level_verdict_name(lv) : NULL;
@@ -204,11 +214,11 @@ static void check_levels(const char *file, const cJSON *r, const results *res, i
         if (rules < 2 && want && rec && !strcmp(rec, "ERROR") && lv == L_PASS)
             want = "ERROR";
         if (!rec)
-            problems_add(pr, "%s: levels.%s.verdict: missing", file, names[i]);
+            problems_add(pr, "%s: %s: missing", file, at);
         else if (want && strcmp(rec, want) != 0)
-            problems_add(pr, "%s: levels.%s.verdict: \"%s\", but its cases give %s", file, names[i], rec, want);
+            problems_add(pr, "%s: %s: \"%s\", but its cases give %s", file, at, rec, want);
         else if (!want && strcmp(rec, "NOT RUN") != 0 && strcmp(rec, "NOT REACHED") != 0)
-            problems_add(pr, "%s: levels.%s.verdict: \"%s\", but the level has no case", file, names[i], rec);
+            problems_add(pr, "%s: %s: \"%s\", but the level has no case", file, at, rec);
     }
 }
 
@@ -218,17 +228,17 @@ static void check_levels(const char *file, const cJSON *r, const results *res, i
 static void check_requirements(const char *file, const cJSON *r, results *res, const vector_set *vs, req_ctx *q,
                                problems *pr)
 {
-    const cJSON *opt = get(r, "options"), *iut = get(r, "iut");
-    const char *spec = str(iut, "spec"), *hello = str(iut, "hello");
+    const cJSON *opt = get(r, RF_OPTIONS), *iut = get(r, RF_IUT);
+    const char *spec = str(iut, RF_IUT_SPEC), *hello = str(iut, RF_IUT_HELLO);
     /* iut.spec is hello's spec= */
     const char *hs = hello ? strstr(hello, " spec=") : NULL;
     if (spec && (!hs || strncmp(hs + 6, spec, strlen(spec)) != 0 || (hs[6 + strlen(spec)] != ' ' && hs[6 + strlen(spec)])))
         problems_add(pr, "%s: iut.spec: \"%s\" is not the spec= of iut.hello", file, spec);
-    req_init(q, vs, spec, str(opt, "profile"), cJSON_IsTrue(get(opt, "exhaustive")));
-    const cJSON *sp = get(r, "spec");
+    req_init(q, vs, spec, str(opt, RF_OPTIONS_PROFILE), cJSON_IsTrue(get(opt, RF_OPTIONS_EXHAUSTIVE)));
+    const cJSON *sp = get(r, RF_SPEC);
     if (sp) { /* receipts of runners before 1.1.1 have none */
-        const char *c = str(sp, "certified");
-        int ok = q->iut_known ? c && !strcmp(c, q->certified_text) : cJSON_IsNull(get(sp, "certified"));
+        const char *c = str(sp, RF_SPEC_CERTIFIED);
+        int ok = q->iut_known ? c && !strcmp(c, q->certified_text) : cJSON_IsNull(get(sp, RF_SPEC_CERTIFIED));
         if (!ok)
             problems_add(pr, "%s: spec.certified: \"%s\", but the IUT's %s and the vector set's %s give %s", file,
                          c ? c : "(missing)", spec ? spec : "(none)", q->vectors_text,
@@ -247,82 +257,121 @@ static void check_requirements(const char *file, const cJSON *r, results *res, c
 }
 
 /* The overall verdict and scope from the options and the case list. */
-static void check_overall(const char *file, const cJSON *r, const results *res, const req_ctx *q,
-                          const receipt_facts *rf, verify_info *info, problems *pr)
+/* The options and trust facts of the receipt into f (verdict/scope.h), as
+ * `run` fills them. 0, or -1 after naming a field that cannot be read. */
+static int overall_facts(const char *file, const cJSON *r, const results *res, const receipt_facts *rf,
+                         verify_info *info, scope_facts *f, problems *pr)
 {
-    const cJSON *opt = get(r, "options"), *vec = get(r, "vectors");
-    scope_facts f;
-    memset(&f, 0, sizeof f);
+    const cJSON *opt = get(r, RF_OPTIONS), *vec = get(r, RF_VECTORS);
     const case_result *hello = find_case(res, "protocol", "hello");
-    f.hello_ok = hello && hello->v == V_PASS;
-    f.level = str(opt, "level");
-    if (!f.level || (strcmp(f.level, "all") && strcmp(f.level, "ops") && strcmp(f.level, "train"))) {
+    f->hello_ok = hello && hello->v == V_PASS;
+    f->level = str(opt, RF_OPTIONS_LEVEL);
+    if (!f->level || (strcmp(f->level, "all") && strcmp(f->level, "ops") && strcmp(f->level, "train"))) {
         problems_add(pr, "%s: options.level: expected \"ops\", \"train\" or \"all\"", file);
-        return;
+        return -1;
     }
-    const cJSON *fl = get(opt, "filters");
+    const cJSON *fl = get(opt, RF_OPTIONS_FILTERS);
     if (!cJSON_IsArray(fl)) {
         problems_add(pr, "%s: options.filters: expected an array", file);
-        return;
+        return -1;
     }
-    f.n_filters = (size_t)cJSON_GetArraySize(fl);
-    f.profile = str(opt, "profile");
-    f.steps = -1;
-    if (get(opt, "steps") && whole(opt, "steps", 0, 1e9, &f.steps) != 0) {
+    f->n_filters = (size_t)cJSON_GetArraySize(fl);
+    f->profile = str(opt, RF_OPTIONS_PROFILE);
+    f->steps = -1;
+    if (get(opt, RF_OPTIONS_STEPS) && whole(opt, RF_OPTIONS_STEPS, 0, 1e9, &f->steps) != 0) {
         problems_add(pr, "%s: options.steps: expected a whole number from 0 to 1000000000", file);
-        return;
+        return -1;
     }
     const cJSON *p;
     size_t pi = 0;
-    cJSON_ArrayForEach(p, get(vec, "profiles"))
+    cJSON_ArrayForEach(p, get(vec, RF_VECTORS_PROFILES))
     {
-        const char *name = str(p, "profile");
+        const char *name = str(p, RF_VECTORS_PROFILES_PROFILE);
         long s = 0;
-        if (whole(p, "steps", 0, 1e9, &s) != 0) {
+        if (whole(p, RF_VECTORS_PROFILES_STEPS, 0, 1e9, &s) != 0) {
             problems_add(pr, "%s: vectors.profiles[%zu].steps: expected a whole number from 0 to 1000000000", file, pi);
-            return;
+            return -1;
         }
-        if (f.profile && name && strcmp(f.profile, name) != 0)
-            f.profile_excludes = 1;
-        else if (!f.set_steps || s < f.set_steps)
-            f.set_steps = s;
+        if (f->profile && name && strcmp(f->profile, name) != 0)
+            f->profile_excludes = 1;
+        else if (!f->set_steps || s < f->set_steps)
+            f->set_steps = s;
         pi++;
     }
     /* trust: who chose the seed, the subject, the golden vectors left out,
      * an interruption (verdict/scope.h) */
-    const cJSON *sg = get(opt, "seed_given");
+    const cJSON *sg = get(opt, RF_OPTIONS_SEED_GIVEN);
     if (!cJSON_IsBool(sg)) {
         problems_add(pr, "%s: options.seed_given: expected true or false", file);
-        return;
+        return -1;
     }
-    f.seed_given = cJSON_IsTrue(sg);
-    f.seed = str(opt, "seed");
+    f->seed_given = cJSON_IsTrue(sg);
+    f->seed = str(opt, RF_OPTIONS_SEED);
     info->reproduction = 0;
     if (rf->rules >= 2) {
-        const cJSON *fo = get(opt, "fresh_only");
+        const cJSON *fo = get(opt, RF_OPTIONS_FRESH_ONLY);
         if (!cJSON_IsBool(fo)) {
             problems_add(pr, "%s: options.fresh_only: expected true or false", file);
-            return;
+            return -1;
         }
-        f.fresh_only = cJSON_IsTrue(fo);
-        f.subject_unbound = !(rf->argv_form && rf->bound);
-        const cJSON *is = get(r, "interrupted_by_signal");
+        f->fresh_only = cJSON_IsTrue(fo);
+        f->subject_unbound = !(rf->argv_form && rf->bound);
+        const cJSON *is = get(r, RF_INTERRUPTED_BY_SIGNAL);
         long sig = 0;
-        if (!cJSON_IsNull(is) && whole(r, "interrupted_by_signal", 1, 64, &sig) != 0) {
+        if (!cJSON_IsNull(is) && whole(r, RF_INTERRUPTED_BY_SIGNAL, 1, 64, &sig) != 0) {
             problems_add(pr, "%s: interrupted_by_signal: expected null or a signal number from 1 to 64", file);
-            return;
+            return -1;
         }
-        f.interrupted = (int)sig;
+        f->interrupted = (int)sig;
     }
-    f.manifest_digest = str(vec, "manifest_digest");
+    return 0;
+}
+
+/* The recorded verdict, exit code and scope against the recomputed v. */
+static void check_recorded_verdict(const char *file, const cJSON *r, const run_verdict *v, problems *pr)
+{
+    const char *rec = str(r, RF_VERDICT);
+    if (!rec || strcmp(rec, v->word) != 0)
+        problems_add(pr, "%s: verdict: \"%s\", but the case list and options give %s", file, rec ? rec : "(missing)",
+                     v->word);
+    double d;
+    if (num(r, RF_EXIT_CODE, &d) != 0 || d != v->exit_code)
+        problems_add(pr, "%s: exit_code: the verdict %s exits %d", file, v->word, v->exit_code);
+    const cJSON *sc = get(r, RF_SCOPE);
+    const cJSON *full = get(sc, RF_SCOPE_FULL_CERTIFICATION), *rs = get(sc, RF_SCOPE_REASONS);
+    if (!cJSON_IsBool(full) || cJSON_IsTrue(full) != !strcmp(v->word, "PASS"))
+        problems_add(pr, "%s: scope.full_certification: the verdict is %s", file, v->word);
+    if (!cJSON_IsArray(rs) || (size_t)cJSON_GetArraySize(rs) != v->n_reasons)
+        problems_add(pr, "%s: scope.reasons: expected %zu reason%s", file, v->n_reasons, v->n_reasons == 1 ? "" : "s");
+    else {
+        size_t i = 0;
+        const cJSON *x;
+        cJSON_ArrayForEach(x, rs)
+        {
+            if (!cJSON_IsString(x) || strcmp(x->valuestring, v->reasons[i]) != 0)
+                problems_add(pr, "%s: scope.reasons[%zu]: expected \"%s\"", file, i, v->reasons[i]);
+            i++;
+        }
+    }
+}
+
+static void check_overall(const char *file, const cJSON *r, const results *res, const req_ctx *q,
+                          const receipt_facts *rf, verify_info *info, problems *pr)
+{
+    const cJSON *vec = get(r, RF_VECTORS);
+    scope_facts f;
+    memset(&f, 0, sizeof f);
+    if (overall_facts(file, r, res, rf, info, &f, pr) != 0)
+        return;
+    f.manifest_digest = str(vec, RF_VECTORS_MANIFEST_DIGEST);
     const official_set *off = official_find(f.manifest_digest);
     f.official = off != NULL;
-    const cJSON *ro = get(vec, "official");
+    const cJSON *ro = get(vec, RF_VECTORS_OFFICIAL);
     if (!cJSON_IsBool(ro) || cJSON_IsTrue(ro) != f.official)
         problems_add(pr, "%s: vectors.official: the manifest digest %s is %s", file,
                      f.manifest_digest ? f.manifest_digest : "(none)",
                      f.official ? "pinned by this runner (official)" : "not pinned by this runner (UNOFFICIAL)");
-    if (off && (!str(vec, "vector_version") || strcmp(str(vec, "vector_version"), off->vector_version) != 0))
+    if (off && (!str(vec, RF_VECTORS_VECTOR_VERSION) || strcmp(str(vec, RF_VECTORS_VECTOR_VERSION), off->vector_version) != 0))
         problems_add(pr, "%s: vectors.vector_version: the pinned set with this digest is %s", file,
                      off->vector_version);
     f.req = q;
@@ -331,29 +380,7 @@ static void check_overall(const char *file, const cJSON *r, const results *res, 
     scope_verdict(&f, &v);
     snprintf(info->verdict, sizeof info->verdict, "%s", v.word);
     info->reproduction = !strcmp(v.word, "REPRODUCTION");
-    const char *rec = str(r, "verdict");
-    if (!rec || strcmp(rec, v.word) != 0)
-        problems_add(pr, "%s: verdict: \"%s\", but the case list and options give %s", file, rec ? rec : "(missing)",
-                     v.word);
-    double d;
-    if (num(r, "exit_code", &d) != 0 || d != v.exit_code)
-        problems_add(pr, "%s: exit_code: the verdict %s exits %d", file, v.word, v.exit_code);
-    const cJSON *sc = get(r, "scope");
-    const cJSON *full = get(sc, "full_certification"), *rs = get(sc, "reasons");
-    if (!cJSON_IsBool(full) || cJSON_IsTrue(full) != !strcmp(v.word, "PASS"))
-        problems_add(pr, "%s: scope.full_certification: the verdict is %s", file, v.word);
-    if (!cJSON_IsArray(rs) || (size_t)cJSON_GetArraySize(rs) != v.n_reasons)
-        problems_add(pr, "%s: scope.reasons: expected %zu reason%s", file, v.n_reasons, v.n_reasons == 1 ? "" : "s");
-    else {
-        size_t i = 0;
-        const cJSON *x;
-        cJSON_ArrayForEach(x, rs)
-        {
-            if (!cJSON_IsString(x) || strcmp(x->valuestring, v.reasons[i]) != 0)
-                problems_add(pr, "%s: scope.reasons[%zu]: expected \"%s\"", file, i, v.reasons[i]);
-            i++;
-        }
-    }
+    check_recorded_verdict(file, r, &v, pr);
     /* an official set's shape: a full ops level is every op case of the set */
     if (off && !f.n_filters && (!strcmp(f.level, "all") || !strcmp(f.level, "ops")) && f.ops.passed + f.ops.failed + f.ops.errors + f.ops.skipped &&
         f.ops.passed + f.ops.failed + f.ops.errors + f.ops.skipped != off->op_cases)
@@ -371,8 +398,8 @@ static void check_step(const char *file, const char *where, const results *res, 
         problems_add(pr, "%s: %s: no case %s in the case list", file, where, id);
         return;
     }
-    const char *sha = str(st, "sha256");
-    const char *ls = str(st, "loss");
+    const char *sha = str(st, RF_LEVELS_TRAIN_PROFILES_TRACE_SHA256);
+    const char *ls = str(st, RF_LEVELS_TRAIN_PROFILES_TRACE_LOSS);
     uint32_t loss = 0;
     int loss_ok = !want_has_loss || (ls && parse_u32_hex(ls, &loss) == 0 && loss == want_loss);
     int same = sha && want_sha && !strcmp(sha, want_sha) && loss_ok;
@@ -385,131 +412,157 @@ static void check_step(const char *file, const char *where, const results *res, 
                      want_sha ? want_sha : "(none)", want_has_loss ? " and loss" : "");
 }
 
+/* The trace of profile pi against tv's: each step once, in order, each
+ * PASS earned. Returns the trace's entries by step (the caller frees it). */
+static const cJSON **check_trace(const char *file, const cJSON *tr, size_t pi, const char *name, const train_vec *tv,
+                                 const results *res, problems *pr)
+{
+    char tsuite[96];
+    snprintf(tsuite, sizeof tsuite, "train/%s", name);
+    const cJSON *st;
+    const cJSON **by_step = xcalloc((size_t)tv->steps + 1, sizeof *by_step);
+    size_t n_tr = 0;
+    cJSON_ArrayForEach(st, tr)
+    {
+        long sl;
+        if (whole(st, RF_LEVELS_TRAIN_PROFILES_TRACE_STEP, 0, tv->steps, &sl) != 0) {
+            problems_add(pr, "%s: levels.train.profiles[%zu].trace[%zu].step: expected a whole number from 0 to %u",
+                         file, pi, n_tr, (unsigned)tv->steps);
+            break;
+        }
+        uint32_t s = (uint32_t)sl;
+        if (by_step[s]) {
+            problems_add(pr, "%s: levels.train.profiles[%zu].trace: step %u twice", file, pi, (unsigned)s);
+            break;
+        }
+        by_step[s] = st;
+        if (n_tr != s) {
+            problems_add(pr, "%s: levels.train.profiles[%zu].trace[%zu]: step %u out of order", file, pi, n_tr,
+                         (unsigned)s);
+            break;
+        }
+        n_tr++;
+        char id[96], where[96];
+        snprintf(id, sizeof id, "%s/%u", name, (unsigned)s);
+        snprintf(where, sizeof where, "levels.train.profiles[%zu].trace[%u]", pi, (unsigned)s);
+        check_step(file, where, res, tsuite, id, st, tv->trace[s].digest, s > 0, tv->trace[s].loss, pr);
+    }
+    for (uint32_t s = 0; s <= tv->steps; s++) {
+        char id[96];
+        snprintf(id, sizeof id, "%s/%u", name, (unsigned)s);
+        const case_result *c = find_case(res, tsuite, id);
+        if (c && c->v == V_PASS && !by_step[s]) {
+            problems_add(pr, "%s: levels.train.profiles[%zu].trace: case %s is PASS without a recorded digest", file,
+                         pi, id);
+            break;
+        }
+    }
+    return by_step;
+}
+
+/* The first differing step of profile p, when stated: a step of the
+ * profile whose case is not a PASS (the matrix shows it). */
+static void check_first_difference(const char *file, const cJSON *p, size_t pi, const char *name, const train_vec *tv,
+                                   const results *res, problems *pr)
+{
+    const cJSON *fd = get(p, RF_LEVELS_TRAIN_PROFILES_FIRST_DIFFERING_STEP);
+    long fds;
+    if (!fd || cJSON_IsNull(fd))
+        return;
+    char id[96], tsuite[96];
+    snprintf(tsuite, sizeof tsuite, "train/%s", name);
+    if (whole(p, RF_LEVELS_TRAIN_PROFILES_FIRST_DIFFERING_STEP, 0, tv->steps, &fds) != 0)
+        problems_add(pr, "%s: levels.train.profiles[%zu].first_differing_step: expected a whole number from 0 to %u",
+                     file, pi, (unsigned)tv->steps);
+    else if (snprintf(id, sizeof id, "%s/%ld", name, fds) > 0 && find_case(res, tsuite, id) &&
+             find_case(res, tsuite, id)->v == V_PASS)
+        problems_add(pr, "%s: levels.train.profiles[%zu].first_differing_step: %ld, but case %s is PASS", file, pi,
+                     fds, id);
+}
+
+/* The checkpoints of profile p: each the trace's digest of its step, its
+ * matches_vectors true to the vectors'. */
+static void check_checkpoints(const char *file, const cJSON *p, size_t pi, const train_vec *tv,
+                              const cJSON *const *by_step, problems *pr)
+{
+    size_t k = 0;
+    const cJSON *st, *cks = get(p, RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS);
+    if (cJSON_IsArray(cks) && (size_t)cJSON_GetArraySize(cks) > (size_t)tv->steps + 1) {
+        problems_add(pr, "%s: levels.train.profiles[%zu].checkpoints: more entries than steps", file, pi);
+        return;
+    }
+    cJSON_ArrayForEach(st, cks)
+    {
+        long sl;
+        const char *sha = str(st, RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS_SHA256);
+        const cJSON *m = get(st, RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS_MATCHES_VECTORS);
+        if (whole(st, RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS_STEP, 0, tv->steps, &sl) != 0) {
+            problems_add(pr, "%s: levels.train.profiles[%zu].checkpoints[%zu].step: expected a whole number from 0 to %u",
+                         file, pi, k, (unsigned)tv->steps);
+            break;
+        }
+        uint32_t sd = (uint32_t)sl;
+        int same = sha && !strcmp(sha, tv->trace[sd].digest);
+        if (!cJSON_IsBool(m) || cJSON_IsTrue(m) != same)
+            problems_add(pr, "%s: levels.train.profiles[%zu].checkpoints[%zu].matches_vectors: the digest %s %s the vectors' %s",
+                         file, pi, k, sha ? sha : "(none)", same ? "equals" : "differs from", tv->trace[sd].digest);
+        const cJSON *tst = by_step[sd];
+        const char *tsha = tst ? str(tst, RF_LEVELS_TRAIN_PROFILES_TRACE_SHA256) : NULL;
+        if (sha && (!tsha || strcmp(sha, tsha) != 0))
+            problems_add(pr, "%s: levels.train.profiles[%zu].checkpoints[%zu].sha256: not the trace's digest of step %u",
+                         file, pi, k, (unsigned)sd);
+        k++;
+    }
+}
+
+/* Profile pi's golden run against the vector set's. */
+static void check_train_profile(const char *file, const cJSON *p, size_t pi, const results *res, const vector_set *vs,
+                                problems *pr)
+{
+    const char *name = str(p, RF_LEVELS_TRAIN_PROFILES_PROFILE);
+    const train_vec *tv = name ? vectors_train(vs, name) : NULL;
+    if (!tv) {
+        problems_add(pr, "%s: levels.train.profiles[%zu].profile: not a profile of the vector set", file, pi);
+        return;
+    }
+    /* the run's lengths, read as matrix reads them (core/json_checked.h jx_whole) */
+    static const rf_id lengths[2] = {RF_LEVELS_TRAIN_PROFILES_STEPS, RF_LEVELS_TRAIN_PROFILES_STEPS_IN_VECTORS};
+    for (int k = 0; k < 2; k++) {
+        uint64_t n;
+        if (get(p, lengths[k]) && jx_whole(get(p, lengths[k]), UINT32_MAX, &n) != 0)
+            problems_add(pr, "%s: levels.train.profiles[%zu].%s: expected a whole number from 0 to 4294967295", file,
+                         pi, rf_key(lengths[k]));
+    }
+    const cJSON *tr = get(p, RF_LEVELS_TRAIN_PROFILES_TRACE);
+    if (!cJSON_IsArray(tr)) {
+        problems_add(pr, "%s: levels.train.profiles[%zu].trace: missing (every step's digest)", file, pi);
+        return;
+    }
+    /* at most one entry per step: a longer list is refused, not walked */
+    if ((size_t)cJSON_GetArraySize(tr) > (size_t)tv->steps + 1) {
+        problems_add(pr, "%s: levels.train.profiles[%zu].trace: %d entries, the profile has %u steps", file, pi,
+                     cJSON_GetArraySize(tr), (unsigned)tv->steps);
+        return;
+    }
+    const cJSON **by_step = check_trace(file, tr, pi, name, tv, res, pr);
+    check_first_difference(file, p, pi, name, tv, res, pr);
+    check_checkpoints(file, p, pi, tv, by_step, pr);
+    free(by_step);
+}
+
 /* Every step of every profile against the vector set's trace. */
 static void check_train(const char *file, const cJSON *r, const results *res, const vector_set *vs, problems *pr)
 {
     const cJSON *p;
     size_t pi = 0;
-    const cJSON *profs = get(get(get(r, "levels"), "train"), "profiles");
+    const cJSON *profs = get(get(get(r, RF_LEVELS), RF_LEVELS_TRAIN), RF_LEVELS_TRAIN_PROFILES);
     if (cJSON_GetArraySize(profs) > (int)vs->n_trains) {
         problems_add(pr, "%s: levels.train.profiles: %d entries, the vector set has %zu profiles", file,
                      cJSON_GetArraySize(profs), vs->n_trains);
         return;
     }
-    cJSON_ArrayForEach(p, get(get(get(r, "levels"), "train"), "profiles"))
-    {
-        const char *name = str(p, "profile");
-        const train_vec *tv = name ? vectors_train(vs, name) : NULL;
-        if (!tv) {
-            problems_add(pr, "%s: levels.train.profiles[%zu].profile: not a profile of the vector set", file, pi++);
-            continue;
-        }
-        /* the run's lengths, read as matrix reads them (core/json_checked.h jx_whole) */
-        static const char *const lengths[2] = {"steps", "steps_in_vectors"};
-        for (int k = 0; k < 2; k++) {
-            uint64_t n;
-            if (get(p, lengths[k]) && jx_whole(get(p, lengths[k]), UINT32_MAX, &n) != 0)
-                problems_add(pr, "%s: levels.train.profiles[%zu].%s: expected a whole number from 0 to 4294967295",
-                             file, pi, lengths[k]);
-        }
-        char tsuite[96];
-        snprintf(tsuite, sizeof tsuite, "train/%s", name);
-        const cJSON *tr = get(p, "trace");
-        if (!cJSON_IsArray(tr)) {
-            problems_add(pr, "%s: levels.train.profiles[%zu].trace: missing (every step's digest)", file, pi++);
-            continue;
-        }
-        /* at most one entry per step: a longer list is refused, not walked */
-        if ((size_t)cJSON_GetArraySize(tr) > (size_t)tv->steps + 1) {
-            problems_add(pr, "%s: levels.train.profiles[%zu].trace: %d entries, the profile has %u steps", file, pi,
-                         cJSON_GetArraySize(tr), (unsigned)tv->steps);
-            pi++;
-            continue;
-        }
-        const cJSON *st;
-        const cJSON **by_step = xcalloc((size_t)tv->steps + 1, sizeof *by_step);
-        size_t n_tr = 0;
-        cJSON_ArrayForEach(st, tr)
-        {
-            long sl;
-            if (whole(st, "step", 0, tv->steps, &sl) != 0) {
-                problems_add(pr, "%s: levels.train.profiles[%zu].trace[%zu].step: expected a whole number from 0 to %u",
-                             file, pi, n_tr, (unsigned)tv->steps);
-                break;
-            }
-            uint32_t s = (uint32_t)sl;
-            if (by_step[s]) {
-                problems_add(pr, "%s: levels.train.profiles[%zu].trace: step %u twice", file, pi, (unsigned)s);
-                break;
-            }
-            by_step[s] = st;
-            if (n_tr != s) {
-                problems_add(pr, "%s: levels.train.profiles[%zu].trace[%zu]: step %u out of order", file, pi, n_tr,
-                             (unsigned)s);
-                break;
-            }
-            n_tr++;
-            char id[96], where[96];
-            snprintf(id, sizeof id, "%s/%u", name, (unsigned)s);
-            snprintf(where, sizeof where, "levels.train.profiles[%zu].trace[%u]", pi, (unsigned)s);
-            check_step(file, where, res, tsuite, id, st, tv->trace[s].digest, s > 0, tv->trace[s].loss, pr);
-        }
-        for (uint32_t s = 0; s <= tv->steps; s++) {
-            char id[96];
-            snprintf(id, sizeof id, "%s/%u", name, (unsigned)s);
-            const case_result *c = find_case(res, tsuite, id);
-            if (c && c->v == V_PASS && !by_step[s]) {
-                problems_add(pr, "%s: levels.train.profiles[%zu].trace: case %s is PASS without a recorded digest",
-                             file, pi, id);
-                break;
-            }
-        }
-        /* the first differing step, when stated: a step of the profile whose
-         * case is not a PASS (the matrix shows it) */
-        const cJSON *fd = get(p, "first_differing_step");
-        long fds;
-        if (fd && !cJSON_IsNull(fd)) {
-            char id[96];
-            if (whole(p, "first_differing_step", 0, tv->steps, &fds) != 0)
-                problems_add(pr, "%s: levels.train.profiles[%zu].first_differing_step: expected a whole number from 0 to %u",
-                             file, pi, (unsigned)tv->steps);
-            else if (snprintf(id, sizeof id, "%s/%ld", name, fds) > 0 && find_case(res, tsuite, id) &&
-                     find_case(res, tsuite, id)->v == V_PASS)
-                problems_add(pr, "%s: levels.train.profiles[%zu].first_differing_step: %ld, but case %s is PASS", file,
-                             pi, fds, id);
-        }
-        size_t k = 0;
-        const cJSON *cks = get(p, "checkpoints");
-        if (cJSON_IsArray(cks) && (size_t)cJSON_GetArraySize(cks) > (size_t)tv->steps + 1)
-            problems_add(pr, "%s: levels.train.profiles[%zu].checkpoints: more entries than steps", file, pi);
-        else
-            cJSON_ArrayForEach(st, cks)
-            {
-                long sl;
-                const char *sha = str(st, "sha256");
-                const cJSON *m = get(st, "matches_vectors");
-                if (whole(st, "step", 0, tv->steps, &sl) == 0) {
-                    uint32_t sd = (uint32_t)sl;
-                    int same = sha && !strcmp(sha, tv->trace[sd].digest);
-                    if (!cJSON_IsBool(m) || cJSON_IsTrue(m) != same)
-                        problems_add(pr, "%s: levels.train.profiles[%zu].checkpoints[%zu].matches_vectors: the digest %s %s the vectors' %s",
-                                     file, pi, k, sha ? sha : "(none)", same ? "equals" : "differs from",
-                                     tv->trace[sd].digest);
-                    const cJSON *tst = by_step[sd];
-                    const char *tsha = tst ? str(tst, "sha256") : NULL;
-                    if (sha && (!tsha || strcmp(sha, tsha) != 0))
-                        problems_add(pr, "%s: levels.train.profiles[%zu].checkpoints[%zu].sha256: not the trace's digest of step %u",
-                                     file, pi, k, (unsigned)sd);
-                } else {
-                    problems_add(pr, "%s: levels.train.profiles[%zu].checkpoints[%zu].step: expected a whole number from 0 to %u",
-                                 file, pi, k, (unsigned)tv->steps);
-                    break;
-                }
-                k++;
-            }
-        free(by_step);
-        pi++;
-    }
+    cJSON_ArrayForEach(p, profs)
+        check_train_profile(file, p, pi++, res, vs, pr);
 }
 
 static int filter_has(const cJSON *fl, const char *name)
@@ -526,9 +579,9 @@ static int filter_has(const cJSON *fl, const char *name)
 static void check_complete(const char *file, const cJSON *r, const results *res, const vector_set *vs, int rules,
                            problems *pr)
 {
-    const cJSON *opt = get(r, "options");
-    const char *level = str(opt, "level"), *profile = str(opt, "profile");
-    const cJSON *fl = get(opt, "filters");
+    const cJSON *opt = get(r, RF_OPTIONS);
+    const char *level = str(opt, RF_OPTIONS_LEVEL), *profile = str(opt, RF_OPTIONS_PROFILE);
+    const cJSON *fl = get(opt, RF_OPTIONS_FILTERS);
     if (!level)
         return;
     if (cJSON_GetArraySize(fl) > 64) {
@@ -549,7 +602,7 @@ static void check_complete(const char *file, const cJSON *r, const results *res,
         if (fresh && !find_case(res, "protocol", FRESH_OPS_SESSION_CASE))
             problems_add(pr, "%s: cases: %s (how the fresh ops process ended) is missing", file, FRESH_OPS_SESSION_CASE);
     }
-    if (cJSON_IsTrue(get(opt, "fresh_only")))
+    if (cJSON_IsTrue(get(opt, RF_OPTIONS_FRESH_ONLY)))
         return; /* the golden vectors did not run: PARTIAL by the scope */
     const case_result *hello = find_case(res, "protocol", "hello");
     if (!hello || hello->v != V_PASS)
@@ -670,80 +723,51 @@ static size_t fresh_first_rules_count(const char *group)
     return 0;
 }
 
-static void check_fresh(const char *file, const cJSON *r, const results *res, const vector_set *vs,
-                        const req_ctx *q, int rules, problems *pr)
+/* The fresh op cases: exactly the ones seed_s draws for the selected
+ * groups. The first rules' generators drew fewer cases per group; their
+ * receipts (signed by the retired key, checked when published) are held to
+ * those counts: the ids fresh/<group>/1..n. -1 when a case is missing
+ * (nothing more is checked). */
+static int check_fresh_ops(const char *file, const cJSON *fl, const results *res, const vector_set *vs,
+                            const req_ctx *q, int rules, const char *seed_s, problems *pr)
 {
-    const cJSON *opt = get(r, "options"), *fr = get(get(r, "levels"), "fresh");
-    const char *seed_s = str(opt, "seed");
-    char *end = NULL;
-    int digits = seed_s && *seed_s && strlen(seed_s) <= 20;
-    for (const char *q = seed_s; digits && *q; q++)
-        digits = *q >= '0' && *q <= '9';
-    unsigned long long seed = digits ? strtoull(seed_s, &end, 10) : 0;
-    if (!digits || *end) {
-        problems_add(pr, "%s: options.seed: expected the run seed as a decimal string", file);
-        return;
-    }
-    /* the op cases: exactly the ones this seed draws for the selected groups
-     * (nothing runs after a failed hello) */
-    const char *level = str(opt, "level");
-    const case_result *hello = find_case(res, "protocol", "hello");
-    if (!hello || hello->v != V_PASS)
-        level = NULL;
-    const cJSON *fl = get(opt, "filters");
-    if (level && strcmp(level, "train") != 0 && rules < 2) {
-        /* the first rules' generators drew fewer cases per group; their
-         * receipts (signed by the retired key, checked when published) are
-         * held to those counts: the ids fresh/<group>/1..n */
-        size_t want = 0, have = 0;
-        for (size_t g = 0; g < vs->n_groups; g++) {
-            int sel = cJSON_GetArraySize(fl) == 0;
-            const cJSON *x;
-            cJSON_ArrayForEach(x, fl) sel |= cJSON_IsString(x) && !strcmp(x->valuestring, vs->groups[g].group);
-            sel &= req_group_in_scope(q, &vs->groups[g]); /* --profile */
-            size_t n = sel ? fresh_first_rules_count(vs->groups[g].group) : 0;
-            char fsuite[96];
-            snprintf(fsuite, sizeof fsuite, "fresh/ops/%s", vs->groups[g].group);
-            for (size_t k = 1; k <= n; k++) {
-                char id[96];
-                snprintf(id, sizeof id, "fresh/%s/%zu", vs->groups[g].group, k);
-                if (!find_case(res, fsuite, id)) {
-                    problems_add(pr, "%s: cases: the fresh case %s is missing", file, id);
-                    return;
-                }
-            }
-            want += n;
+    size_t want = 0, have = 0;
+    for (size_t g = 0; g < vs->n_groups; g++) {
+        int sel = cJSON_GetArraySize(fl) == 0;
+        const cJSON *x;
+        cJSON_ArrayForEach(x, fl) sel |= cJSON_IsString(x) && !strcmp(x->valuestring, vs->groups[g].group);
+        sel &= req_group_in_scope(q, &vs->groups[g]); /* --profile */
+        size_t n = !sel ? 0 : rules < 2 ? fresh_first_rules_count(vs->groups[g].group) : fresh_count(vs->groups[g].group);
+        char fsuite[96];
+        snprintf(fsuite, sizeof fsuite, "fresh/ops/%s", vs->groups[g].group);
+        for (size_t k = 1; k <= n; k++) {
+            char id[96];
+            snprintf(id, sizeof id, "fresh/%s/%zu", vs->groups[g].group, k);
+            if (find_case(res, fsuite, id))
+                continue;
+            if (rules < 2)
+                problems_add(pr, "%s: cases: the fresh case %s is missing", file, id);
+            else
+                problems_add(pr, "%s: cases: the fresh case %s that seed %s draws is missing", file, id, seed_s);
+            return -1;
         }
-        for (size_t i = 0; i < res->n; i++)
-            have += !strcmp(res->c[i].level, "fresh") && !strncmp(res->c[i].suite, "fresh/ops/", 10);
-        if (have != want)
-            problems_add(pr, "%s: cases: %zu fresh op cases, the first rules draw %zu", file, have, want);
-    } else if (level && strcmp(level, "train") != 0) {
-        size_t want = 0, have = 0;
-        for (size_t g = 0; g < vs->n_groups; g++) {
-            int sel = cJSON_GetArraySize(fl) == 0;
-            const cJSON *x;
-            cJSON_ArrayForEach(x, fl) sel |= cJSON_IsString(x) && !strcmp(x->valuestring, vs->groups[g].group);
-            sel &= req_group_in_scope(q, &vs->groups[g]); /* --profile */
-            size_t n = sel ? fresh_count(vs->groups[g].group) : 0;
-            char fsuite[96];
-            snprintf(fsuite, sizeof fsuite, "fresh/ops/%s", vs->groups[g].group);
-            for (size_t k = 1; k <= n; k++) {
-                char id[96];
-                snprintf(id, sizeof id, "fresh/%s/%zu", vs->groups[g].group, k);
-                if (!find_case(res, fsuite, id)) {
-                    problems_add(pr, "%s: cases: the fresh case %s that seed %s draws is missing", file, id, seed_s);
-                    return;
-                }
-            }
-            want += n;
-        }
-        for (size_t i = 0; i < res->n; i++)
-            have += !strcmp(res->c[i].level, "fresh") && !strncmp(res->c[i].suite, "fresh/ops/", 10);
-        if (have != want)
-            problems_add(pr, "%s: cases: %zu fresh op cases, seed %s draws %zu", file, have, seed_s, want);
+        want += n;
     }
-    const cJSON *ft = get(fr, "training");
+    for (size_t i = 0; i < res->n; i++)
+        have += !strcmp(res->c[i].level, "fresh") && !strncmp(res->c[i].suite, "fresh/ops/", 10);
+    if (have != want && rules < 2)
+        problems_add(pr, "%s: cases: %zu fresh op cases, the first rules draw %zu", file, have, want);
+    else if (have != want)
+        problems_add(pr, "%s: cases: %zu fresh op cases, seed %s draws %zu", file, have, seed_s, want);
+    return 0;
+}
+
+/* The fresh-seed training run: its seed, its length, every step against the
+ * linked reference's run from that seed. */
+static void check_fresh_training(const char *file, const cJSON *opt, const cJSON *fr, const results *res,
+                                 unsigned long long seed, const char *seed_s, problems *pr)
+{
+    const cJSON *ft = get(fr, RF_LEVELS_FRESH_TRAINING);
     const case_result *run = find_case(res, "fresh/train/mlp13k", "fresh/mlp13k/run");
     if (!ft) {
         if (run && run->v != V_SKIP)
@@ -751,20 +775,20 @@ static void check_fresh(const char *file, const cJSON *r, const results *res, co
                          verdict_name(run->v));
         return;
     }
-    const char *ts = str(ft, "seed");
+    const char *ts = str(ft, RF_LEVELS_FRESH_TRAINING_SEED);
     if (!ts || strcmp(ts, seed_s) != 0)
         problems_add(pr, "%s: levels.fresh.training.seed: not the run seed %s", file, seed_s);
     /* the runner trains FRESH_MLP13K_STEPS (fewer with --steps): a receipt
      * claiming more is refused before anything is recomputed */
     long opt_steps = -1, nsteps;
-    if (get(opt, "steps"))
-        whole(opt, "steps", 0, 1e9, &opt_steps);
+    if (get(opt, RF_OPTIONS_STEPS))
+        whole(opt, RF_OPTIONS_STEPS, 0, 1e9, &opt_steps);
     long want = opt_steps >= 0 && opt_steps < FRESH_MLP13K_STEPS ? opt_steps : FRESH_MLP13K_STEPS;
-    if (whole(ft, "steps", 0, 1e9, &nsteps) != 0 || nsteps != want) {
+    if (whole(ft, RF_LEVELS_FRESH_TRAINING_STEPS, 0, 1e9, &nsteps) != 0 || nsteps != want) {
         problems_add(pr, "%s: levels.fresh.training.steps: the runner trains %ld fresh-seed steps here", file, want);
         return;
     }
-    const cJSON *tr = get(ft, "trace");
+    const cJSON *tr = get(ft, RF_LEVELS_FRESH_TRAINING_TRACE);
     if (!cJSON_IsArray(tr) || cJSON_GetArraySize(tr) != (int)nsteps + 1) {
         problems_add(pr, "%s: levels.fresh.training.trace: expected steps + 1 entries", file);
         return;
@@ -775,7 +799,7 @@ static void check_fresh(const char *file, const cJSON *r, const results *res, co
     cJSON_ArrayForEach(st, tr)
     {
         long sl;
-        if (whole(st, "step", 0, nsteps, &sl) != 0 || sl != (long)t) {
+        if (whole(st, RF_LEVELS_FRESH_TRAINING_TRACE_STEP, 0, nsteps, &sl) != 0 || sl != (long)t) {
             problems_add(pr, "%s: levels.fresh.training.trace[%u].step: expected %u", file, (unsigned)t, (unsigned)t);
             break;
         }
@@ -786,6 +810,31 @@ static void check_fresh(const char *file, const cJSON *r, const results *res, co
                    ref[t].loss, pr);
         t++;
     }
+}
+
+static void check_fresh(const char *file, const cJSON *r, const results *res, const vector_set *vs,
+                        const req_ctx *q, int rules, problems *pr)
+{
+    const cJSON *opt = get(r, RF_OPTIONS), *fr = get(get(r, RF_LEVELS), RF_LEVELS_FRESH);
+    const char *seed_s = str(opt, RF_OPTIONS_SEED);
+    char *end = NULL;
+    int digits = seed_s && *seed_s && strlen(seed_s) <= 20;
+    for (const char *q = seed_s; digits && *q; q++)
+        digits = *q >= '0' && *q <= '9';
+    unsigned long long seed = digits ? strtoull(seed_s, &end, 10) : 0;
+    if (!digits || *end) {
+        problems_add(pr, "%s: options.seed: expected the run seed as a decimal string", file);
+        return;
+    }
+    /* nothing runs after a failed hello */
+    const char *level = str(opt, RF_OPTIONS_LEVEL);
+    const case_result *hello = find_case(res, "protocol", "hello");
+    if (!hello || hello->v != V_PASS)
+        level = NULL;
+    if (level && strcmp(level, "train") != 0 &&
+        check_fresh_ops(file, get(opt, RF_OPTIONS_FILTERS), res, vs, q, rules, seed_s, pr) != 0)
+        return;
+    check_fresh_training(file, opt, fr, res, seed, seed_s, pr);
 }
 
 /* A binary that changed during the run is the runner's own failing case
@@ -799,8 +848,8 @@ static int changed_case_fails(const results *res)
 
 static void check_binary(const char *file, const cJSON *r, const results *res, problems *pr)
 {
-    const cJSON *b = get(get(r, "iut"), "binary");
-    const cJSON *before = get(b, "sha256"), *after = get(b, "sha256_after");
+    const cJSON *b = get(get(r, RF_IUT), RF_IUT_BINARY);
+    const cJSON *before = get(b, RF_IUT_BINARY_SHA256), *after = get(b, RF_IUT_BINARY_SHA256_AFTER);
     if (!b || !before || !after) {
         problems_add(pr, "%s: iut.binary: expected sha256 (before the run) and sha256_after", file);
         return;
@@ -845,8 +894,8 @@ static struct {
 static int load_vectors(const char *file, const cJSON *r, const verify_opts *vo, const vector_set **vs,
                         problems *pr)
 {
-    const cJSON *vec = get(r, "vectors");
-    const char *vv = str(vec, "vector_version"), *md = str(vec, "manifest_digest");
+    const cJSON *vec = get(r, RF_VECTORS);
+    const char *vv = str(vec, RF_VECTORS_VECTOR_VERSION), *md = str(vec, RF_VECTORS_MANIFEST_DIGEST);
     /* without --vectors: the set the receipt names, found as `run` finds its
      * default (core/version.h: the tree's, else the installed copy) */
     char *set = xasprintf("v%s", vv ? vv : "?");
@@ -893,7 +942,7 @@ static int load_vectors(const char *file, const cJSON *r, const verify_opts *vo,
 void verify_receipt_object(const char *file, const cJSON *r, const verify_opts *vo, verify_info *info,
                            problems *pr)
 {
-    const char *schema = str(r, "schema");
+    const char *schema = str(r, RF_SCHEMA);
     if (!schema || strcmp(schema, "isotrain-receipt-v1") != 0) {
         problems_add(pr, "%s: schema: expected \"isotrain-receipt-v1\"", file);
         return;
@@ -957,26 +1006,26 @@ void verify_receipt_object(const char *file, const cJSON *r, const verify_opts *
 /* The Statement must say what the receipt says. */
 static void check_statement(const char *file, const cJSON *st, const cJSON *r, const receipt_facts *rf, problems *pr)
 {
-    const char *bsha = str(get(get(r, "iut"), "binary"), "sha256");
-    const char *md = str(get(r, "vectors"), "manifest_digest");
+    const char *bsha = str(get(get(r, RF_IUT), RF_IUT_BINARY), RF_IUT_BINARY_SHA256);
+    const char *md = str(get(r, RF_VECTORS), RF_VECTORS_MANIFEST_DIGEST);
     int have_b = !bsha, have_m = !md;
     const cJSON *s;
-    if (cJSON_GetArraySize(get(st, "subject")) > 2 * FACTS_MAX_FILES + 2) {
+    if (cJSON_GetArraySize(sget(st, "subject")) > 2 * FACTS_MAX_FILES + 2) {
         problems_add(pr, "%s: payload.subject: more subjects than a receipt binds", file);
         return;
     }
-    cJSON_ArrayForEach(s, get(st, "subject"))
+    cJSON_ArrayForEach(s, sget(st, "subject"))
     {
-        const char *d = str(get(s, "digest"), "sha256");
+        const char *d = sstr(sget(s, "digest"), "sha256");
         have_b |= d && bsha && !strcmp(d, bsha);
         have_m |= d && md && !strcmp(d, md);
     }
     /* every bound file is a subject of the Statement */
     for (size_t i = 0; rf && i < rf->n_files; i++) {
         int have = 0;
-        cJSON_ArrayForEach(s, get(st, "subject"))
+        cJSON_ArrayForEach(s, sget(st, "subject"))
         {
-            const char *d = str(get(s, "digest"), "sha256");
+            const char *d = sstr(sget(s, "digest"), "sha256");
             have |= d && rf->files[i].sha256 && !strcmp(d, rf->files[i].sha256);
         }
         if (!have)
@@ -987,21 +1036,21 @@ static void check_statement(const char *file, const cJSON *st, const cJSON *r, c
         problems_add(pr, "%s: payload.subject: no subject with the IUT binary's digest %s", file, bsha);
     if (!have_m)
         problems_add(pr, "%s: payload.subject: no subject with the manifest digest %s", file, md);
-    const cJSON *pred = get(st, "predicate");
-    const char *res = str(pred, "result"), *v = str(r, "verdict");
+    const cJSON *pred = sget(st, "predicate");
+    const char *res = sstr(pred, "result"), *v = str(r, RF_VERDICT);
     if (!res || !v || strcmp(res, !strcmp(v, "PASS") ? "pass" : "fail") != 0)
         problems_add(pr, "%s: payload.predicate.result: \"%s\" for the verdict %s", file, res ? res : "(missing)",
                      v ? v : "(missing)");
     size_t n[3] = {0, 0, 0};
     const cJSON *c;
-    cJSON_ArrayForEach(c, get(r, "cases"))
+    cJSON_ArrayForEach(c, get(r, RF_CASES))
     {
-        const char *cv = str(c, "verdict");
+        const char *cv = str(c, RF_CASES_VERDICT);
         n[cv && !strcmp(cv, "PASS") ? 0 : cv && !strcmp(cv, "SKIP") ? 1 : 2]++;
     }
     const char *lists[3] = {"passedTests", "warnedTests", "failedTests"};
     for (int i = 0; i < 3; i++)
-        if (!cJSON_IsArray(get(pred, lists[i])) || (size_t)cJSON_GetArraySize(get(pred, lists[i])) != n[i])
+        if (!cJSON_IsArray(sget(pred, lists[i])) || (size_t)cJSON_GetArraySize(sget(pred, lists[i])) != n[i])
             problems_add(pr, "%s: payload.predicate.%s: the case list gives %zu", file, lists[i], n[i]);
 }
 

@@ -56,6 +56,12 @@ int rj_num(const cJSON *root, const char *path, double *out)
     return 0;
 }
 
+const cJSON *rx_at(const cJSON *base, rf_id f) { return rj_at(base, rm_rel(f)); }
+
+const char *rx_str(const cJSON *base, rf_id f) { return rj_str(base, rm_rel(f)); }
+
+int rx_num(const cJSON *base, rf_id f, double *out) { return rj_num(base, rm_rel(f), out); }
+
 float rp_f32(uint32_t bits)
 {
     float f;
@@ -163,10 +169,10 @@ static rp_group *group(rp_receipt *x, const char *name)
 static void read_cases(rp_receipt *x, const mreceipt *r)
 {
     const cJSON *c;
-    cJSON_ArrayForEach(c, rj_at(x->receipt, "cases"))
+    cJSON_ArrayForEach(c, rx_at(x->receipt, RF_CASES))
     {
-        const char *id = rj_str(c, "id"), *lv = rj_str(c, "level"), *su = rj_str(c, "suite");
-        int v = verdict_index(rj_str(c, "verdict"));
+        const char *id = rx_str(c, RF_CASES_ID), *lv = rx_str(c, RF_CASES_LEVEL), *su = rx_str(c, RF_CASES_SUITE);
+        int v = verdict_index(rx_str(c, RF_CASES_VERDICT));
         if (!id || !lv || !su || v < 0)
             continue;
         if (!strcmp(lv, "ops") && !strncmp(su, "ops/", 4)) {
@@ -201,9 +207,9 @@ static void read_profiles(rp_receipt *x, const mreceipt *r)
 {
     const cJSON *po;
     size_t k = 0;
-    cJSON_ArrayForEach(po, rj_at(x->receipt, "levels.train.profiles"))
+    cJSON_ArrayForEach(po, rx_at(x->receipt, RF_LEVELS_TRAIN_PROFILES))
     {
-        const char *name = rj_str(po, "profile");
+        const char *name = rx_str(po, RF_LEVELS_TRAIN_PROFILES_PROFILE);
         rp_profile *p = name ? profile(x, name, r) : NULL;
         if (!p) {
             k++;
@@ -211,18 +217,18 @@ static void read_profiles(rp_receipt *x, const mreceipt *r)
         }
         p->obj = po;
         double fd;
-        if (rj_num(po, "first_differing_step", &fd) == 0 && fd >= 0 && fd < RP_MAX_STEPS)
+        if (rx_num(po, RF_LEVELS_TRAIN_PROFILES_FIRST_DIFFERING_STEP, &fd) == 0 && fd >= 0 && fd < RP_MAX_STEPS)
             p->first_diff = (int)fd;
         const cJSON *t;
-        cJSON_ArrayForEach(t, rj_at(po, "trace"))
+        cJSON_ArrayForEach(t, rx_at(po, RF_LEVELS_TRAIN_PROFILES_TRACE))
         {
             double s;
             rp_step *st;
-            if (rj_num(t, "step", &s) != 0 || s < 0 || s >= RP_MAX_STEPS || s != (double)(uint32_t)s ||
+            if (rx_num(t, RF_LEVELS_TRAIN_PROFILES_TRACE_STEP, &s) != 0 || s < 0 || s >= RP_MAX_STEPS || s != (double)(uint32_t)s ||
                 (st = step_at(p, (uint64_t)s)) == NULL)
                 continue;
             st->in_trace = 1;
-            st->has_loss = parse_bits(rj_str(t, "loss"), &st->loss) == 0;
+            st->has_loss = parse_bits(rx_str(t, RF_LEVELS_TRAIN_PROFILES_TRACE_LOSS), &st->loss) == 0;
         }
         /* its checkpoints and windows exactly as the matrix read them */
         mx_profile_view(r, p->name, &p->ck);

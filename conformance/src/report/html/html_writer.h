@@ -55,6 +55,8 @@ void hw_markup_(hw *w, const char *literal, size_t n);
 void hw_text_cap(hw *w, const char *s, size_t cap);
 void hw_text_n(hw *w, const char *s, size_t len, size_t cap);
 #define hw_text(w, s) hw_text_cap((w), (s), HW_CAP_CELL)
+/* Untrusted text between two literals of markup: open, text, close. */
+#define HW_WRAP(w, open, s, cap, close) (HW(w, open), hw_text_cap((w), (s), (cap)), HW(w, close))
 /* Untrusted text as an attribute value (between quotes a literal wrote). */
 void hw_attr(hw *w, const char *s, size_t cap);
 

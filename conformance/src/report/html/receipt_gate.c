@@ -124,7 +124,7 @@ static void load_vectors(rp_page *p)
     char *own = NULL;
     if (!dir) { /* what verify used: vectors/v<version> of the receipts */
         for (size_t i = 0; i < p->nr && !dir; i++) {
-            const char *v = rj_str(p->rx[i].receipt, "vectors.vector_version");
+            const char *v = rx_str(p->rx[i].receipt, RF_VECTORS_VECTOR_VERSION);
             if (v && strlen(v) < 32 && !strchr(v, '/'))
                 dir = own = xasprintf("vectors/v%s", v);
         }

@@ -23,6 +23,7 @@
 
 #include "report/html/html_writer.h"
 #include "report/matrix/matrix.h"
+#include "trust/receipt_model.h"
 
 enum { RP_MAX_PROFILES = 8, RP_MAX_GROUPS = 64, RP_MAX_DIVERGENCE = 4, RP_MAX_STEPS = 1 << 17 };
 
@@ -120,6 +121,11 @@ const rp_receipt *rp_of_row(const rp_page *p, const mrow *w);
 const cJSON *rj_at(const cJSON *root, const char *path); /* "a.b[2].c" */
 const char *rj_str(const cJSON *root, const char *path);
 int rj_num(const cJSON *root, const char *path, double *out);
+/* The same by a receipt field's id (trust/receipt_model.h rm_rel): from the
+ * root, or from the array element that holds the field. */
+const cJSON *rx_at(const cJSON *base, rf_id f);
+const char *rx_str(const cJSON *base, rf_id f);
+int rx_num(const cJSON *base, rf_id f, double *out);
 void rp_facts(rp_receipt *x, const mreceipt *r);
 void rp_receipt_free(rp_receipt *x);
 const char *rp_state_word(rp_state s);

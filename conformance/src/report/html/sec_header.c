@@ -37,12 +37,12 @@ static void see(distinct *d, const char *s)
     d->count[d->n++] = 1;
 }
 
-static void gather(const rp_page *p, distinct *d, const char *path)
+static void gather(const rp_page *p, distinct *d, rf_id f)
 {
     memset(d, 0, sizeof *d);
     for (size_t i = 0; i < p->nr; i++)
         if (p->rx[i].receipt)
-            see(d, rj_str(p->rx[i].receipt, path));
+            see(d, rx_str(p->rx[i].receipt, f));
 }
 
 /* "1.0.0 (13 receipts)" or, when they differ, each value with its count. */
@@ -71,26 +71,22 @@ static void values(hw *w, const distinct *d, int mono)
 
 static void dt(hw *w, const char *label)
 {
-    HW(w, "<dt>");
-    hw_text(w, label);
-    HW(w, "</dt><dd>");
+    HW_WRAP(w, "<dt>", label, HW_CAP_CELL, "</dt><dd>");
 }
 
 static void vector_facts(hw *w, const rp_page *p)
 {
     distinct ver, dig, spec;
-    gather(p, &ver, "vectors.vector_version");
-    gather(p, &dig, "vectors.manifest_digest");
-    gather(p, &spec, "vectors.spec_version");
+    gather(p, &ver, RF_VECTORS_VECTOR_VERSION);
+    gather(p, &dig, RF_VECTORS_MANIFEST_DIGEST);
+    gather(p, &spec, RF_VECTORS_SPEC_VERSION);
     dt(w, "vector set");
     if (ver.n)
         values(w, &ver, 0);
     else if (p->have_vectors) {
         const vector_set *vs = p->vectors;
         hw_text_cap(w, vs->vector_version, HW_CAP_NAME);
-        HW(w, " (the set in <code>");
-        hw_text(w, p->vectors_dir);
-        HW(w, "</code>; no receipt)");
+        HW_WRAP(w, " (the set in <code>", p->vectors_dir, HW_CAP_CELL, "</code>; no receipt)");
     } else
         HW(w, "<span class=\"muted\">unknown: no receipt and no --vectors</span>");
     HW(w, "</dd>");
@@ -107,9 +103,7 @@ static void vector_facts(hw *w, const rp_page *p)
         off = official_find(p->vectors_digest);
     dt(w, "official manifest digest");
     if (off) {
-        HW(w, "<code>");
-        hw_text(w, off->manifest_digest);
-        HW(w, "</code> (vector set ");
+        HW_WRAP(w, "<code>", off->manifest_digest, HW_CAP_CELL, "</code> (vector set ");
         hw_text(w, off->vector_version);
         HW(w, ", pinned in this runner)");
     } else
@@ -130,8 +124,8 @@ static void vector_facts(hw *w, const rp_page *p)
 static void runner_facts(hw *w, const rp_page *p)
 {
     distinct v, rev;
-    gather(p, &v, "suite.version");
-    gather(p, &rev, "suite.git_revision");
+    gather(p, &v, RF_SUITE_VERSION);
+    gather(p, &rev, RF_SUITE_GIT_REVISION);
     dt(w, "runner version");
     values(w, &v, 0);
     HW(w, "</dd>");
@@ -142,7 +136,7 @@ static void runner_facts(hw *w, const rp_page *p)
      * compare as text) */
     const char *lo = NULL, *hi = NULL;
     for (size_t i = 0; i < p->nr; i++) {
-        const char *s = rj_str(p->rx[i].receipt, "started");
+        const char *s = rx_str(p->rx[i].receipt, RF_STARTED);
         if (!s)
             continue;
         if (!lo || strcmp(s, lo) < 0)
@@ -162,9 +156,7 @@ static void runner_facts(hw *w, const rp_page *p)
     }
     HW(w, "</dd>");
     dt(w, "page written by");
-    HW(w, "<code>isotrain-conform ");
-    hw_text(w, CONFORM_VERSION);
-    HW(w, "</code> (revision <code>");
+    HW_WRAP(w, "<code>isotrain-conform ", CONFORM_VERSION, HW_CAP_CELL, "</code> (revision <code>");
     hw_text(w, conform_git_revision());
     HW(w, "</code>)");
     if (p->date) {
@@ -212,9 +204,7 @@ static void signer_facts(hw *w, const rp_page *p)
             HW(w, ", key ");
         } else
             HW(w, "a key not checked against allowed signers, ");
-        HW(w, "<code>");
-        hw_text(w, fp ? fp : "(unreadable key)");
-        HW(w, "</code>");
+        HW_WRAP(w, "<code>", fp ? fp : "(unreadable key)", HW_CAP_CELL, "</code>");
         HW_F(w, " \xe2\x80\x94 %zu receipt%s", n, n == 1 ? "" : "s");
     }
     if (unsigned_n) {
@@ -244,13 +234,11 @@ void sec_header(hw *w, const rp_page *p)
     HW(w, "<header class=\"top\"><h1>isotrain conformance results</h1>\n<p class=\"sub\">");
     const char *v = NULL;
     for (size_t i = 0; i < p->nr && !v; i++)
-        v = rj_str(p->rx[i].receipt, "vectors.vector_version");
+        v = rx_str(p->rx[i].receipt, RF_VECTORS_VECTOR_VERSION);
     if (!v && p->have_vectors)
         v = ((const vector_set *)p->vectors)->vector_version;
     if (v) {
-        HW(w, "Vector set ");
-        hw_text_cap(w, v, HW_CAP_NAME);
-        HW(w, " \xc2\xb7 ");
+        HW_WRAP(w, "Vector set ", v, HW_CAP_NAME, " \xc2\xb7 ");
     }
     if (p->nr)
         HW_F(w, "%zu host%s \xc2\xb7 %zu receipt%s accepted", p->nh, p->nh == 1 ? "" : "s", p->nr, p->nr == 1 ? "" : "s");

@@ -15,54 +15,55 @@
 
 typedef enum { K_TEXT, K_CODE, K_NUM, K_SECONDS, K_BOOL, K_LIST } kkind;
 typedef struct {
-    const char *label, *path;
+    const char *label;
+    rf_id field;
     kkind kind;
 } kv;
 
 enum { SELF_REPORT_MAX = 40, WARN_MAX = 20, FAILED_MAX = 25, OBJ_MAX = 32 };
 
 static const kv run_kv[] = {
-    {"verdict", "verdict", K_TEXT},
-    {"exit status", "exit_code", K_NUM},
-    {"not a full certification because", "scope.reasons", K_LIST},
-    {"level reached", "level_reached", K_TEXT},
-    {"started", "started", K_TEXT},
-    {"run seed (fresh cases)", "options.seed", K_CODE},
-    {"seed chosen by the caller", "options.seed_given", K_BOOL},
-    {"level", "options.level", K_TEXT},
-    {"slowdown", "options.slowdown", K_NUM},
-    {"runner", "suite.version", K_TEXT},
-    {"runner revision", "suite.git_revision", K_CODE},
-    {"runner's reference kernels", "suite.reference_kernels", K_TEXT},
-    {"vector set", "vectors.vector_version", K_TEXT},
-    {"spec version of the vectors", "vectors.spec_version", K_TEXT},
-    {"manifest digest", "vectors.manifest_digest", K_CODE},
+    {"verdict", RF_VERDICT, K_TEXT},
+    {"exit status", RF_EXIT_CODE, K_NUM},
+    {"not a full certification because", RF_SCOPE_REASONS, K_LIST},
+    {"level reached", RF_LEVEL_REACHED, K_TEXT},
+    {"started", RF_STARTED, K_TEXT},
+    {"run seed (fresh cases)", RF_OPTIONS_SEED, K_CODE},
+    {"seed chosen by the caller", RF_OPTIONS_SEED_GIVEN, K_BOOL},
+    {"level", RF_OPTIONS_LEVEL, K_TEXT},
+    {"slowdown", RF_OPTIONS_SLOWDOWN, K_NUM},
+    {"runner", RF_SUITE_VERSION, K_TEXT},
+    {"runner revision", RF_SUITE_GIT_REVISION, K_CODE},
+    {"runner's reference kernels", RF_SUITE_REFERENCE_KERNELS, K_TEXT},
+    {"vector set", RF_VECTORS_VECTOR_VERSION, K_TEXT},
+    {"spec version of the vectors", RF_VECTORS_SPEC_VERSION, K_TEXT},
+    {"manifest digest", RF_VECTORS_MANIFEST_DIGEST, K_CODE},
     /* issue 17 (versions): the certified spec version is one line here;
      * issue 16 (trust): the subject binding and emulator digest too. */
 };
 
 static const kv iut_kv[] = {
-    {"command", "iut.command", K_CODE},
-    {"hello", "iut.hello", K_CODE},
-    {"name", "iut.name", K_TEXT},
-    {"version", "iut.version", K_TEXT},
-    {"spec it implements", "iut.spec", K_TEXT},
-    {"binary", "iut.binary.path", K_CODE},
-    {"binary SHA-256 before the run", "iut.binary.sha256", K_CODE},
-    {"binary SHA-256 after the run", "iut.binary.sha256_after", K_CODE},
+    {"command", RF_IUT_COMMAND, K_CODE},
+    {"hello", RF_IUT_HELLO, K_CODE},
+    {"name", RF_IUT_NAME, K_TEXT},
+    {"version", RF_IUT_VERSION, K_TEXT},
+    {"spec it implements", RF_IUT_SPEC, K_TEXT},
+    {"binary", RF_IUT_BINARY_PATH, K_CODE},
+    {"binary SHA-256 before the run", RF_IUT_BINARY_SHA256, K_CODE},
+    {"binary SHA-256 after the run", RF_IUT_BINARY_SHA256_AFTER, K_CODE},
 };
 
 static const kv host_kv[] = {
-    {"ISA", "host.isa", K_TEXT},
-    {"endianness", "host.endianness", K_TEXT},
-    {"CPU model", "host.cpu_model", K_TEXT},
-    {"OS", "host.os", K_TEXT},
-    {"C library", "host.libc", K_TEXT},
-    {"runner's compiler", "host.runner_compiler", K_TEXT},
-    {"runner's flags", "host.runner_cflags", K_CODE},
-    {"emulator", "emulator.name", K_CODE},
-    {"emulator -cpu", "emulator.cpu", K_CODE},
-    {"emulator named by", "emulator.source", K_TEXT},
+    {"ISA", RF_HOST_ISA, K_TEXT},
+    {"endianness", RF_HOST_ENDIANNESS, K_TEXT},
+    {"CPU model", RF_HOST_CPU_MODEL, K_TEXT},
+    {"OS", RF_HOST_OS, K_TEXT},
+    {"C library", RF_HOST_LIBC, K_TEXT},
+    {"runner's compiler", RF_HOST_RUNNER_COMPILER, K_TEXT},
+    {"runner's flags", RF_HOST_RUNNER_CFLAGS, K_CODE},
+    {"emulator", RF_EMULATOR_NAME, K_CODE},
+    {"emulator -cpu", RF_EMULATOR_CPU, K_CODE},
+    {"emulator named by", RF_EMULATOR_SOURCE, K_TEXT},
 };
 
 static void absent(hw *w) { HW(w, "<span class=\"muted\">\xe2\x80\x94 (not in the receipt)</span>"); }
@@ -114,10 +115,8 @@ static void kv_list(hw *w, const cJSON *root, const kv *t, size_t n)
 {
     HW(w, "<dl class=\"facts\">");
     for (size_t i = 0; i < n; i++) {
-        HW(w, "<dt>");
-        hw_text(w, t[i].label);
-        HW(w, "</dt><dd>");
-        value(w, rj_at(root, t[i].path), t[i].kind);
+        HW_WRAP(w, "<dt>", t[i].label, HW_CAP_CELL, "</dt><dd>");
+        value(w, rx_at(root, t[i].field), t[i].kind);
         HW(w, "</dd>");
     }
     HW(w, "</dl>");
@@ -134,9 +133,7 @@ static void object_rows(hw *w, const cJSON *o, size_t max, kkind k)
             HW_N(w, "<tr><td colspan=\"2\" class=\"muted\">and %zu more</td></tr>", n - max);
             break;
         }
-        HW(w, "<tr><th scope=\"row\">");
-        hw_text_cap(w, e->string, HW_CAP_NAME);
-        HW(w, "</th><td>");
+        HW_WRAP(w, "<tr><th scope=\"row\">", e->string, HW_CAP_NAME, "</th><td>");
         value(w, e, k);
         HW(w, "</td></tr>");
     }
@@ -146,9 +143,7 @@ static void pre_block(hw *w, const char *summary_literal_is_text, const char *te
 {
     if (!text || !*text)
         return;
-    HW(w, "<details class=\"data\"><summary>");
-    hw_text(w, summary_literal_is_text);
-    HW(w, "</summary><pre>");
+    HW_WRAP(w, "<details class=\"data\"><summary>", summary_literal_is_text, HW_CAP_CELL, "</summary><pre>");
     hw_text_cap(w, text, HW_CAP_PRE);
     HW(w, "</pre></details>");
 }
@@ -166,9 +161,7 @@ static void groups_table(hw *w, const rp_receipt *x)
           "<th scope=\"col\" class=\"num\">errors</th><th scope=\"col\" class=\"num\">skipped</th></tr></thead><tbody>");
     for (size_t i = 0; i < x->n_groups; i++) {
         const rp_group *g = &x->groups[i];
-        HW(w, "<tr><th scope=\"row\">");
-        hw_text_cap(w, g->group, HW_CAP_NAME);
-        HW(w, "</th>");
+        HW_WRAP(w, "<tr><th scope=\"row\">", g->group, HW_CAP_NAME, "</th>");
         const size_t *c[2] = {g->vec, g->fresh};
         for (int k = 0; k < 2; k++) {
             static const int order[4] = {0, 1, 3, 2}; /* passed, failed, errors, skipped */
@@ -193,9 +186,7 @@ static void bits_cell(hw *w, const char *hex)
         absent(w);
         return;
     }
-    HW(w, "<code>0x");
-    hw_text_cap(w, hex, 16);
-    HW(w, "</code>");
+    HW_WRAP(w, "<code>0x", hex, 16, "</code>");
     uint32_t b;
     if (strlen(hex) == 8 && is_lower_hex(hex, 8)) {
         b = (uint32_t)strtoul(hex, NULL, 16);
@@ -220,9 +211,7 @@ static void counts_row(hw *w, const char *label, const cJSON *obj)
 {
     if (!cJSON_IsObject(obj))
         return;
-    HW(w, "<tr><th scope=\"row\">");
-    hw_text(w, label);
-    HW(w, "</th><td>");
+    HW_WRAP(w, "<tr><th scope=\"row\">", label, HW_CAP_CELL, "</th><td>");
     int i = 0;
     const cJSON *e;
     cJSON_ArrayForEach(e, obj)
@@ -243,17 +232,13 @@ static void counts_row(hw *w, const char *label, const cJSON *obj)
 static void first_op_cell(hw *w, const cJSON *op)
 {
     if (cJSON_IsObject(op) && rj_str(op, "op")) {
-        HW(w, "<strong>");
-        hw_text_cap(w, rj_str(op, "op"), HW_CAP_NAME);
-        HW(w, "</strong>, call <code>");
+        HW_WRAP(w, "<strong>", rj_str(op, "op"), HW_CAP_NAME, "</strong>, call <code>");
         hw_text_cap(w, rj_str(op, "call"), HW_CAP_NAME);
         HW(w, "</code> (position ");
         num_cell(w, op, "position");
         HW(w, ", op ");
         num_cell(w, op, "op_in_position");
-        HW(w, " of the position); output ");
-        hw_text_cap(w, rj_str(op, "output"), HW_CAP_NAME);
-        HW(w, "[");
+        HW_WRAP(w, " of the position); output ", rj_str(op, "output"), HW_CAP_NAME, "[");
         num_cell(w, op, "element");
         HW(w, "]: IUT ");
         bits_cell(w, rj_str(op, "iut"));
@@ -272,7 +257,7 @@ static void first_op_cell(hw *w, const cJSON *op)
 
 static void localization(hw *w, const rp_profile *pf)
 {
-    const cJSON *L = rj_at(pf->obj, "localization");
+    const cJSON *L = rx_at(pf->obj, RF_LEVELS_TRAIN_PROFILES_LOCALIZATION);
     if (!cJSON_IsObject(L))
         return;
     HW(w, "<h4>Where it differs</h4><div class=\"wrap\"><table class=\"loc\"><tbody>");
@@ -308,7 +293,7 @@ static void localization(hw *w, const rp_profile *pf)
     HW(w, "<tr><th scope=\"row\">first differing op</th><td>");
     first_op_cell(w, rj_at(L, "first_op"));
     HW(w, "</td></tr></tbody></table></div>");
-    pre_block(w, "the runner's localization, as it printed it", rj_str(pf->obj, "localization_text"));
+    pre_block(w, "the runner's localization, as it printed it", rx_str(pf->obj, RF_LEVELS_TRAIN_PROFILES_LOCALIZATION_TEXT));
     HW(w, "<p class=\"muted\">The localization is the runner's record, covered by the receipt's signature; "
           "<code>verify</code> rechecks every step's digest, not the localization.</p>");
 }
@@ -336,43 +321,39 @@ static void windows(hw *w, const rp_profile *pf)
 
 static void profile_block(hw *w, const rp_page *p, const mrow *row, const rp_profile *pf)
 {
-    HW(w, "<h4>Training: profile ");
-    hw_text_cap(w, pf->name, HW_CAP_NAME);
-    HW(w, "</h4><p>");
+    HW_WRAP(w, "<h4>Training: profile ", pf->name, HW_CAP_NAME, "</h4><p>");
     double s;
-    if (rj_num(pf->obj, "steps", &s) == 0)
+    if (rx_num(pf->obj, RF_LEVELS_TRAIN_PROFILES_STEPS, &s) == 0)
         HW_F(w, "%.0f steps run", s);
-    if (rj_num(pf->obj, "steps_in_vectors", &s) == 0)
+    if (rx_num(pf->obj, RF_LEVELS_TRAIN_PROFILES_STEPS_IN_VECTORS, &s) == 0)
         HW_F(w, " of %.0f in the vectors", s);
     HW_F(w, "; cases: %zu passed, %zu failed, %zu errors, %zu skipped", pf->count[0], pf->count[1], pf->count[3],
          pf->count[2]);
-    if (rj_num(pf->obj, "seconds", &s) == 0)
+    if (rx_num(pf->obj, RF_LEVELS_TRAIN_PROFILES_SECONDS, &s) == 0)
         HW_F(w, "; %.1f s", s);
-    const char *st = rj_str(pf->obj, "status");
+    const char *st = rx_str(pf->obj, RF_LEVELS_TRAIN_PROFILES_STATUS);
     if (st) {
         HW(w, "; process: ");
         hw_text_cap(w, st, HW_CAP_NAME);
     }
     HW(w, ".</p>");
-    const char *prob = rj_str(pf->obj, "problem"), *fail = rj_str(pf->obj, "failure");
+    const char *prob = rx_str(pf->obj, RF_LEVELS_TRAIN_PROFILES_PROBLEM), *fail = rx_str(pf->obj, RF_LEVELS_TRAIN_PROFILES_FAILURE);
     if (prob || fail) {
-        HW(w, "<p><strong>Problem:</strong> ");
-        hw_text(w, prob ? prob : fail);
-        HW(w, "</p>");
+        HW_WRAP(w, "<p><strong>Problem:</strong> ", prob ? prob : fail, HW_CAP_CELL, "</p>");
     }
     windows(w, pf);
     localization(w, pf);
     rp_plot_loss_gap(w, p, row, pf);
-    pre_block(w, "the IUT's stderr (last bytes the runner kept)", rj_str(pf->obj, "stderr_tail"));
+    pre_block(w, "the IUT's stderr (last bytes the runner kept)", rx_str(pf->obj, RF_LEVELS_TRAIN_PROFILES_STDERR_TAIL));
 }
 
 static void failed_cases(hw *w, const cJSON *r)
 {
     size_t n = 0, shown = 0;
     const cJSON *c;
-    cJSON_ArrayForEach(c, rj_at(r, "cases"))
+    cJSON_ArrayForEach(c, rx_at(r, RF_CASES))
     {
-        const char *v = rj_str(c, "verdict");
+        const char *v = rx_str(c, RF_CASES_VERDICT);
         if (!v || (strcmp(v, "FAIL") && strcmp(v, "ERROR")))
             continue;
         if (!n++)
@@ -381,13 +362,9 @@ static void failed_cases(hw *w, const cJSON *r)
         if (shown == FAILED_MAX)
             continue;
         shown++;
-        HW(w, "<tr><th scope=\"row\"><code>");
-        hw_text_cap(w, rj_str(c, "id"), HW_CAP_NAME);
-        HW(w, "</code></th><td><span class=\"v fail\">");
+        HW_WRAP(w, "<tr><th scope=\"row\"><code>", rx_str(c, RF_CASES_ID), HW_CAP_NAME, "</code></th><td><span class=\"v fail\">");
         hw_text_cap(w, v, 8);
-        HW(w, "</span></td><td>");
-        hw_text(w, rj_str(c, "reason"));
-        HW(w, "</td></tr>");
+        HW_WRAP(w, "</span></td><td>", rx_str(c, RF_CASES_REASON), HW_CAP_CELL, "</td></tr>");
     }
     if (n > shown)
         HW_N(w, "<tr><td colspan=\"3\" class=\"muted\">and %zu more failed cases (the receipt lists them all)</td></tr>",
@@ -407,25 +384,19 @@ static void subject_note(hw *w, const mrow *row)
     if (b != BINDING_SHELL && b != BINDING_NOT_FULLY)
         return;
     char *t = receipt_facts_subject_text(&row->r->facts);
-    HW(w, "<p class=\"subject\"><strong>Subject:</strong> ");
-    hw_text_cap(w, t, HW_CAP_CELL);
-    HW(w, "</p>");
+    HW_WRAP(w, "<p class=\"subject\"><strong>Subject:</strong> ", t, HW_CAP_CELL, "</p>");
     free(t);
 }
 
-static void host_block(hw *w, const rp_page *p, size_t i)
+/* The summary line and what the matrix says of the host (r: its receipt or NULL). */
+static void host_summary(hw *w, const mrow *row, const cJSON *r, size_t i)
 {
-    const mrow *row = &p->rows[i];
-    const rp_receipt *x = rp_of_row(p, row);
-    const cJSON *r = x ? x->receipt : NULL;
     int open = !(mx_row_ok(row) && row->st == ST_PASS);
     if (open)
         HW_N(w, "<details class=\"host\" id=\"host-%zu\" open><summary>", i);
     else
         HW_N(w, "<details class=\"host\" id=\"host-%zu\"><summary>", i);
-    HW(w, "<span class=\"hn\">");
-    hw_text_cap(w, row->h->name, HW_CAP_NAME);
-    HW(w, "</span>");
+    HW_WRAP(w, "<span class=\"hn\">", row->h->name, HW_CAP_NAME, "</span>");
     rp_result_badge(w, row);
     if (row->h->xfail)
         HW(w, " <span class=\"ctl\">negative control</span>");
@@ -434,18 +405,16 @@ static void host_block(hw *w, const rp_page *p, size_t i)
     mx_runs_as(row->h, b, sizeof b);
     hw_text_cap(w, b, HW_CAP_NAME);
     double d;
-    if (r && rj_num(r, "counts.passed", &d) == 0) {
+    if (r && rx_num(r, RF_COUNTS_PASSED, &d) == 0) {
         double f = 0, e = 0, s = 0;
-        rj_num(r, "counts.failed", &f);
-        rj_num(r, "counts.errors", &e);
-        rj_num(r, "counts.skipped", &s);
+        rx_num(r, RF_COUNTS_FAILED, &f);
+        rx_num(r, RF_COUNTS_ERRORS, &e);
+        rx_num(r, RF_COUNTS_SKIPPED, &s);
         HW_F(w, " \xc2\xb7 %.0f passed, %.0f failed, %.0f errors, %.0f skipped", d, f, e, s);
     }
     if (row->r && !row->r->build_failed && row->r->seconds >= 0)
         HW_F(w, " \xc2\xb7 %.1f s", row->r->seconds);
-    HW(w, "</span></summary><div>\n<p><strong>");
-    hw_text_cap(w, row->h->name, HW_CAP_NAME);
-    HW(w, "</strong> stands for: ");
+    HW_WRAP(w, "</span></summary><div>\n<p><strong>", row->h->name, HW_CAP_NAME, "</strong> stands for: ");
     hw_text(w, row->h->stands_for);
     HW(w, "</p>");
     if (row->why.len || row->host_bad.len) {
@@ -457,56 +426,62 @@ static void host_block(hw *w, const rp_page *p, size_t i)
         }
         HW(w, "</p>");
     }
-    if (!r) {
-        HW(w, "</div></details>\n");
-        return;
-    }
-    HW(w, "<p class=\"muted\">Receipt <code>");
-    hw_text_cap(w, x->file, HW_CAP_CELL);
-    HW(w, "</code>, SHA-256 <code>");
+}
+
+/* The receipt file, its digest and who signed it. */
+static void receipt_line(hw *w, const rp_receipt *x)
+{
+    HW_WRAP(w, "<p class=\"muted\">Receipt <code>", x->file, HW_CAP_CELL, "</code>, SHA-256 <code>");
     hw_text(w, x->sha256);
     HW(w, "</code>; ");
     if (x->signer) {
         HW(w, "signed by ");
         rp_signer_html(w, x->signer, x->n_fp ? x->key_fp[0] : NULL);
-        HW(w, " (key <code>");
-        hw_text(w, x->n_fp ? x->key_fp[0] : "?");
-        HW(w, "</code>), signature checked.");
+        HW_WRAP(w, " (key <code>", x->n_fp ? x->key_fp[0] : "?", HW_CAP_CELL, "</code>), signature checked.");
     } else if (x->n_sigs) {
-        HW(w, "signed with key <code>");
-        hw_text(w, x->n_fp ? x->key_fp[0] : "?");
-        HW(w, "</code>, signature not checked (no --allowed-signers).");
+        HW_WRAP(w, "signed with key <code>", x->n_fp ? x->key_fp[0] : "?", HW_CAP_CELL, "</code>, signature not checked (no --allowed-signers).");
     } else
         HW(w, "unsigned.");
-    HW(w, "</p><div class=\"grid2\"><div><h4>The run</h4>");
+    HW(w, "</p>");
+}
+
+/* The run: its facts, each level's verdict and time, the timings. */
+static void run_column(hw *w, const cJSON *r)
+{
+    double d;
+    HW(w, "<h4>The run</h4>");
     kv_list(w, r, run_kv, sizeof run_kv / sizeof run_kv[0]);
     HW(w, "<h4>Levels</h4><table><thead><tr><th scope=\"col\">level</th><th scope=\"col\">verdict</th>"
           "<th scope=\"col\" class=\"num\">seconds</th></tr></thead><tbody>");
-    static const char *const levels[3][2] = {{"ops", "levels.ops"}, {"train", "levels.train"}, {"fresh", "levels.fresh"}};
+    /* each level's verdict and seconds (the three share ops's rows' names) */
+    static const rf_id levels[3] = {RF_LEVELS_OPS, RF_LEVELS_TRAIN, RF_LEVELS_FRESH};
     for (int k = 0; k < 3; k++) {
-        const cJSON *L = rj_at(r, levels[k][1]);
-        HW(w, "<tr><th scope=\"row\">");
-        hw_text(w, levels[k][0]);
-        HW(w, "</th><td>");
-        value(w, rj_at(L, "verdict"), K_TEXT);
+        const cJSON *L = rx_at(r, levels[k]);
+        HW_WRAP(w, "<tr><th scope=\"row\">", rf_key(levels[k]), HW_CAP_CELL, "</th><td>");
+        value(w, rm_in(L, RF_LEVELS_OPS_VERDICT), K_TEXT);
         HW(w, "</td><td class=\"num\">");
-        if (rj_num(L, "seconds", &d) == 0)
+        if (rj_num(L, rf_key(RF_LEVELS_OPS_SECONDS), &d) == 0)
             HW_F(w, "%.1f", d);
         else
             absent(w);
         HW(w, "</td></tr>");
     }
     HW(w, "</tbody></table>");
-    const cJSON *tm = rj_at(r, "timings");
+    const cJSON *tm = rx_at(r, RF_TIMINGS);
     if (cJSON_IsObject(tm)) {
         HW(w, "<h4>Timings</h4><table><tbody>");
         object_rows(w, tm, OBJ_MAX, K_SECONDS);
         HW(w, "</tbody></table>");
     }
-    HW(w, "</div><div><h4>Trainer under test</h4>");
+}
+
+/* The trainer under test, what it reported, the host as the runner saw it. */
+static void iut_column(hw *w, const mrow *row, const cJSON *r)
+{
+    HW(w, "<h4>Trainer under test</h4>");
     kv_list(w, r, iut_kv, sizeof iut_kv / sizeof iut_kv[0]);
     subject_note(w, row);
-    const cJSON *self = rj_at(r, "iut.self_report.values");
+    const cJSON *self = rx_at(r, RF_IUT_SELF_REPORT_VALUES);
     HW(w, "<details class=\"data\"><summary>What the trainer reported from inside (<code>info</code>)</summary>");
     if (cJSON_IsObject(self)) {
         HW(w, "<table><tbody>");
@@ -522,37 +497,57 @@ static void host_block(hw *w, const rp_page *p, size_t i)
     if (row->r && row->r->n_warn) {
         HW(w, "<p><strong>Emulator warnings</strong> (recorded):</p><ul>");
         for (size_t k = 0; k < row->r->n_warn && k < WARN_MAX; k++) {
-            HW(w, "<li><code>");
-            hw_text(w, row->r->warn[k]);
-            HW(w, "</code></li>");
+            HW_WRAP(w, "<li><code>", row->r->warn[k], HW_CAP_CELL, "</code></li>");
         }
         if (row->r->n_warn > WARN_MAX)
             HW_N(w, "<li class=\"muted\">and %zu more</li>", row->r->n_warn - WARN_MAX);
         HW(w, "</ul>");
     }
-    HW(w, "</div></div>");
-    groups_table(w, x);
+}
+
+/* The fresh cases: op cases drawn from the run seed, the fresh-seed run. */
+static void fresh_paragraph(hw *w, const rp_receipt *x, const cJSON *r)
+{
+    double d;
     HW(w, "<h4>Fresh cases</h4><p>");
     double oc;
-    if (rj_num(r, "levels.fresh.op_cases", &oc) == 0)
+    if (rx_num(r, RF_LEVELS_FRESH_OP_CASES, &oc) == 0)
         HW_F(w, "%.0f fresh op cases drawn from the run seed; ", oc);
-    const cJSON *ft = rj_at(r, "levels.fresh.training");
+    const cJSON *ft = rx_at(r, RF_LEVELS_FRESH_TRAINING);
     if (cJSON_IsObject(ft)) {
         HW(w, "a fresh-seed training run of ");
-        hw_text_cap(w, rj_str(ft, "profile"), HW_CAP_NAME);
-        if (rj_num(ft, "steps", &d) == 0)
+        hw_text_cap(w, rx_str(r, RF_LEVELS_FRESH_TRAINING_PROFILE), HW_CAP_NAME);
+        if (rx_num(r, RF_LEVELS_FRESH_TRAINING_STEPS, &d) == 0)
             HW_F(w, " over %.0f steps", d);
-        HW(w, " under seed <code>");
-        hw_text_cap(w, rj_str(ft, "seed"), HW_CAP_NAME);
-        HW(w, "</code>, compared step by step with the reference linked into the runner");
+        HW_WRAP(w, " under seed <code>", rx_str(r, RF_LEVELS_FRESH_TRAINING_SEED), HW_CAP_NAME, "</code>, compared step by step with the reference linked into the runner");
     } else
         HW(w, "no fresh-seed training run recorded");
     HW_F(w, "; its cases: %zu passed, %zu failed, %zu errors, %zu skipped.", x->fresh_train[0], x->fresh_train[1],
          x->fresh_train[3], x->fresh_train[2]);
     HW(w, "</p>");
+}
+
+static void host_block(hw *w, const rp_page *p, size_t i)
+{
+    const mrow *row = &p->rows[i];
+    const rp_receipt *x = rp_of_row(p, row);
+    const cJSON *r = x ? x->receipt : NULL;
+    host_summary(w, row, r, i);
+    if (!r) {
+        HW(w, "</div></details>\n");
+        return;
+    }
+    receipt_line(w, x);
+    HW(w, "<div class=\"grid2\"><div>");
+    run_column(w, r);
+    HW(w, "</div><div>");
+    iut_column(w, row, r);
+    HW(w, "</div></div>");
+    groups_table(w, x);
+    fresh_paragraph(w, x, r);
     for (size_t k = 0; k < x->n_prof; k++)
         profile_block(w, p, row, &x->prof[k]);
-    pre_block(w, "the IUT's stderr during the ops level (last bytes)", rj_str(r, "levels.ops.process.stderr_tail"));
+    pre_block(w, "the IUT's stderr during the ops level (last bytes)", rx_str(r, RF_LEVELS_OPS_PROCESS_STDERR_TAIL));
     failed_cases(w, r);
     HW(w, "</div></details>\n");
 }
@@ -575,9 +570,7 @@ void sec_refused(hw *w, const rp_page *p)
     HW(w, "<section id=\"refused\"><h2>Refused receipts</h2>\n<p>These files were given but are not shown as "
           "results: the matrix's gate refused them, for the reason it gave.</p>\n");
     for (size_t i = 0; i < p->n_ref; i++) {
-        HW(w, "<h3><code>");
-        hw_text_cap(w, p->ref[i].file, HW_CAP_CELL);
-        HW(w, "</code></h3><pre class=\"refusal\">");
+        HW_WRAP(w, "<h3><code>", p->ref[i].file, HW_CAP_CELL, "</code></h3><pre class=\"refusal\">");
         hw_text_cap(w, p->ref[i].reason, HW_CAP_PRE);
         HW(w, "</pre>\n");
     }
@@ -589,9 +582,7 @@ void sec_inputs(hw *w, const rp_page *p)
     HW(w, "<section id=\"inputs\"><h2>Inputs</h2>\n<div class=\"wrap\"><table><thead><tr><th scope=\"col\">file</th>"
           "<th scope=\"col\">SHA-256</th><th scope=\"col\">used as</th></tr></thead><tbody>");
     for (size_t i = 0; i < p->nr; i++) {
-        HW(w, "<tr><td><code>");
-        hw_text_cap(w, p->rx[i].file, HW_CAP_CELL);
-        HW(w, "</code></td><td><code>");
+        HW_WRAP(w, "<tr><td><code>", p->rx[i].file, HW_CAP_CELL, "</code></td><td><code>");
         hw_text(w, p->rx[i].sha256);
         HW(w, "</code></td><td>");
         if (p->rx[i].receipt)
@@ -601,30 +592,20 @@ void sec_inputs(hw *w, const rp_page *p)
         HW(w, "</td></tr>");
     }
     for (size_t i = 0; i < p->n_ref; i++) {
-        HW(w, "<tr><td><code>");
-        hw_text_cap(w, p->ref[i].file, HW_CAP_CELL);
-        HW(w, "</code></td><td class=\"muted\">\xe2\x80\x94</td><td>refused</td></tr>");
+        HW_WRAP(w, "<tr><td><code>", p->ref[i].file, HW_CAP_CELL, "</code></td><td class=\"muted\">\xe2\x80\x94</td><td>refused</td></tr>");
     }
     for (size_t i = 0; i < p->n_div; i++) {
-        HW(w, "<tr><td><code>");
-        hw_text_cap(w, p->div[i].file, HW_CAP_CELL);
-        HW(w, "</code></td><td><code>");
+        HW_WRAP(w, "<tr><td><code>", p->div[i].file, HW_CAP_CELL, "</code></td><td><code>");
         hw_text(w, p->div[i].sha256);
         HW(w, "</code></td><td>divergence data (--divergence)</td></tr>");
     }
     if (p->hosts_file) {
-        HW(w, "<tr><td><code>");
-        hw_text_cap(w, p->hosts_file, HW_CAP_CELL);
-        HW(w, "</code></td><td class=\"muted\">\xe2\x80\x94</td><td>hosts file (--hosts)</td></tr>");
+        HW_WRAP(w, "<tr><td><code>", p->hosts_file, HW_CAP_CELL, "</code></td><td class=\"muted\">\xe2\x80\x94</td><td>hosts file (--hosts)</td></tr>");
     }
     if (p->vectors_dir) {
-        HW(w, "<tr><td><code>");
-        hw_text_cap(w, p->vectors_dir, HW_CAP_CELL);
-        HW(w, "</code></td><td>");
+        HW_WRAP(w, "<tr><td><code>", p->vectors_dir, HW_CAP_CELL, "</code></td><td>");
         if (p->have_vectors) {
-            HW(w, "<code>");
-            hw_text(w, p->vectors_digest);
-            HW(w, "</code> (manifest digest)");
+            HW_WRAP(w, "<code>", p->vectors_digest, HW_CAP_CELL, "</code> (manifest digest)");
         } else
             HW(w, "<span class=\"muted\">did not load</span>");
         HW(w, "</td><td>vector set</td></tr>");

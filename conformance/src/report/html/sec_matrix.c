@@ -49,9 +49,7 @@ static void c_runs(hw *w, const rp_page *p, const mrow *row, const rp_profile *p
     (void)p, (void)pf;
     char b[256];
     mx_runs_as(row->h, b, sizeof b);
-    HW(w, "<td class=\"runs\"><code>");
-    hw_text_cap(w, b, HW_CAP_NAME);
-    HW(w, "</code><br><span class=\"small muted\">");
+    HW_WRAP(w, "<td class=\"runs\"><code>", b, HW_CAP_NAME, "</code><br><span class=\"small muted\">");
     if (row->r && row->r->info_model)
         hw_text_cap(w, row->r->info_model, HW_CAP_NAME);
     else
@@ -202,9 +200,7 @@ static void window_cell(hw *w, const mrow *row, uint32_t from, uint32_t to)
     if (x && x->pass)
         HW(w, "<td class=\"dg same\">ok</td>");
     else if (x) {
-        HW(w, "<td class=\"dg diff\">");
-        hw_text_cap(w, x->verdict, HW_CAP_NAME);
-        HW(w, "</td>");
+        HW_WRAP(w, "<td class=\"dg diff\">", x->verdict, HW_CAP_NAME, "</td>");
     } else if (m && !row->r->by_windows && m->first_diff < 0 && m->steps_run >= 0 && m->steps_run == m->steps_in_vectors)
         HW(w, "<td class=\"dg same\" title=\"the whole run certifies every step of this window\">full</td>");
     else
@@ -224,9 +220,7 @@ static void profile_table(hw *w, const rp_page *p, const char *name, size_t npro
     columns c;
     mx_columns_of(rows, p->nh, &c);
     (void)nprof;
-    HW(w, "<h3>Profile ");
-    hw_text_cap(w, name, HW_CAP_NAME);
-    HW(w, "</h3>\n<div class=\"wrap\"><table class=\"matrix\"><caption>Hosts \xc3\x97 checkpoints of ");
+    HW_WRAP(w, "<h3>Profile ", name, HW_CAP_NAME, "</h3>\n<div class=\"wrap\"><table class=\"matrix\"><caption>Hosts \xc3\x97 checkpoints of ");
     hw_text_cap(w, name, HW_CAP_NAME);
     HW(w, ": each cell is the first 8 hex digits of the SHA-256 of the checkpoint's bytes (spec \xc2\xa7" "8); "
           "* and red: differs from the vectors' digest; -: no checkpoint; a window is resumed from the golden state "
@@ -302,9 +296,7 @@ void sec_matrix(hw *w, const rp_page *p)
             continue;
         if (!any++)
             HW(w, "<h3>Notes</h3><ul class=\"notes\">");
-        HW(w, "<li><strong>");
-        hw_text_cap(w, r->h->name, HW_CAP_NAME);
-        HW(w, "</strong>: ");
+        HW_WRAP(w, "<li><strong>", r->h->name, HW_CAP_NAME, "</strong>: ");
         if (r->why.len) {
             hw_text(w, mx_row_ok(r) ? "ok" : mx_status_text(r->st));
             HW(w, ": ");

@@ -165,9 +165,7 @@ static void loss_table(hw *w, const loss_line *lines, size_t nl, const train_vec
     HW(w, "<details class=\"data\"><summary>The numbers (loss bits and value at selected steps)</summary>"
           "<div class=\"wrap\"><table><thead><tr><th scope=\"col\">step</th>");
     for (size_t k = 0; k < ns; k++) {
-        HW(w, "<th scope=\"col\">");
-        hw_text_cap(w, ser[k].label, HW_CAP_CELL);
-        HW(w, "</th>");
+        HW_WRAP(w, "<th scope=\"col\">", ser[k].label, HW_CAP_CELL, "</th>");
     }
     HW(w, "</tr></thead><tbody>");
     for (size_t r = 0; r < nr; r++) {
@@ -293,16 +291,12 @@ static void strip_table(hw *w, const svg_strip *rows, const rp_profile *const *p
           "<th scope=\"col\">host</th><th scope=\"col\">digest equal</th><th scope=\"col\">differs</th>"
           "<th scope=\"col\">error</th><th scope=\"col\">skipped</th></tr></thead><tbody>");
     for (size_t r = 0; r < n; r++) {
-        HW(w, "<tr><th scope=\"row\">");
-        hw_text_cap(w, rows[r].label, HW_CAP_NAME);
-        HW(w, "</th>");
+        HW_WRAP(w, "<tr><th scope=\"row\">", rows[r].label, HW_CAP_NAME, "</th>");
         static const unsigned char st[4] = {RS_PASS, RS_FAIL, RS_ERROR, RS_SKIP};
         for (int k = 0; k < 4; k++) {
             sbuf_reset(&eq);
             rp_ranges(&eq, pfs[r]->step, pfs[r]->n_steps, st[k]);
-            HW(w, "<td>");
-            hw_text(w, eq.p);
-            HW(w, "</td>");
+            HW_WRAP(w, "<td>", eq.p, HW_CAP_CELL, "</td>");
         }
         HW(w, "</tr>");
     }
@@ -333,9 +327,7 @@ static void digest_strip(hw *w, const rp_page *p, const char *name)
         sbuf_init(&d);
         strip_words(&d, name, rows, pfs, n, steps);
         char *title = xasprintf("Checkpoint digest equals the vectors', per step, profile %.60s", name);
-        HW(w, "<h3>Digest equals the vectors', per step, profile ");
-        hw_text_cap(w, name, HW_CAP_NAME);
-        HW(w, "</h3>\n");
+        HW_WRAP(w, "<h3>Digest equals the vectors', per step, profile ", name, HW_CAP_NAME, "</h3>\n");
         svg_strips(w, title, d.p, rows, n, steps);
         strip_table(w, rows, pfs, n);
         free(title);
@@ -459,9 +451,7 @@ static void divergence_panel(hw *w, const rp_divergence *dv, int param, const ch
     }
     svg_plot pl = {title, d.p, "step", param ? "max |param A \xe2\x88\x92 param B|" : "|loss A \xe2\x88\x92 loss B|",
                    1, 180};
-    HW(w, "<div><h4>");
-    hw_text(w, title);
-    HW(w, "</h4>");
+    HW_WRAP(w, "<div><h4>", title, HW_CAP_CELL, "</h4>");
     svg_line_plot(w, &pl, ser, dv->n_pairs < 8 ? dv->n_pairs : 8);
     HW(w, "</div>");
     for (size_t k = 0; k < dv->n_pairs && k < 8; k++) {
@@ -482,9 +472,7 @@ void sec_divergence(hw *w, const rp_page *p)
           "are the sizes of their differences.</p>\n");
     for (size_t i = 0; i < p->n_div; i++) {
         const rp_divergence *dv = &p->div[i];
-        HW(w, "<h3>");
-        hw_text_cap(w, dv->file, HW_CAP_NAME);
-        HW(w, "</h3><p class=\"muted\">SHA-256 <code>");
+        HW_WRAP(w, "<h3>", dv->file, HW_CAP_NAME, "</h3><p class=\"muted\">SHA-256 <code>");
         hw_text(w, dv->sha256);
         HW(w, "</code>");
         HW_F(w, "; %zu rows, %zu pair%s.", dv->n, dv->n_pairs, dv->n_pairs == 1 ? "" : "s");

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report/matrix/matrix.h"
+#include "trust/receipt_model.h"
 #include <dirent.h>
 
 /* ---- receipts ------------------------------------------------------------- */
@@ -26,17 +27,75 @@ void mx_receipt_free(mreceipt *r)
     memset(r, 0, sizeof *r);
 }
 
+/* Field f of obj (f's parent) as a string, named by its path. */
+static const char *fstr(const char *file, const cJSON *obj, rf_id f, int nullable, int *ok)
+{
+    const char *path = receipt_fields[f].path, *key = rf_key(f);
+    char parent[128];
+    snprintf(parent, sizeof parent, "%.*s", key > path ? (int)(key - path - 1) : 0, path);
+    return mx_jstr(file, obj, parent, key, nullable, ok);
+}
+
+static const cJSON *fobj(const char *file, const cJSON *obj, const char *path, rf_id f, int *ok)
+{
+    return obj ? mx_jobj(file, obj, path, rf_key(f), ok) : NULL;
+}
+
+/* A count of element at, field f: into *out. 0, or -1 after naming it. */
+static int read_count(const char *file, const char *at, const cJSON *n, rf_id f, uint64_t max, uint64_t *out)
+{
+    char field[160];
+    snprintf(field, sizeof field, "%s.%s", at, rf_key(f));
+    return mx_juint(file, field, n, max, out);
+}
+
+/* The checkpoints of levels.train.profiles[PI] (at) into m. */
+static int read_checkpoints(const char *file, const char *at, const cJSON *p, mprofile *m)
+{
+    int ok = 1;
+    uint64_t v;
+    char field[128];
+    const cJSON *cks = rm_in(p, RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS);
+    if (!cJSON_IsArray(cks)) {
+        snprintf(field, sizeof field, "%s.%s", at, rf_key(RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS));
+        return mx_bad(file, field, "%s (a receipt of isotrain-conform 1.0.0 with the host matrix's checkpoint list is needed)",
+                      cks ? "expected an array" : "missing");
+    }
+    size_t k = 0;
+    for (const cJSON *c = cks->child; c; c = c->next, k++) {
+        snprintf(field, sizeof field, "%s.%s[%zu]", at, rf_key(RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS), k);
+        const cJSON *st = rm_in(c, RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS_STEP);
+        if (!cJSON_IsObject(c) || !st)
+            return mx_bad(file, field, "expected an object with a step number");
+        if (read_count(file, field, st, RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS_STEP, UINT32_MAX, &v) != 0)
+            return -1;
+        if (k == MAX_CK)
+            return mx_bad(file, field, "more than %d checkpoints", MAX_CK);
+        const char *sha = mx_jstr(file, c, field, rf_key(RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS_SHA256), 1, &ok);
+        if (!ok)
+            return -1;
+        if (sha && (strlen(sha) != 64 || !is_lower_hex(sha, 64)))
+            return mx_bad(file, NULL, "%s.%s: expected 64 lowercase hex digits, got \"%s\"", field,
+                          rf_key(RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS_SHA256), sha);
+        m->ck_step[k] = (uint32_t)v;
+        snprintf(m->ck_sha[k], sizeof m->ck_sha[k], "%s", sha ? sha : "");
+        m->ck_same[k] = cJSON_IsTrue(rm_in(c, RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS_MATCHES_VECTORS));
+        m->n_ck = k + 1;
+    }
+    return 0;
+}
+
 /* levels.train.profiles[PI] into r->prof[]. Returns 0, or -1 after naming the field. */
 static int read_profile(const char *file, const cJSON *p, size_t pi, mreceipt *r)
 {
     char at[64];
-    snprintf(at, sizeof at, "levels.train.profiles[%zu]", pi);
+    snprintf(at, sizeof at, "%s[%zu]", receipt_fields[RF_LEVELS_TRAIN_PROFILES].path, pi);
     if (!cJSON_IsObject(p))
         return mx_bad(file, at, "expected an object");
     if (r->n_prof == MX_MAX_PROFILES)
         return mx_bad(file, at, "more than %d profiles", MX_MAX_PROFILES);
     int ok = 1;
-    const char *name = mx_jstr(file, p, at, "profile", 0, &ok);
+    const char *name = mx_jstr(file, p, at, rf_key(RF_LEVELS_TRAIN_PROFILES_PROFILE), 0, &ok);
     if (!ok)
         return -1;
     mprofile *m = &r->prof[r->n_prof++];
@@ -44,57 +103,26 @@ static int read_profile(const char *file, const cJSON *p, size_t pi, mreceipt *r
     m->name = xstrdup(name);
     m->first_diff = -1;
     m->steps_run = m->steps_in_vectors = -1;
-    const cJSON *fd = cJSON_GetObjectItemCaseSensitive(p, "first_differing_step");
-    char field[128];
+    const cJSON *fd = rm_in(p, RF_LEVELS_TRAIN_PROFILES_FIRST_DIFFERING_STEP);
     uint64_t v;
     if (fd && !cJSON_IsNull(fd)) {
-        snprintf(field, sizeof field, "%s.first_differing_step", at);
-        if (mx_juint(file, field, fd, INT32_MAX, &v) != 0)
+        if (read_count(file, at, fd, RF_LEVELS_TRAIN_PROFILES_FIRST_DIFFERING_STEP, INT32_MAX, &v) != 0)
             return -1;
         m->first_diff = (int)v;
     }
-    static const char *const lengths[2] = {"steps", "steps_in_vectors"};
+    static const rf_id lengths[2] = {RF_LEVELS_TRAIN_PROFILES_STEPS, RF_LEVELS_TRAIN_PROFILES_STEPS_IN_VECTORS};
     for (int k = 0; k < 2; k++) {
-        const cJSON *n = cJSON_GetObjectItemCaseSensitive(p, lengths[k]);
+        const cJSON *n = rm_in(p, lengths[k]);
         if (!n)
             continue;
-        snprintf(field, sizeof field, "%s.%s", at, lengths[k]);
-        if (mx_juint(file, field, n, UINT32_MAX, &v) != 0)
+        if (read_count(file, at, n, lengths[k], UINT32_MAX, &v) != 0)
             return -1;
         *(k ? &m->steps_in_vectors : &m->steps_run) = (long)v;
     }
-    m->problem = mx_dup(mx_jstr(file, p, at, "problem", 1, &ok));
+    m->problem = mx_dup(mx_jstr(file, p, at, rf_key(RF_LEVELS_TRAIN_PROFILES_PROBLEM), 1, &ok));
     if (!ok)
         return -1;
-    const cJSON *cks = cJSON_GetObjectItemCaseSensitive(p, "checkpoints");
-    if (!cJSON_IsArray(cks)) {
-        snprintf(field, sizeof field, "%s.checkpoints", at);
-        return mx_bad(file, field, "%s (a receipt of isotrain-conform 1.0.0 with the host matrix's checkpoint list is needed)",
-                      cks ? "expected an array" : "missing");
-    }
-    size_t k = 0;
-    for (const cJSON *c = cks->child; c; c = c->next, k++) {
-        snprintf(field, sizeof field, "%s.checkpoints[%zu]", at, k);
-        const cJSON *st = cJSON_GetObjectItemCaseSensitive(c, "step");
-        if (!cJSON_IsObject(c) || !st)
-            return mx_bad(file, field, "expected an object with a step number");
-        char sfield[144];
-        snprintf(sfield, sizeof sfield, "%s.step", field);
-        if (mx_juint(file, sfield, st, UINT32_MAX, &v) != 0)
-            return -1;
-        if (k == MAX_CK)
-            return mx_bad(file, field, "more than %d checkpoints", MAX_CK);
-        const char *sha = mx_jstr(file, c, field, "sha256", 1, &ok);
-        if (!ok)
-            return -1;
-        if (sha && (strlen(sha) != 64 || !is_lower_hex(sha, 64)))
-            return mx_bad(file, NULL, "%s.sha256: expected 64 lowercase hex digits, got \"%s\"", field, sha);
-        m->ck_step[k] = (uint32_t)v;
-        snprintf(m->ck_sha[k], sizeof m->ck_sha[k], "%s", sha ? sha : "");
-        m->ck_same[k] = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "matches_vectors"));
-        m->n_ck = k + 1;
-    }
-    return 0;
+    return read_checkpoints(file, at, p, m);
 }
 
 /* The window cases ("PROFILE/window/FROM-TO", level train) into their
@@ -105,86 +133,54 @@ static void read_windows(const char *file, const cJSON *cases, mreceipt *r)
     const cJSON *c;
     cJSON_ArrayForEach(c, cases)
     {
-        const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "id"), *lv = cJSON_GetObjectItemCaseSensitive(c, "level"),
-                    *vd = cJSON_GetObjectItemCaseSensitive(c, "verdict");
-        if (!cJSON_IsString(id) || !cJSON_IsString(lv) || !cJSON_IsString(vd) || strcmp(lv->valuestring, "train"))
+        const char *id = rm_str(c, RF_CASES_ID), *lv = rm_str(c, RF_CASES_LEVEL), *vd = rm_str(c, RF_CASES_VERDICT);
+        if (!id || !lv || !vd || strcmp(lv, "train"))
             continue;
-        const char *w = strstr(id->valuestring, "/window/");
+        const char *w = strstr(id, "/window/");
         unsigned from, to;
         char tail;
         if (!w || sscanf(w + 8, "%u-%u%c", &from, &to, &tail) != 2)
             continue;
         for (size_t k = 0; k < r->n_prof; k++) {
             mprofile *m = &r->prof[k];
-            if (strlen(m->name) != (size_t)(w - id->valuestring) || strncmp(m->name, id->valuestring, strlen(m->name)))
+            if (strlen(m->name) != (size_t)(w - id) || strncmp(m->name, id, strlen(m->name)))
                 continue;
             if (m->n_win == MX_MAX_WINDOWS) {
-                mx_bad(file, "cases", "more than %d windows of profile %s: the rest are not shown", MX_MAX_WINDOWS,
-                       m->name);
+                mx_bad(file, receipt_fields[RF_CASES].path, "more than %d windows of profile %s: the rest are not shown",
+                       MX_MAX_WINDOWS, m->name);
                 break;
             }
             mwindow *x = &m->win[m->n_win++];
             x->from = from, x->to = to;
-            x->pass = !strcmp(vd->valuestring, "PASS");
-            snprintf(x->verdict, sizeof x->verdict, "%s", vd->valuestring);
+            x->pass = !strcmp(vd, "PASS");
+            snprintf(x->verdict, sizeof x->verdict, "%s", vd);
         }
     }
 }
 
-/* A runner receipt (isotrain-receipt-v1, written with --host NAME) or the
- * record ci/matrix.sh writes when a host's build failed
- * (isotrain-matrix-build-failure-v1). Returns 0, or -1 after naming the file
- * and the field. */
-int mx_receipt_load(const char *file, mreceipt *r)
+/* Who signed and what the receipt binds, kept for the row. */
+static void keep_signer(mreceipt *r, verify_info *info)
 {
-    memset(r, 0, sizeof *r);
-    r->first_diff = -1;
-    r->path = xstrdup(file);
-    verify_info info;
-    cJSON *j = mx_open_receipt(file, &info, &r->by_windows, &r->prefix_only);
-    if (!j) {
-        verify_info_free(&info);
-        return -1;
-    }
-    /* who signed and what the receipt binds, kept for the row */
-    r->signer = xstrdup(verify_signer_words(&info));
-    const dsse_signer *sg = &info.sig;
+    r->signer = xstrdup(verify_signer_words(info));
+    const dsse_signer *sg = &info->sig;
     if (!sg->principal)
-        r->signer_short = xstrdup(info.unsigned_receipt ? "UNSIGNED" : "-");
+        r->signer_short = xstrdup(info->unsigned_receipt ? "UNSIGNED" : "-");
     else if (sg->cls == KEY_PROJECT)
         r->signer_short = xstrdup("project key");
     else if (sg->cls == KEY_PROJECT_RETIRED)
         r->signer_short = xstrdup("retired project key");
     else
         r->signer_short = xasprintf("other: %.24s %.15s...", sg->principal, sg->fingerprint);
-    r->legacy = info.legacy;
-    r->facts = info.facts;
-    memset(&info.facts, 0, sizeof info.facts);
-    verify_info_free(&info);
-    int ok = 1;
-    if (!cJSON_IsObject(j)) {
-        cJSON_Delete(j);
-        return mx_bad(file, NULL, "expected a JSON object (a receipt)");
-    }
-    const char *schema = mx_jstr(file, j, "", "schema", 0, &ok);
-    if (!ok)
-        goto out;
-    if (!strcmp(schema, "isotrain-matrix-build-failure-v1")) {
-        r->build_failed = 1;
-        r->host = mx_dup(mx_jstr(file, j, "", "matrix_host", 0, &ok));
-        r->build_log = mx_dup(mx_jstr(file, j, "", "log", 1, &ok));
-        goto out;
-    }
-    if (strcmp(schema, "isotrain-receipt-v1") != 0) {
-        ok = 0;
-        mx_bad(file, "schema", "expected \"isotrain-receipt-v1\" or \"isotrain-matrix-build-failure-v1\", got \"%s\"", schema);
-        goto out;
-    }
-    const char *host = mx_jstr(file, j, "", "matrix_host", 1, &ok);
-    if (!ok)
-        goto out;
+    r->legacy = info->legacy;
+    r->facts = info->facts;
+    memset(&info->facts, 0, sizeof info->facts);
+}
+
+/* The host's name: --host NAME, or a run without it (any machine) named by
+ * its file, a.json -> a. */
+static void read_host(const char *file, const receipt_model *m, const char *host, mreceipt *r)
+{
     if (!host) {
-        /* a run without --host (any machine): named by its file, a.json -> a */
         const char *base = strrchr(file, '/');
         base = base ? base + 1 : file;
         size_t n = strlen(base);
@@ -194,110 +190,164 @@ int mx_receipt_load(const char *file, mreceipt *r)
         r->unnamed = 1;
     } else
         r->host = mx_dup(host);
-    const cJSON *rh = cJSON_GetObjectItemCaseSensitive(j, "host");
-    if (cJSON_IsObject(rh)) { /* optional: informative only, never judged */
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(rh, "os");
-        r->run_os = cJSON_IsString(v) ? xstrdup(v->valuestring) : NULL;
-        v = cJSON_GetObjectItemCaseSensitive(rh, "cpu_model");
-        r->run_cpu = cJSON_IsString(v) ? xstrdup(v->valuestring) : NULL;
-    }
-    r->verdict = mx_dup(mx_jstr(file, j, "", "verdict", 0, &ok));
-    const cJSON *levels = mx_jobj(file, j, "", "levels", &ok);
-    const cJSON *lops = levels ? mx_jobj(file, levels, "levels", "ops", &ok) : NULL;
-    const cJSON *ltrain = levels ? mx_jobj(file, levels, "levels", "train", &ok) : NULL;
+    /* optional: informative only, never judged */
+    r->run_os = mx_dup(rm_get_str(m, RF_HOST_OS));
+    r->run_cpu = mx_dup(rm_get_str(m, RF_HOST_CPU_MODEL));
+}
+
+/* The verdict, the levels' verdicts and the train level's profiles: their
+ * checkpoints, how far each ran. 0, or -1 after naming the field. */
+static int read_verdicts(const char *file, const receipt_model *m, mreceipt *r)
+{
+    int ok = 1;
+    const cJSON *j = m->root;
+    r->verdict = mx_dup(fstr(file, j, RF_VERDICT, 0, &ok));
+    const cJSON *levels = fobj(file, j, "", RF_LEVELS, &ok);
+    const char *lp = receipt_fields[RF_LEVELS].path;
+    const cJSON *lops = fobj(file, levels, lp, RF_LEVELS_OPS, &ok);
+    const cJSON *ltrain = fobj(file, levels, lp, RF_LEVELS_TRAIN, &ok);
     if (lops)
-        r->lv_ops = mx_dup(mx_jstr(file, lops, "levels.ops", "verdict", 0, &ok));
+        r->lv_ops = mx_dup(fstr(file, lops, RF_LEVELS_OPS_VERDICT, 0, &ok));
     if (ltrain)
-        r->lv_train = mx_dup(mx_jstr(file, ltrain, "levels.train", "verdict", 0, &ok));
+        r->lv_train = mx_dup(fstr(file, ltrain, RF_LEVELS_TRAIN_VERDICT, 0, &ok));
     if (!ok)
-        goto out;
+        return -1;
     if (strcmp(r->verdict, "PASS") && strcmp(r->verdict, "FAIL") &&
-        !((r->by_windows || r->prefix_only) && !strcmp(r->verdict, "PARTIAL"))) {
-        ok = 0;
-        mx_bad(file, "verdict", "expected \"PASS\", \"FAIL\" or a certification by windows, got \"%s\"", r->verdict);
-        goto out;
-    }
-    /* the train level's profiles: their checkpoints, how far each ran */
-    const cJSON *profs = cJSON_GetObjectItemCaseSensitive(ltrain, "profiles");
-    if (!cJSON_IsArray(profs)) {
-        ok = 0;
-        mx_bad(file, "levels.train.profiles", "%s", profs ? "expected an array" : "missing (an array is required)");
-        goto out;
-    }
+        !((r->by_windows || r->prefix_only) && !strcmp(r->verdict, "PARTIAL")))
+        return mx_bad(file, receipt_fields[RF_VERDICT].path,
+                      "expected \"PASS\", \"FAIL\" or a certification by windows, got \"%s\"", r->verdict);
+    const cJSON *profs = rm_in(ltrain, RF_LEVELS_TRAIN_PROFILES);
+    if (!cJSON_IsArray(profs))
+        return mx_bad(file, receipt_fields[RF_LEVELS_TRAIN_PROFILES].path, "%s",
+                      profs ? "expected an array" : "missing (an array is required)");
     size_t pi = 0;
-    for (const cJSON *p = profs->child; p && ok; p = p->next, pi++)
+    for (const cJSON *p = profs->child; p; p = p->next, pi++)
         if (read_profile(file, p, pi, r) != 0)
-            ok = 0;
-    if (!ok)
-        goto out;
-    read_windows(file, cJSON_GetObjectItemCaseSensitive(j, "cases"), r);
+            return -1;
+    read_windows(file, rm_get(m, RF_CASES), r);
     if (r->n_prof) { /* the receipt's first profile, as the one-profile readers see it */
         mx_profile_view(r, r->prof[0].name, r);
         r->view = NULL; /* never a pointer into itself: a copy of r would keep it */
     }
-    const cJSON *vv = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "vectors"), "vector_version");
-    if (cJSON_IsString(vv) && strlen(vv->valuestring) < 32)
-        r->vset = xstrdup(vv->valuestring);
-    /* what the IUT's own `info` reported from inside the (emulated) host */
-    const cJSON *iut = mx_jobj(file, j, "", "iut", &ok);
-    const cJSON *self = iut ? mx_jobj(file, iut, "iut", "self_report", &ok) : NULL;
-    /* P2 extra key kernels=: the kernel set that ran (reference/src/kernels) */
-    const cJSON *hello = iut ? cJSON_GetObjectItemCaseSensitive(iut, "hello") : NULL;
-    if (cJSON_IsString(hello)) {
-        const char *k = strstr(hello->valuestring, " kernels=");
-        if (k) {
-            k += 9;
-            size_t n = strcspn(k, " ");
-            if (n > 0 && n < 32)
-                r->kernels = xstrndup(k, n);
+    return 0;
+}
+
+/* What the IUT said of itself (*ok as read_emulator's): the kernel set that ran (P2 extra key
+ * kernels=, reference/src/kernels) and its own `info` from inside the
+ * (emulated) host. */
+static void read_self_report(const char *file, const receipt_model *m, mreceipt *r, int *ok)
+{
+    const cJSON *iut = fobj(file, m->root, "", RF_IUT, ok);
+    const cJSON *self = fobj(file, iut, receipt_fields[RF_IUT].path, RF_IUT_SELF_REPORT, ok);
+    const char *hello = rm_str(iut, RF_IUT_HELLO);
+    const char *k = hello ? strstr(hello, " kernels=") : NULL;
+    if (k) {
+        k += 9;
+        size_t n = strcspn(k, " ");
+        if (n > 0 && n < 32)
+            r->kernels = xstrndup(k, n);
+    }
+    if (!self)
+        return;
+    r->info_status = mx_dup(fstr(file, self, RF_IUT_SELF_REPORT_STATUS, 1, ok));
+    const cJSON *vals = rm_in(self, RF_IUT_SELF_REPORT_VALUES);
+    if (cJSON_IsObject(vals)) {
+        /* the IUT's info keys (P2), each optional: an IUT may have no info verb */
+        static const char *const keys[] = {"isa", "endianness", "cpu_model", "cpu_features", "os"};
+        char **into[] = {&r->info_isa, &r->info_end, &r->info_model, &r->info_features, &r->info_os};
+        for (size_t i = 0; i < 5; i++) {
+            int quiet = i == 0;
+            *into[i] = mx_dup(mx_jstr(file, vals, "", keys[i], 1, &quiet));
         }
     }
-    if (self) {
-        r->info_status = mx_dup(mx_jstr(file, self, "iut.self_report", "status", 1, &ok));
-        const cJSON *vals = cJSON_GetObjectItemCaseSensitive(self, "values");
-        if (cJSON_IsObject(vals)) {
-            int quiet = 1; /* optional keys: an IUT may have no info verb */
-            const char *v;
-            if ((v = mx_jstr(file, vals, "", "isa", 1, &quiet)) != NULL)
-                r->info_isa = xstrdup(v);
-            quiet = 0;
-            if ((v = mx_jstr(file, vals, "", "endianness", 1, &quiet)) != NULL)
-                r->info_end = xstrdup(v);
-            quiet = 0;
-            if ((v = mx_jstr(file, vals, "", "cpu_model", 1, &quiet)) != NULL)
-                r->info_model = xstrdup(v);
-            quiet = 0;
-            if ((v = mx_jstr(file, vals, "", "cpu_features", 1, &quiet)) != NULL)
-                r->info_features = xstrdup(v);
-            quiet = 0;
-            if ((v = mx_jstr(file, vals, "", "os", 1, &quiet)) != NULL)
-                r->info_os = xstrdup(v);
-        }
-    }
-    const cJSON *emu = cJSON_GetObjectItemCaseSensitive(j, "emulator");
+}
+
+/* The emulator as the receipt names it, its warnings and the run's time
+ * (*ok: 0 once a field was named, which silences the next). */
+static void read_emulator(const char *file, const receipt_model *m, mreceipt *r, int *ok)
+{
+    const cJSON *emu = rm_get(m, RF_EMULATOR);
     if (cJSON_IsObject(emu)) {
-        r->emu_name = mx_dup(mx_jstr(file, emu, "emulator", "name", 1, &ok));
-        r->emu_cpu = mx_dup(mx_jstr(file, emu, "emulator", "cpu", 1, &ok));
+        r->emu_name = mx_dup(fstr(file, emu, RF_EMULATOR_NAME, 1, ok));
+        r->emu_cpu = mx_dup(fstr(file, emu, RF_EMULATOR_CPU, 1, ok));
     } else if (emu && !cJSON_IsNull(emu)) {
-        ok = 0;
-        mx_bad(file, "emulator", "expected an object or null");
+        *ok = 0;
+        mx_bad(file, receipt_fields[RF_EMULATOR].path, "expected an object or null");
     }
-    const cJSON *w = cJSON_GetObjectItemCaseSensitive(j, "emulator_warnings");
+    const cJSON *w = rm_get(m, RF_EMULATOR_WARNINGS);
     if (w && !cJSON_IsArray(w)) {
-        ok = 0;
-        mx_bad(file, "emulator_warnings", "expected an array of strings");
+        *ok = 0;
+        mx_bad(file, receipt_fields[RF_EMULATOR_WARNINGS].path, "expected an array of strings");
     } else if (w) {
         r->warn = xcalloc((size_t)cJSON_GetArraySize(w) + 1, sizeof *r->warn);
         for (const cJSON *e = w->child; e; e = e->next)
             if (cJSON_IsString(e))
                 r->warn[r->n_warn++] = xstrdup(e->valuestring);
     }
-    const cJSON *tm = cJSON_GetObjectItemCaseSensitive(j, "timings");
-    const cJSON *tot = tm ? cJSON_GetObjectItemCaseSensitive(tm, "total") : NULL;
+    const cJSON *tot = rm_get(m, RF_TIMINGS_TOTAL);
     r->seconds = cJSON_IsNumber(tot) && isfinite(tot->valuedouble) && tot->valuedouble >= 0 ? tot->valuedouble : -1;
+}
+
+/* The record ci/matrix.sh writes when a host's build failed
+ * (isotrain-matrix-build-failure-v1): the host and the build's log. */
+static int read_build_failure(const char *file, const cJSON *j, mreceipt *r)
+{
+    int ok = 1;
+    r->build_failed = 1;
+    r->host = mx_dup(fstr(file, j, RF_MATRIX_HOST, 0, &ok));
+    r->build_log = mx_dup(mx_jstr(file, j, "", "log", 1, &ok));
+    return ok ? 0 : -1;
+}
+
+/* A runner receipt (isotrain-receipt-v1, written with --host NAME) or the
+ * record of a failed build. Returns 0, or -1 after naming the file and the
+ * field. */
+int mx_receipt_load(const char *file, mreceipt *r)
+{
+    memset(r, 0, sizeof *r);
+    r->first_diff = -1;
+    r->path = xstrdup(file);
+    verify_info info;
+    cJSON *j = mx_open_receipt(file, &info, &r->by_windows, &r->prefix_only);
+    if (j)
+        keep_signer(r, &info);
+    verify_info_free(&info);
+    if (!j)
+        return -1;
+    if (!cJSON_IsObject(j)) {
+        cJSON_Delete(j);
+        return mx_bad(file, NULL, "expected a JSON object (a receipt)");
+    }
+    receipt_model m;
+    receipt_model_index(&m, j);
+    int ok = 1, rc = -1;
+    const char *schema = fstr(file, j, RF_SCHEMA, 0, &ok), *host = NULL;
+    if (!ok)
+        goto out;
+    if (!strcmp(schema, "isotrain-matrix-build-failure-v1")) {
+        rc = read_build_failure(file, j, r);
+        goto out;
+    }
+    if (strcmp(schema, RECEIPT_SCHEMA_NAME) != 0) {
+        mx_bad(file, receipt_fields[RF_SCHEMA].path,
+               "expected \"isotrain-receipt-v1\" or \"isotrain-matrix-build-failure-v1\", got \"%s\"", schema);
+        goto out;
+    }
+    host = fstr(file, j, RF_MATRIX_HOST, 1, &ok);
+    if (!ok)
+        goto out;
+    read_host(file, &m, host, r);
+    if (read_verdicts(file, &m, r) != 0)
+        goto out;
+    const char *vv = rm_get_str(&m, RF_VECTORS_VECTOR_VERSION);
+    if (vv && strlen(vv) < 32)
+        r->vset = xstrdup(vv);
+    read_self_report(file, &m, r, &ok);
+    read_emulator(file, &m, r, &ok);
+    rc = ok ? 0 : -1;
 out:
     cJSON_Delete(j);
-    return ok ? 0 : -1;
+    return rc;
 }
 
 int mx_load_dir(const char *dir, mreceipt **out, size_t *n)

@@ -20,6 +20,7 @@
 #include "core/version.h"
 #include "fresh/fresh_windows.h"
 #include "report/matrix/matrix.h"
+#include "trust/receipt_model.h"
 #include "verdict/scope.h"
 
 static verify_opts trust = {NULL, NULL, 0};
@@ -33,18 +34,12 @@ void mx_trust_config(const char *allowed_signers, const char *vectors, int allow
     configured = 1;
 }
 
-static const char *str_at(const cJSON *o, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 #define NO_WINDOW "no fresh window ran (--windows): windows from golden states certify nothing"
 
 /* The run seed as the receipt records it (P4 int: digits, no leading zero). */
 static int receipt_seed(const cJSON *opt, uint64_t *seed)
 {
-    const char *s = str_at(opt, "seed");
+    const char *s = rm_str(opt, RF_OPTIONS_SEED);
     if (!s || !*s || strlen(s) > 20 || (s[0] == '0' && s[1]) || strspn(s, "0123456789") != strlen(s))
         return -1;
     char *end;
@@ -58,9 +53,9 @@ static int receipt_seed(const cJSON *opt, uint64_t *seed)
 static const cJSON *train_case(const cJSON *r, const char *id)
 {
     const cJSON *x;
-    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(r, "cases"))
+    cJSON_ArrayForEach(x, rm_in(r, RF_CASES))
     {
-        const char *i = str_at(x, "id"), *lv = str_at(x, "level");
+        const char *i = rm_str(x, RF_CASES_ID), *lv = rm_str(x, RF_CASES_LEVEL);
         if (i && lv && !strcmp(i, id) && !strcmp(lv, "train"))
             return x;
     }
@@ -73,16 +68,16 @@ static const char *fresh_coverage(const cJSON *r)
 {
     static char why[320];
     uint64_t seed;
-    if (receipt_seed(cJSON_GetObjectItemCaseSensitive(r, "options"), &seed) != 0)
+    if (receipt_seed(rm_in(r, RF_OPTIONS), &seed) != 0)
         return "options.seed: not a run seed";
-    const cJSON *profs = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "vectors"), "profiles");
+    const cJSON *profs = rm_in(rm_in(r, RF_VECTORS), RF_VECTORS_PROFILES);
     if (!cJSON_IsArray(profs) || cJSON_GetArraySize(profs) == 0)
         return "vectors.profiles: no profile to cover";
     const cJSON *p;
     cJSON_ArrayForEach(p, profs)
     {
-        const char *name = str_at(p, "profile");
-        const cJSON *st = cJSON_GetObjectItemCaseSensitive(p, "steps");
+        const char *name = rm_str(p, RF_VECTORS_PROFILES_PROFILE);
+        const cJSON *st = rm_in(p, RF_VECTORS_PROFILES_STEPS);
         fresh_window_plan plan;
         if (!name || !cJSON_IsNumber(st) || st->valuedouble < 0 || st->valuedouble > 1e9 ||
             st->valuedouble != (double)(uint32_t)st->valuedouble ||
@@ -95,7 +90,7 @@ static const char *fresh_coverage(const cJSON *r)
             char id[160];
             snprintf(id, sizeof id, "%s/fresh-window/%u-%u", name, (unsigned)plan.from[w], (unsigned)plan.to[w]);
             const cJSON *c = train_case(r, id);
-            const char *v = c ? str_at(c, "verdict") : NULL;
+            const char *v = c ? rm_str(c, RF_CASES_VERDICT) : NULL;
             if (!v || strcmp(v, "PASS") != 0) {
                 snprintf(why, sizeof why, "profile %s: the fresh window %u-%u its run seed draws %s", name,
                          (unsigned)plan.from[w], (unsigned)plan.to[w], c ? "did not pass" : "is not in the receipt");
@@ -108,18 +103,18 @@ static const char *fresh_coverage(const cJSON *r)
 
 const char *mx_not_by_windows(const cJSON *r)
 {
-    const char *verdict = str_at(r, "verdict");
+    const char *verdict = rm_str(r, RF_VERDICT);
     if (!verdict || strcmp(verdict, "PARTIAL") != 0)
         return "not a PARTIAL";
-    const cJSON *opt = cJSON_GetObjectItemCaseSensitive(r, "options");
-    const cJSON *steps = cJSON_GetObjectItemCaseSensitive(opt, "steps");
-    const char *level = str_at(opt, "level");
-    const cJSON *filters = cJSON_GetObjectItemCaseSensitive(opt, "filters");
+    const cJSON *opt = rm_in(r, RF_OPTIONS);
+    const cJSON *steps = rm_in(opt, RF_OPTIONS_STEPS);
+    const char *level = rm_str(opt, RF_OPTIONS_LEVEL);
+    const cJSON *filters = rm_in(opt, RF_OPTIONS_FILTERS);
     if (!level || strcmp(level, "all") || !cJSON_IsNumber(steps) || steps->valuedouble < 0 ||
-        (filters && cJSON_GetArraySize(filters) != 0) || str_at(opt, "profile") ||
-        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(opt, "fresh_only")))
+        (filters && cJSON_GetArraySize(filters) != 0) || rm_str(opt, RF_OPTIONS_PROFILE) ||
+        cJSON_IsTrue(rm_in(opt, RF_OPTIONS_FRESH_ONLY)))
         return "narrowed by more than --steps (options)";
-    const cJSON *reasons = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "scope"), "reasons");
+    const cJSON *reasons = rm_in(rm_in(r, RF_SCOPE), RF_SCOPE_REASONS);
     const cJSON *x;
     cJSON_ArrayForEach(x, reasons)
     {
@@ -130,17 +125,17 @@ const char *mx_not_by_windows(const cJSON *r)
                                      strstr(x->valuestring, ": not run (--steps))"))))
             return "narrowed by more than --steps (scope reasons)";
     }
-    const cJSON *levels = cJSON_GetObjectItemCaseSensitive(r, "levels");
-    static const char *const must_pass[2] = {"ops", "fresh"};
+    const cJSON *levels = rm_in(r, RF_LEVELS);
+    static const rf_id must_pass[2][2] = {{RF_LEVELS_OPS, RF_LEVELS_OPS_VERDICT}, {RF_LEVELS_FRESH, RF_LEVELS_FRESH_VERDICT}};
     for (int i = 0; i < 2; i++) {
-        const char *v = str_at(cJSON_GetObjectItemCaseSensitive(levels, must_pass[i]), "verdict");
+        const char *v = rm_str(rm_in(levels, must_pass[i][0]), must_pass[i][1]);
         if (!v || strcmp(v, "PASS"))
             return "a level other than train did not pass";
     }
     size_t n_fresh = 0;
-    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(r, "cases"))
+    cJSON_ArrayForEach(x, rm_in(r, RF_CASES))
     {
-        const char *id = str_at(x, "id"), *lv = str_at(x, "level"), *v = str_at(x, "verdict");
+        const char *id = rm_str(x, RF_CASES_ID), *lv = rm_str(x, RF_CASES_LEVEL), *v = rm_str(x, RF_CASES_VERDICT);
         if (!id || !lv || !v)
             return "a case without id, level or verdict";
         if (!strcmp(v, "FAIL") || !strcmp(v, "ERROR"))
@@ -149,8 +144,8 @@ const char *mx_not_by_windows(const cJSON *r)
             if (strcmp(v, "PASS"))
                 return "a window did not pass";
             n_fresh += strstr(id, "/fresh-window/") != NULL;
-        } else if (!strcmp(v, "SKIP") && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x, "required"))) {
-            const char *why = str_at(x, "reason");
+        } else if (!strcmp(v, "SKIP") && cJSON_IsTrue(rm_in(x, RF_CASES_REQUIRED))) {
+            const char *why = rm_str(x, RF_CASES_REASON);
             if (strcmp(lv, "train") || !why || strcmp(why, "not run (--steps)"))
                 return "a required case was skipped for another reason than --steps";
         }
@@ -179,7 +174,7 @@ cJSON *mx_open_receipt(const char *file, verify_info *info, int *by_windows, int
     cJSON *j = mx_parse_file(file, RECEIPT_CAP);
     if (!j)
         return NULL;
-    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(j, "schema");
+    const cJSON *schema = rm_in(j, RF_SCHEMA);
     if (cJSON_IsString(schema) && !strcmp(schema->valuestring, "isotrain-matrix-build-failure-v1"))
         return j;
     int enveloped = cJSON_GetObjectItemCaseSensitive(j, "payloadType") != NULL;
