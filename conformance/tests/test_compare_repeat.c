@@ -9,11 +9,9 @@ TU_DIR_SUITE(compare, 0, .timeout = 60);
 
 static char *make_trace(const char *name, unsigned steps)
 {
-    char *path = xasprintf("%s/%s", dir, name);
+    char *path = at(name);
     char *cmd = xasprintf("'%s' train --profile mlp13k --steps %u --trace '%s'", tu_env("IT_REF_CLI"), steps, path);
-    tu_result r = tu_sh(cmd);
-    cr_assert_eq(r.code, 0, "%s", r.err);
-    tu_result_free(&r);
+    tu_sh_ok(cmd);
     free(cmd);
     return path;
 }
@@ -52,10 +50,7 @@ Test(compare, one_changed_digest)
 Test(compare, different_losses_and_lengths)
 {
     char *a = make_trace("a.trace", 20), *b = make_trace("b.trace", 12);
-    tu_result r = tu_conform("compare", a, b, NULL);
-    cr_assert_eq(r.code, 1);
-    tu_assert_has(r.out, "first differing step: 13: B ends at step 12, A goes on to step 20");
-    tu_result_free(&r);
+    tu_conform_says(1, 0, "first differing step: 13: B ends at step 12, A goes on to step 20", "compare", a, b, NULL);
     free(a);
     free(b);
 }
@@ -67,10 +62,7 @@ Test(compare, bad_input_names_file_and_line)
     char err[128];
     const char *t = "# isotrain-trace v1 profile=mlp13k steps=5\nstep=0 digest=zz\n";
     write_file(b, t, strlen(t), err, sizeof err);
-    tu_result r = tu_conform("compare", a, b, NULL);
-    cr_assert_eq(r.code, 2);
-    tu_assert_has(r.err, "bad.trace:2: digest is not 64 hex digits");
-    tu_result_free(&r);
+    tu_conform_says(2, 1, "bad.trace:2: digest is not 64 hex digits", "compare", a, b, NULL);
     free(a);
     free(b);
 }

@@ -203,16 +203,27 @@ Test(hostile, interrupted_runner_cleans_up)
     }
 }
 
+/* A script IUT told by the environment variable `var` which way to
+ * misbehave (`how`) at one level: not a pass, saying `level_says` (unless
+ * NULL) and `expect`, in seconds. */
+static void misbehaves(const char *script, const char *level, const char *var, const char *how,
+                       const char *level_says, const char *expect)
+{
+    setenv(var, how, 1);
+    tu_result r = run_level(script, level);
+    assert_not_pass(&r);
+    if (level_says)
+        tu_assert_has(r.out, level_says);
+    tu_assert_has(r.out, expect);
+    cr_assert(r.seconds < 20, "%s: took %.1f s", how, r.seconds);
+    tu_result_free(&r);
+}
+
 /* A file the IUT leaves where a trace or checkpoint belongs, that is not a
  * regular file within the cap, is a FAIL naming the file, in seconds. */
 static void bad_file(const char *kind, const char *expect)
 {
-    setenv("IT_BAD_FILE", kind, 1);
-    tu_result r = run_level("bad_files.sh", "train");
-    assert_not_pass(&r);
-    tu_assert_has(r.out, expect);
-    cr_assert(r.seconds < 20, "%s: took %.1f s", kind, r.seconds);
-    tu_result_free(&r);
+    misbehaves("bad_files.sh", "train", "IT_BAD_FILE", kind, NULL, expect);
 }
 
 Test(hostile, trace_fifo)
@@ -266,14 +277,11 @@ Test(hostile, repeat_and_compare_refuse_fifos)
  * set's requests are large enough that the trickle would go on for minutes. */
 Test(hostile, trickle_reader_times_out)
 {
-    char *iut = tu_iut("trickle.sh");
-    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS"), "--level", "ops",
-                             "--timeout-case", "3", NULL);
+    tu_result r = tu_run_script("trickle.sh", tu_env("IT_VECTORS"), "--level", "ops", "--timeout-case", "3", NULL);
     assert_not_pass(&r);
     tu_assert_has(r.out, "no response within 3.0 s (time-out, P8); the IUT was killed");
     cr_assert(r.seconds < 30, "took %.1f s", r.seconds);
     tu_result_free(&r);
-    free(iut);
 }
 
 /* A legal 3.5 MiB response of 300,000 distinct keys is judged in linear time. */
@@ -290,13 +298,7 @@ Test(hostile, many_distinct_keys_are_judged_quickly)
  * verdicts, the level is ERROR with the reason, the run does not pass. */
 static void bad_end(const char *how, const char *expect)
 {
-    setenv("IT_BAD_END", how, 1);
-    tu_result r = run_level("bad_end.sh", "ops");
-    assert_not_pass(&r);
-    tu_assert_has(r.out, "level ops: ERROR (5 passed, 0 failed");
-    tu_assert_has(r.out, expect);
-    cr_assert(r.seconds < 20, "%s: took %.1f s", how, r.seconds);
-    tu_result_free(&r);
+    misbehaves("bad_end.sh", "ops", "IT_BAD_END", how, "level ops: ERROR (5 passed, 0 failed", expect);
 }
 
 Test(hostile, ops_crash_after_the_last_answer)

@@ -4,8 +4,7 @@
  * the hang cases quick. */
 #include <string.h>
 
-#include "testutil.h" /* criterion.h, which parameterized.h needs first */
-#include <criterion/parameterized.h>
+#include "testutil.h"
 #include "isotrain.h" /* IT_SPEC_VERSION: what the reference claims in hello */
 #include "core/util.h"
 
@@ -46,8 +45,7 @@ static void assert_failed_cleanly(const tu_result *r)
 
 Test(iuts, reference_passes_the_fixture)
 {
-    char *iut = tu_iut("reference.sh");
-    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", dir, "--seed", "1", NULL);
+    tu_result r = tu_run_script("reference.sh", dir, "--seed", "1", NULL);
     /* every case passes, but the fixture is not a pinned set */
     cr_assert_eq(r.code, 4, "%s\n%s", r.out, r.err);
     tu_assert_has(r.out, "summary: UNOFFICIAL");
@@ -63,19 +61,16 @@ Test(iuts, reference_passes_the_fixture)
                          "of run seed 1, not a certification: the fresh-case seed was chosen by the caller (--seed); "
                          "UNOFFICIAL vector set: manifest digest ");
     tu_result_free(&r);
-    free(iut);
 }
 
 Test(iuts, hang_in_train_is_killed)
 {
-    char *iut = tu_iut("hang.sh");
-    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", dir, "--level", "train", "--timeout-run", "1.5", NULL);
+    tu_result r = tu_run_script("hang.sh", dir, "--level", "train", "--timeout-run", "1.5", NULL);
     assert_failed_cleanly(&r);
     tu_assert_has(r.out, "the training run hung: no exit within 1.5 s (time-out, P8); the IUT was killed");
     tu_assert_has(r.out, "needs a longer one: --timeout-run S or --slowdown F"); /* how to set it (issue 27 item 8) */
     cr_assert(r.seconds < 15, "took %.1f s", r.seconds);
     tu_result_free(&r);
-    free(iut);
 }
 
 /* Script IUTs that misbehave in one way at one level: each must FAIL
@@ -126,20 +121,7 @@ static const misbehaviour misbehaviours[] = {
 
 enum { N_MISBEHAVIOURS = sizeof misbehaviours / sizeof *misbehaviours };
 
-static void free_params(struct criterion_test_params *p)
-{
-    cr_free(p->params);
-}
-
-/* The rows' indices, not the rows: a test runs in a process of its own,
- * where the rows' string pointers would not hold. */
-ParameterizedTestParameters(iuts, misbehaving_script_fails_cleanly)
-{
-    size_t *rows = cr_malloc(N_MISBEHAVIOURS * sizeof *rows);
-    for (size_t i = 0; i < N_MISBEHAVIOURS; i++)
-        rows[i] = i;
-    return cr_make_param_array(size_t, rows, N_MISBEHAVIOURS, free_params);
-}
+TU_TABLE_ROWS(iuts, misbehaving_script_fails_cleanly, N_MISBEHAVIOURS)
 
 ParameterizedTest(const size_t *row, iuts, misbehaving_script_fails_cleanly)
 {
@@ -191,14 +173,12 @@ Test(iuts, endless_trace_hits_the_cap)
 
 Test(iuts, fewer_steps_is_not_a_pass)
 {
-    char *iut = tu_iut("reference.sh");
-    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", dir, "--level", "train", "--steps", "3", NULL);
+    tu_result r = tu_run_script("reference.sh", dir, "--level", "train", "--steps", "3", NULL);
     cr_assert_eq(r.code, 3, "%s", r.out);
     tu_assert_has(r.out, "level train: NOT REACHED (5 passed, 0 failed, 3 skipped)");
     tu_assert_has(r.out, "scope: not a full certification: --level train: a certification runs the ops and train levels");
     tu_assert_has(r.out, "scope: not a full certification: --steps 3: training stopped before step 6");
     tu_result_free(&r);
-    free(iut);
 }
 
 /* spec §12.1: a later minor version only adds, so the reference (spec
@@ -261,10 +241,8 @@ Test(iuts, windows_resume_the_golden_states, .timeout = 900)
  * PASS (windows)); the fresh windows drawn over its whole run catch it. */
 Test(iuts, fresh_windows_catch_a_trainer_wrong_after_the_prefix, .timeout = 600)
 {
-    char *iut = tu_iut("late_wrong.sh");
-    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", "vectors/v1.2.0", "--profile", "mlp13k", "--steps",
-                             "1", "--windows", NULL);
-    free(iut);
+    tu_result r = tu_run_script("late_wrong.sh", "vectors/v1.2.0", "--profile", "mlp13k", "--steps", "1", "--windows",
+                                NULL);
     cr_assert_eq(r.code, 1, "expected FAIL:\n%s\n%s", r.out, r.err);
     tu_assert_has(r.out, "3 fresh windows under seed");
     tu_assert_has(r.out, "FAIL mlp13k/fresh-window/");
@@ -285,10 +263,8 @@ Test(iuts, fresh_windows_catch_a_trainer_wrong_after_the_prefix, .timeout = 600)
  * the same way, passes every window (the negative control). */
 Test(iuts, a_window_failure_names_tensor_element_and_op, .timeout = 600)
 {
-    char *iut = tu_iut("window_wrong.sh");
-    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", "vectors/v1.2.0", "--level", "train", "--profile",
-                             "mlp13k", "--steps", "1", "--windows", NULL);
-    free(iut);
+    tu_result r = tu_run_script("window_wrong.sh", "vectors/v1.2.0", "--level", "train", "--profile", "mlp13k",
+                                "--steps", "1", "--windows", NULL);
     cr_assert_eq(r.code, 1, "expected FAIL:\n%s\n%s", r.out, r.err);
     tu_assert_has(r.out, "FAIL mlp13k/fresh-window/");
     tu_assert_has(r.out, "      where it differs:\n    first step whose parameters differ: ");
@@ -342,10 +318,8 @@ Test(iuts, a_slow_correct_iut_times_out_and_passes_when_raised, .timeout = 120)
  * and every resume from a state the runner made is the reference's. */
 Test(iuts, a_broken_state_writer_fails, .timeout = 600)
 {
-    char *iut = tu_iut("bad_state_writer.sh");
-    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", "vectors/v1.1.0", "--profile", "addmod113",
-                             "--steps", "2", NULL);
-    free(iut);
+    tu_result r = tu_run_script("bad_state_writer.sh", "vectors/v1.1.0", "--profile", "addmod113", "--steps", "2",
+                                NULL);
     cr_assert_eq(r.code, 1, "expected FAIL:\n%s\n%s", r.out, r.err);
     tu_assert_has(r.out, "FAIL fresh/addmod113/resume/1-2: step 2 of the run resumed from the IUT's own state");
     tu_result_free(&r);

@@ -135,11 +135,9 @@ Test(mutants, reference_passes_the_vectors, .timeout = 120)
 Test(mutants, no_ops_verb_says_why_no_op_is_named, .timeout = 120)
 {
     need_vectors();
-    char *iut = tu_iut("flip_no_ops.sh");
-    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS"), "--level", "train", NULL);
+    tu_result r = tu_run_script("flip_no_ops.sh", tu_env("IT_VECTORS"), "--level", "train", NULL);
     cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
     tu_assert_has(r.out, "first differing tensor: w2, element (5, 7)");
     tu_assert_has(r.out, "first differing op: op-level localization not possible: the IUT does not implement the ops verb (exit status 64, P1)");
     tu_result_free(&r);
-    free(iut);
 }

@@ -9,13 +9,23 @@
 #include "testutil.h"
 #include "core/util.h"
 
-Test(process, p1_passes_verb_and_args_unquoted)
+/* Runs a shell command line as an IUT's verb `verb` under the keeper, with
+ * a time-out and a stdout cap; the driver itself must not fail. */
+static iut_result run_sh(const char *cmd, const char *verb, const char *const *args, size_t nargs, double timeout,
+                         size_t cap)
 {
     contain_init();
     iut_result r;
     char err[256];
+    cr_assert_eq(iut_run(cmd, verb, args, nargs, NULL, timeout, 1, cap, NULL, NULL, &r, err, sizeof err), 0, "%s",
+                 err);
+    return r;
+}
+
+Test(process, p1_passes_verb_and_args_unquoted)
+{
     const char *args[] = {"a b", "$HOME", "'q'"};
-    cr_assert_eq(iut_run("printf '%s|'", "verb", args, 3, NULL, 10, 1, 4096, NULL, NULL, &r, err, sizeof err), 0);
+    iut_result r = run_sh("printf '%s|'", "verb", args, 3, 10, 4096);
     cr_assert(r.exited_ok);
     cr_assert_str_eq(r.out, "verb|a b|$HOME|'q'|");
     iut_result_free(&r);
@@ -23,12 +33,9 @@ Test(process, p1_passes_verb_and_args_unquoted)
 
 Test(process, timeout_kills_the_group)
 {
-    contain_init();
-    iut_result r;
-    char err[256];
     double t0 = now_s();
     /* a background child holding stdout open must not keep the runner waiting */
-    cr_assert_eq(iut_run("sleep 100 & sleep 100; :", "x", NULL, 0, NULL, 0.5, 1, 4096, NULL, NULL, &r, err, sizeof err), 0);
+    iut_result r = run_sh("sleep 100 & sleep 100; :", "x", NULL, 0, 0.5, 4096);
     cr_assert(r.timed_out);
     cr_assert(!r.exited_ok);
     cr_assert(now_s() - t0 < 5, "took %.1f s", now_s() - t0);
@@ -38,11 +45,8 @@ Test(process, timeout_kills_the_group)
 
 Test(process, leftover_children_do_not_block)
 {
-    contain_init();
-    iut_result r;
-    char err[256];
     double t0 = now_s();
-    cr_assert_eq(iut_run("(sleep 100 &); echo done; :", "x", NULL, 0, NULL, 20, 1, 4096, NULL, NULL, &r, err, sizeof err), 0);
+    iut_result r = run_sh("(sleep 100 &); echo done; :", "x", NULL, 0, 20, 4096);
     cr_assert(r.exited_ok, "%s", r.status_text);
     cr_assert(now_s() - t0 < 5, "took %.1f s", now_s() - t0);
     tu_assert_has(r.out, "done");
@@ -51,14 +55,11 @@ Test(process, leftover_children_do_not_block)
 
 Test(process, signal_and_status)
 {
-    contain_init();
-    iut_result r;
-    char err[256];
-    cr_assert_eq(iut_run("kill -SEGV $$; :", "x", NULL, 0, NULL, 10, 1, 4096, NULL, NULL, &r, err, sizeof err), 0);
+    iut_result r = run_sh("kill -SEGV $$; :", "x", NULL, 0, 10, 4096);
     cr_assert_eq(r.signal, 11);
     tu_assert_has(r.status_text, "SIGSEGV");
     iut_result_free(&r);
-    cr_assert_eq(iut_run("exit 7; :", "x", NULL, 0, NULL, 10, 1, 4096, NULL, NULL, &r, err, sizeof err), 0);
+    r = run_sh("exit 7; :", "x", NULL, 0, 10, 4096);
     cr_assert_eq(r.exit_code, 7);
     cr_assert_str_eq(r.status_text, "exit status 7");
     iut_result_free(&r);
@@ -66,12 +67,7 @@ Test(process, signal_and_status)
 
 Test(process, stderr_tail_is_the_last_4_KiB)
 {
-    contain_init();
-    iut_result r;
-    char err[256];
-    cr_assert_eq(iut_run("head -c 10000 /dev/zero | tr '\\0' a >&2; echo END >&2; :", "x", NULL, 0, NULL, 10, 1, 4096,
-                         NULL, NULL, &r, err, sizeof err),
-                 0);
+    iut_result r = run_sh("head -c 10000 /dev/zero | tr '\\0' a >&2; echo END >&2; :", "x", NULL, 0, 10, 4096);
     cr_assert_eq(strlen(r.err_tail), 4096);
     cr_assert(strstr(r.err_tail, "aaaaEND\n"));
     iut_result_free(&r);
@@ -79,10 +75,7 @@ Test(process, stderr_tail_is_the_last_4_KiB)
 
 Test(process, stdout_cap_kills)
 {
-    contain_init();
-    iut_result r;
-    char err[256];
-    cr_assert_eq(iut_run("yes; :", "x", NULL, 0, NULL, 10, 1, 1000, NULL, NULL, &r, err, sizeof err), 0);
+    iut_result r = run_sh("yes; :", "x", NULL, 0, 10, 1000);
     cr_assert(r.out_overflow);
     cr_assert_eq(r.out_len, 1000);
     tu_assert_has(r.status_text, "stdout exceeds the 1000-byte cap");

@@ -23,27 +23,38 @@ TU_DIR_SUITE(trust, 0, .timeout = 120);
 
 Test(trust, a_filter_over_every_op_group_without_train_is_partial)
 {
-    char *iut = tu_iut("no_train.sh");
-    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS"), "--level", "all", "--filter",
-                             ALL_GROUPS, NULL);
+    tu_result r = tu_run_script("no_train.sh", tu_env("IT_VECTORS"), "--level", "all", "--filter", ALL_GROUPS, NULL);
     cr_assert_eq(r.code, 3, "%s%s", r.out, r.err);
     tu_assert_has(r.out, "summary: PARTIAL");
     tu_assert_has(r.out, "; PARTIAL: --filter: only the named groups ran; level train: no case ran\n");
     tu_assert_lacks(r.out, "summary: PASS");
     tu_result_free(&r);
-    free(iut);
 }
 
 Test(trust, no_ops_verb_with_a_profile_filter_is_partial)
 {
-    char *iut = tu_iut("no_ops.sh");
-    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS"), "--level", "all", "--filter",
-                             "mlp13k", NULL);
+    tu_result r = tu_run_script("no_ops.sh", tu_env("IT_VECTORS"), "--level", "all", "--filter", "mlp13k", NULL);
     cr_assert_eq(r.code, 3, "%s%s", r.out, r.err);
     tu_assert_has(r.out, "summary: PARTIAL: ops NOT RUN, train PASS, fresh PASS");
     tu_assert_has(r.out, "scope: not a full certification: level ops: no case ran");
     tu_result_free(&r);
-    free(iut);
+}
+
+/* The matrix, over one native host, refuses the receipt rp (with
+ * `--vectors vec` unless NULL): exit 2, saying `why` on stderr. */
+static void matrix_refuses(const char *rp, const char *vec, const char *why)
+{
+    char *hosts = at("hosts.json");
+    char err[256];
+    const char *h = "{\"hosts\": [{\"name\": \"nat\", \"emulator\": null, \"cpu\": null, \"isa\": \"x86_64\", "
+                    "\"endianness\": \"little\", \"stands_for\": \"x\", \"build\": \"x86_64\", \"expected\": \"pass\", "
+                    "\"required_features\": [], \"absent_features\": []}]}";
+    cr_assert(write_file(hosts, h, strlen(h), err, sizeof err) == 0);
+    if (vec)
+        tu_conform_says(2, 1, why, "matrix", "--allow-unsigned", "--hosts", hosts, "--vectors", vec, rp, NULL);
+    else
+        tu_conform_says(2, 1, why, "matrix", "--allow-unsigned", "--hosts", hosts, rp, NULL);
+    free(hosts);
 }
 
 /* ---- provenance -------------------------------------------------------------- */
@@ -56,9 +67,8 @@ Test(trust, an_edited_self_consistent_vector_set_is_unofficial)
     free(cmd);
     tu_edit(vec, "ops/exp.json", "\"y\":\t\"3f800000\"", "\"y\":\t\"3f800001\"");
     tu_remanifest(vec);
-    char *iut = tu_iut("bent_exp.sh");
     char *rp = at("r.json");
-    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", vec, "--receipt", rp, NULL);
+    tu_result r = tu_run_script("bent_exp.sh", vec, "--receipt", rp, NULL);
     cr_assert_eq(r.code, 4, "%s%s", r.out, r.err);
     tu_assert_has(r.out, "vectors: UNOFFICIAL: manifest digest ");
     tu_assert_has(r.out, "summary: UNOFFICIAL");
@@ -69,17 +79,8 @@ Test(trust, an_edited_self_consistent_vector_set_is_unofficial)
     cJSON_Delete(j);
     tu_result_free(&r);
     /* the matrix refuses it, with or without --against */
-    char *hosts = at("hosts.json");
-    char err[256];
-    const char *h = "{\"hosts\": [{\"name\": \"nat\", \"emulator\": null, \"cpu\": null, \"isa\": \"x86_64\", "
-                    "\"endianness\": \"little\", \"stands_for\": \"x\", \"build\": \"x86_64\", \"expected\": \"pass\", "
-                    "\"required_features\": [], \"absent_features\": []}]}";
-    cr_assert(write_file(hosts, h, strlen(h), err, sizeof err) == 0);
-    tu_conform_says(2, 1, "refused: UNOFFICIAL is not a certification", "matrix", "--allow-unsigned", "--hosts", hosts,
-                    "--vectors", vec, rp, NULL);
-    free(hosts);
+    matrix_refuses(rp, vec, "refused: UNOFFICIAL is not a certification");
     free(rp);
-    free(iut);
     free(vec);
 }
 
@@ -117,14 +118,12 @@ Test(trust, a_lookup_replay_cannot_localize)
 
 Test(trust, a_train_verb_that_ignores_the_seed_fails)
 {
-    char *iut = tu_iut("fixed_seed.sh");
-    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS"), "--seed", "12345", NULL);
+    tu_result r = tu_run_script("fixed_seed.sh", tu_env("IT_VECTORS"), "--seed", "12345", NULL);
     cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
     tu_assert_has(r.out, "level train: PASS");
     tu_assert_has(r.out, "FAIL fresh/mlp13k/0: parameters differ from the linked reference under seed 12345");
     tu_assert_has(r.out, "summary: FAIL: ops PASS, train PASS, fresh FAIL");
     tu_result_free(&r);
-    free(iut);
 }
 
 /* From spec 1.1 the fresh-seed run is required: an IUT that claims 1.1.0
@@ -217,15 +216,7 @@ Test(trust, a_hand_edited_fail_receipt_is_refused)
     tu_assert_has(r.out, ": levels.train.verdict: \"PASS\", but its cases give FAIL");
     tu_assert_has(r.out, "checkpoints[3].matches_vectors: the digest ");
     tu_result_free(&r);
-    char *hosts = at("hosts.json");
-    char err[256];
-    const char *h = "{\"hosts\": [{\"name\": \"nat\", \"emulator\": null, \"cpu\": null, \"isa\": \"x86_64\", "
-                    "\"endianness\": \"little\", \"stands_for\": \"x\", \"build\": \"x86_64\", \"expected\": \"pass\", "
-                    "\"required_features\": [], \"absent_features\": []}]}";
-    cr_assert(write_file(hosts, h, strlen(h), err, sizeof err) == 0);
-    tu_conform_says(2, 1, "refused: the receipt does not verify", "matrix", "--allow-unsigned", "--hosts", hosts, rp,
-                    NULL);
-    free(hosts);
+    matrix_refuses(rp, NULL, "refused: the receipt does not verify");
     free(rp);
 }
 

@@ -96,63 +96,72 @@ static void expect_lint(const char *file, const char *from, const char *to, cons
     tu_result_free(&r);
 }
 
-Test(vectors, lint_tc_id_order)
-{
-    expect_lint("ops/exp.json", "\"tc_id\":\t2", "\"tc_id\":\t7", "ops/exp.json: $.tests[1].tc_id: expected 2");
-}
+/* One edit of one file of the fixture, and what the lint must say of it
+ * (the row's name says which rule it breaks). */
+typedef struct {
+    const char *name, *file, *from, *to, *says;
+} lint_case;
 
-Test(vectors, lint_bad_hex)
-{
-    expect_lint("ops/exp.json", "\"x\":\t\"00000000\"", "\"x\":\t\"0000000G\"",
-                "ops/exp.json: $.tests[0].inputs.x: expected f32[n]");
-}
+static const lint_case lint_cases[] = {
+    {"lint_tc_id_order", "ops/exp.json",
+     "\"tc_id\":\t2",
+     "\"tc_id\":\t7",
+     "ops/exp.json: $.tests[1].tc_id: expected 2"},
+    {"lint_bad_hex", "ops/exp.json",
+     "\"x\":\t\"00000000\"",
+     "\"x\":\t\"0000000G\"",
+     "ops/exp.json: $.tests[0].inputs.x: expected f32[n]"},
+    {"lint_uppercase_hex", "ops/exp.json",
+     "\"y\":\t\"3f800000\"",
+     "\"y\":\t\"3F800000\"",
+     "$.tests[0].outputs.y: expected f32[n]"},
+    {"lint_wrong_length", "ops/linear.json",
+     "\"in\":\t\"3\"",
+     "\"in\":\t\"2\"",
+     "ops/linear.json: $.tests[0].inputs.w: expected 4 elements (out*in), got 6"},
+    {"lint_unknown_op", "ops/dot.json",
+     "\"op\":\t\"dot\"",
+     "\"op\":\t\"dott\"",
+     "$.tests[0].op: expected an op of"},
+    {"lint_flag_without_note", "ops/dot.json",
+     "\"OrderSensitive\"]",
+     "\"Unexplained\"]",
+     "every flag used has an entry there"},
+    {"lint_number_of_tests", "ops/dot.json",
+     "\"number_of_tests\":\t1",
+     "\"number_of_tests\":\t2",
+     "$.number_of_tests: expected 1 (the length of tests)"},
+    {"lint_missing_output_key", "ops/dot.json",
+     "\"outputs\":\t{\n\t\t\t\t\"y\"",
+     "\"outputs\":\t{\n\t\t\t\t\"z\"",
+     "missing key \"y\""},
+    {"lint_group_is_stem", "ops/dot.json",
+     "\"group\":\t\"dot\"",
+     "\"group\":\t\"dots\"",
+     "$.group: expected \"dot\""},
+    {"lint_invalid_json_position", "ops/dot.json",
+     "\"schema\":",
+     "\"schema\"",
+     "ops/dot.json: line 2"},
+    {"lint_train_trace_and_checkpoint", "train/mlp13k.json",
+     "\"step\":\t3",
+     "\"step\":\t9",
+     "$.trace[3].step: expected 3"},
+    {"lint_field_order", "ops/dot.json",
+     "\"spec_version\":\t\"1.0.0\",\n\t\"vector_version\":\t\"1.0.0\"",
+     "\"vector_version\":\t\"1.0.0\",\n\t\"spec_version\":\t\"1.0.0\"",
+     "field order is as FORMAT.md lists"},
+};
 
-Test(vectors, lint_uppercase_hex)
-{
-    expect_lint("ops/exp.json", "\"y\":\t\"3f800000\"", "\"y\":\t\"3F800000\"",
-                "$.tests[0].outputs.y: expected f32[n]");
-}
+enum { N_LINT_CASES = sizeof lint_cases / sizeof *lint_cases };
 
-Test(vectors, lint_wrong_length)
-{
-    expect_lint("ops/linear.json", "\"in\":\t\"3\"", "\"in\":\t\"2\"",
-                "ops/linear.json: $.tests[0].inputs.w: expected 4 elements (out*in), got 6");
-}
+TU_TABLE_ROWS(vectors, lint_names_file_path_and_expectation, N_LINT_CASES)
 
-Test(vectors, lint_unknown_op)
+ParameterizedTest(const size_t *row, vectors, lint_names_file_path_and_expectation)
 {
-    expect_lint("ops/dot.json", "\"op\":\t\"dot\"", "\"op\":\t\"dott\"", "$.tests[0].op: expected an op of");
-}
-
-Test(vectors, lint_flag_without_note)
-{
-    expect_lint("ops/dot.json", "\"OrderSensitive\"]", "\"Unexplained\"]", "every flag used has an entry there");
-}
-
-Test(vectors, lint_number_of_tests)
-{
-    expect_lint("ops/dot.json", "\"number_of_tests\":\t1", "\"number_of_tests\":\t2",
-                "$.number_of_tests: expected 1 (the length of tests)");
-}
-
-Test(vectors, lint_missing_output_key)
-{
-    expect_lint("ops/dot.json", "\"outputs\":\t{\n\t\t\t\t\"y\"", "\"outputs\":\t{\n\t\t\t\t\"z\"", "missing key \"y\"");
-}
-
-Test(vectors, lint_group_is_stem)
-{
-    expect_lint("ops/dot.json", "\"group\":\t\"dot\"", "\"group\":\t\"dots\"", "$.group: expected \"dot\"");
-}
-
-Test(vectors, lint_invalid_json_position)
-{
-    expect_lint("ops/dot.json", "\"schema\":", "\"schema\"", "ops/dot.json: line 2");
-}
-
-Test(vectors, lint_train_trace_and_checkpoint)
-{
-    expect_lint("train/mlp13k.json", "\"step\":\t3", "\"step\":\t9", "$.trace[3].step: expected 3");
+    const lint_case *c = &lint_cases[*row];
+    cr_log_info("%s: %s", c->name, c->file);
+    expect_lint(c->file, c->from, c->to, c->says);
 }
 
 Test(vectors, lint_checkpoint_digest)
@@ -170,10 +179,4 @@ Test(vectors, lint_checkpoint_digest)
     tu_result_free(&r);
     free(d);
     free(f);
-}
-
-Test(vectors, lint_field_order)
-{
-    expect_lint("ops/dot.json", "\"spec_version\":\t\"1.0.0\",\n\t\"vector_version\":\t\"1.0.0\"",
-                "\"vector_version\":\t\"1.0.0\",\n\t\"spec_version\":\t\"1.0.0\"", "field order is as FORMAT.md lists");
 }

@@ -92,9 +92,8 @@ Test(versions, a_spec_1_0_0_iut_passes_vectors_1_0_0)
  * FAIL; mlp13k reached train. */
 Test(versions, a_spec_1_0_0_iut_is_partial_not_fail_on_vectors_1_1_0)
 {
-    char *iut = tu_iut("spec_1_0_0.sh"), *rp = at("r.json");
-    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS_1_1"), "--receipt",
-                             rp, NULL);
+    char *rp = at("r.json");
+    tu_result r = tu_run_script("spec_1_0_0.sh", tu_env("IT_VECTORS_1_1"), "--receipt", rp, NULL);
     cr_assert_eq(r.code, 3, "%s%s", r.out, r.err);
     tu_assert_has(r.out, "\nspec: judged by spec 1.0, the lower of the IUT's 1.0.0 and the vector set's 1.1.0");
     tu_assert_has(r.out, "  SKIP addmod113: not implemented: profile addmod113 arrived in spec 1.1.0, the IUT claims "
@@ -120,7 +119,6 @@ Test(versions, a_spec_1_0_0_iut_is_partial_not_fail_on_vectors_1_1_0)
     cJSON_Delete(j);
     tu_conform_says(0, 0, ": OK: verdict PARTIAL recomputed from ", "verify", "--allow-unsigned", rp, NULL);
     free(rp);
-    free(iut);
 }
 
 /* Negative control: the same trainer claiming 1.1.0 must answer an unknown
@@ -132,10 +130,7 @@ Test(versions, a_spec_1_0_0_iut_is_partial_not_fail_on_vectors_1_1_0)
  * summary's spec line does (it said "spec 1.0 certified" of a PARTIAL). */
 Test(versions, the_version_wording_agrees_on_vectors_1_2_0)
 {
-    char *iut = tu_iut("spec_1_0_0.sh");
-    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", "vectors/v1.2.0", "--level", "ops", "--filter",
-                             "dot", NULL);
-    free(iut);
+    tu_result r = tu_run_script("spec_1_0_0.sh", "vectors/v1.2.0", "--level", "ops", "--filter", "dot", NULL);
     cr_assert_eq(r.code, 3, "%s%s", r.out, r.err);
     tu_assert_has(r.out, "what the set tests from 1.1 on is not required of this IUT");
     tu_assert_lacks(r.out, "from 1.2 on");
@@ -149,8 +144,7 @@ Test(versions, the_version_wording_agrees_on_vectors_1_2_0)
 Test(versions, claiming_1_1_0_the_same_exit_2_is_a_fail_named_on_the_closing_line)
 {
     setenv("SPEC_CLAIM", "1.1.0", 1);
-    char *iut = tu_iut("spec_1_0_0.sh");
-    tu_result r = tu_conform("run", "--iut-exec", iut, "--vectors", tu_env("IT_VECTORS_1_1"), NULL);
+    tu_result r = tu_run_script("spec_1_0_0.sh", tu_env("IT_VECTORS_1_1"), NULL);
     cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
     const char *last = closing(&r);
     tu_assert_has(last, "; FAIL: first failure: addmod113/run: the IUT exited non-zero: exit status 2");
@@ -158,7 +152,6 @@ Test(versions, claiming_1_1_0_the_same_exit_2_is_a_fail_named_on_the_closing_lin
     /* the scope lines still say what was skipped */
     tu_assert_has(r.out, "\nscope: not a full certification: level ops: 52 required cases skipped (first: adamw/1: ");
     tu_result_free(&r);
-    free(iut);
 }
 
 /* A spec-1.1 IUT on vectors/v1.2.0: gptchar is a profile it cannot know.

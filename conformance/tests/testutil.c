@@ -116,7 +116,8 @@ static void check_receipt_property(const char *receipt, const char *vectors, con
     iut_result_free(&r);
 }
 
-static tu_result conform_v(const char *arg0, va_list ap)
+/* Runs IT_CONFORM arg0, then the npre arguments pre, then those of ap. */
+static tu_result conform_v(const char *arg0, const char *const *pre, size_t npre, va_list ap)
 {
     const char *args[72];
     size_t n = 0;
@@ -131,7 +132,8 @@ static tu_result conform_v(const char *arg0, va_list ap)
         args[n++] = NULL; /* filled below */
     }
     int after_dashdash = 0;
-    while ((a = va_arg(ap, const char *)) != NULL && n < 64) {
+    size_t k = 0;
+    while ((a = k < npre ? pre[k++] : va_arg(ap, const char *)) != NULL && n < 64) {
         if (!after_dashdash && !strcmp(a, "--"))
             after_dashdash = 1;
         if (is_run && !after_dashdash && n >= 3) {
@@ -174,8 +176,33 @@ tu_result tu_conform(const char *arg0, ...)
 {
     va_list ap;
     va_start(ap, arg0);
-    tu_result r = conform_v(arg0, ap);
+    tu_result r = conform_v(arg0, NULL, 0, ap);
     va_end(ap);
+    return r;
+}
+
+static void free_row_indices(struct criterion_test_params *p)
+{
+    cr_free(p->params);
+}
+
+struct criterion_test_params tu_row_indices(size_t n)
+{
+    size_t *rows = cr_malloc(n * sizeof *rows);
+    for (size_t i = 0; i < n; i++)
+        rows[i] = i;
+    return cr_make_param_array(size_t, rows, n, free_row_indices);
+}
+
+tu_result tu_run_script(const char *script, const char *vectors, ...)
+{
+    char *iut = tu_iut(script);
+    const char *const pre[] = {"--iut-exec", iut, "--vectors", vectors};
+    va_list ap;
+    va_start(ap, vectors);
+    tu_result r = conform_v("run", pre, sizeof pre / sizeof *pre, ap);
+    va_end(ap);
+    free(iut);
     return r;
 }
 
@@ -183,7 +210,7 @@ void tu_conform_exits(int code, const char *arg0, ...)
 {
     va_list ap;
     va_start(ap, arg0);
-    tu_result r = conform_v(arg0, ap);
+    tu_result r = conform_v(arg0, NULL, 0, ap);
     va_end(ap);
     cr_assert_eq(r.code, code, "%s: exit %d, expected %d\n%s%s", arg0, r.code, code, r.out, r.err);
     tu_result_free(&r);
@@ -193,7 +220,7 @@ void tu_conform_says(int code, int on_err, const char *says, const char *arg0, .
 {
     va_list ap;
     va_start(ap, arg0);
-    tu_result r = conform_v(arg0, ap);
+    tu_result r = conform_v(arg0, NULL, 0, ap);
     va_end(ap);
     cr_assert_eq(r.code, code, "%s: exit %d, expected %d\n%s%s", arg0, r.code, code, r.out, r.err);
     tu_assert_has(on_err ? r.err : r.out, says);

@@ -6,6 +6,7 @@
 #define CONFORM_TESTUTIL_H
 
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h> /* after criterion.h, which it needs first */
 #include <stddef.h>
 #include <stdlib.h>
 
@@ -27,6 +28,9 @@ typedef struct {
 
 /* Runs IT_CONFORM with the arguments (NULL-terminated) and a 120 s limit. */
 tu_result tu_conform(const char *arg0, ...);
+/* Runs `run --iut-exec <the script IUT> --vectors <vectors>` and the
+ * further arguments (NULL-terminated), as tu_conform. */
+tu_result tu_run_script(const char *script, const char *vectors, ...);
 /* Runs IT_CONFORM so and asserts its exit code. */
 void tu_conform_exits(int code, const char *arg0, ...);
 /* Runs IT_CONFORM so, asserts its exit code and that its stdout (stderr
@@ -126,6 +130,14 @@ char *tu_at(const char *dir, const char *name);
     __attribute__((unused)) static char *at(const char *name) { return tu_at(dir, name); }          \
     TestSuite(suite, .init = tu_suite_init_, .fini = tu_suite_fini_, ##__VA_ARGS__)
 #define TU_DIR_SUITE(suite, steps, ...) TU_DIR_SUITE_HOOK(suite, steps, NULL, ##__VA_ARGS__)
+
+/* The parameters of a table-driven test (a ParameterizedTest over `const
+ * size_t *row`): the indices 0..n-1 of its table's rows, not the rows, for
+ * a test runs in a process of its own, where the rows' string pointers
+ * would not hold. */
+struct criterion_test_params tu_row_indices(size_t n);
+#define TU_TABLE_ROWS(suite, test, n)                                                               \
+    ParameterizedTestParameters(suite, test) { return tu_row_indices(n); }
 
 /* Asserts that haystack contains needle, showing both otherwise. */
 #define tu_assert_has(hay, needle)                                                                  \

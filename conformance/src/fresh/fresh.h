@@ -81,6 +81,11 @@ void fresh_list_free(fresh_list *l);
  * expected outputs to fill. */
 value *fresh_add(fresh_list *l, const char *group, const char *op, const char *what, char *kv);
 void fresh_want_f32(value *v, const float *x, size_t n);
+/* The two cases of a pointwise activation `group` (relu §5.9, gelu §5.14):
+ * <group>_forward x -> y and <group>_backward (x, dy) -> dx, n elements,
+ * each described by its `what`. */
+void fresh_add_pointwise(fresh_list *l, const char *group, const char *what_fwd, const char *what_bwd, const float *x,
+                         const float *y, const float *dy, const float *dx, size_t n);
 void fresh_want_u32(value *v, const uint32_t *x, size_t n);
 void fresh_want_sha256(value *v, const char *hex);
 void fresh_kv_f32(sbuf *b, const char *key, const float *x, size_t n);

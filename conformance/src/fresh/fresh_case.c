@@ -114,6 +114,22 @@ value *fresh_add(fresh_list *l, const char *group, const char *op, const char *w
     return c->want;
 }
 
+void fresh_add_pointwise(fresh_list *l, const char *group, const char *what_fwd, const char *what_bwd, const float *x,
+                         const float *y, const float *dy, const float *dx, size_t n)
+{
+    char fwd[48], bwd[48];
+    snprintf(fwd, sizeof fwd, "%s_forward", group);
+    snprintf(bwd, sizeof bwd, "%s_backward", group);
+    sbuf b;
+    sbuf_init(&b);
+    fresh_kv_f32(&b, "x", x, n);
+    fresh_want_f32(&fresh_add(l, group, fwd, what_fwd, sbuf_take(&b))[0], y, n);
+    sbuf_init(&b);
+    fresh_kv_f32(&b, "x", x, n);
+    fresh_kv_f32(&b, "dy", dy, n);
+    fresh_want_f32(&fresh_add(l, group, bwd, what_bwd, sbuf_take(&b))[0], dx, n);
+}
+
 void fresh_want_f32(value *v, const float *x, size_t n)
 {
     v->type = VT_F32;

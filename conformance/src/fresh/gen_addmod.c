@@ -33,16 +33,8 @@ static void relu_cases(fresh_list *l, fresh_rng *r)
     }
     it_relu_forward(x, N_ELEM, y);
     it_relu_backward(x, dy, N_ELEM, dx);
-    sbuf b;
-    sbuf_init(&b);
-    fresh_kv_f32(&b, "x", x, N_ELEM);
-    fresh_want_f32(&fresh_add(l, "relu", "relu_forward", "zeros, subnormals, typical", sbuf_take(&b))[0], y, N_ELEM);
-    sbuf_init(&b);
-    fresh_kv_f32(&b, "x", x, N_ELEM);
-    fresh_kv_f32(&b, "dy", dy, N_ELEM);
-    fresh_want_f32(&fresh_add(l, "relu", "relu_backward", "zeros (relu'(0) = 0), subnormals, typical",
-                              sbuf_take(&b))[0],
-                   dx, N_ELEM);
+    fresh_add_pointwise(l, "relu", "zeros, subnormals, typical", "zeros (relu'(0) = 0), subnormals, typical", x, y,
+                        dy, dx, N_ELEM);
 }
 
 /* heads x width over t keys, values typical */

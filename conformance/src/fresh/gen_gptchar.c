@@ -105,14 +105,7 @@ static void gelu_cases(fresh_list *l, fresh_rng *r)
             dy[i] = fresh_f32(r, FC_TYPICAL);
         it_gelu_forward(x, N_ELEM, y);
         it_gelu_backward(x, dy, N_ELEM, dx);
-        sbuf b;
-        sbuf_init(&b);
-        fresh_kv_f32(&b, "x", x, N_ELEM);
-        fresh_want_f32(&fresh_add(l, "gelu", "gelu_forward", class_name(c), sbuf_take(&b))[0], y, N_ELEM);
-        sbuf_init(&b);
-        fresh_kv_f32(&b, "x", x, N_ELEM);
-        fresh_kv_f32(&b, "dy", dy, N_ELEM);
-        fresh_want_f32(&fresh_add(l, "gelu", "gelu_backward", class_name(c), sbuf_take(&b))[0], dx, N_ELEM);
+        fresh_add_pointwise(l, "gelu", class_name(c), class_name(c), x, y, dy, dx, N_ELEM);
     }
 }
 

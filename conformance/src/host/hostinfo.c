@@ -132,14 +132,8 @@ static int is_file(const char *p)
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* Through PATH when the word has no '/'. */
-static char *resolve(const char *w)
+char *host_path_lookup(const char *path, const char *w)
 {
-    if (strchr(w, '/'))
-        return is_file(w) ? xstrdup(w) : NULL;
-    const char *path = getenv("PATH");
-    if (!path)
-        path = "/usr/local/bin:/usr/bin:/bin";
     while (*path) {
         size_t l = strcspn(path, ":");
         char *cand = xasprintf("%.*s/%s", (int)l, l ? path : ".", w);
@@ -149,6 +143,17 @@ static char *resolve(const char *w)
         path += l + (path[l] == ':');
     }
     return NULL;
+}
+
+/* Through PATH when the word has no '/'. */
+static char *resolve(const char *w)
+{
+    if (strchr(w, '/'))
+        return is_file(w) ? xstrdup(w) : NULL;
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    return host_path_lookup(path, w);
 }
 
 /* qemu-user options that take a value (qemu-user --help, QEMU 7.2). */

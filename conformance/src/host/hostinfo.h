@@ -36,4 +36,9 @@ typedef struct {
 void iut_binary_inspect(const char *cmd, iut_binary *b);
 void iut_binary_free(iut_binary *b);
 
+/* The first "<dir>/<w>" over the directories of `path` (a PATH value; an
+ * empty entry is ".") that is a regular, executable file (allocated), or
+ * NULL. */
+char *host_path_lookup(const char *path, const char *w);
+
 #endif

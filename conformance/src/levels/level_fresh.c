@@ -192,6 +192,82 @@ static void own_state_resume(run_ctx *rc, const train_vec *tv, const train_exec 
         train_exec_free(&y, 0);
 }
 
+/* A refusal is judged as the train level judges it (level_train.c): a
+ * profile newer than the spec the IUT claims, refused with any normal
+ * exit, is not implemented; exit 64 is "does not implement this
+ * profile" (P7). Either is a SKIP of the run and of every step, never a
+ * FAIL; verdict/requirements.c decides whether the skip narrows. Returns 1
+ * when the run x was such a refusal (and recorded so). */
+static int skipped_refusal(run_ctx *rc, const train_vec *tv, const train_exec *x, uint32_t n, const char *suite,
+                           const char *run_id)
+{
+    const char *prof = tv->profile;
+    const int refused = train_exec_refused(x);
+    const int cannot_know = refused && req_beyond_iut(&rc->req, tv->spec_version);
+    if (!cannot_know && !(refused && x->r.exit_code == 64))
+        return 0;
+    char *why = cannot_know ? xasprintf("not implemented: profile %s arrived in spec %s, the IUT claims %s and "
+                                        "ended its fresh-seed run with %s",
+                                        prof, tv->spec_version, rc->req.iut_text, x->r.status_text)
+                            : xstrdup("the IUT does not implement the train verb or this profile (exit status 64, "
+                                      "P1, P7)");
+    results_add(&rc->res, "fresh", suite, run_id, V_SKIP, why, 1, x->r.seconds);
+    for (uint32_t t = 0; t <= n; t++) {
+        char id[64];
+        snprintf(id, sizeof id, "fresh/%s/%u", prof, (unsigned)t);
+        results_add(&rc->res, "fresh", suite, id, V_SKIP,
+                    cannot_know ? "not implemented: the profile arrived after the spec the IUT claims"
+                                : "the IUT does not implement the train verb or this profile (P1, P7)",
+                    1, 0);
+    }
+    fprintf(rc->out, "  SKIP %s: %s\n", run_id, why);
+    free(why);
+    return 1;
+}
+
+/* Every step 0..n of the IUT's fresh-seed run x against the linked
+ * reference's (fs, whose IUT side it fills in): a case per step, the
+ * first four failures listed, then the profile's summary line. */
+static void compare_steps(run_ctx *rc, const train_vec *tv, const train_exec *x, struct fresh_step *fs, uint32_t n,
+                          const char *seed, const char *suite)
+{
+    const char *prof = tv->profile;
+    size_t pass = 0, bad = 0;
+    int listed = 0;
+    for (uint32_t t = 0; t <= n; t++) {
+        char id[64];
+        snprintf(id, sizeof id, "fresh/%s/%u", prof, (unsigned)t);
+        struct fresh_step *f = &fs[t];
+        if (x->trace_ok && t < x->tr.n) {
+            f->reached = 1;
+            f->has_loss = t > 0 && x->tr.s[t].has_loss;
+            f->loss = x->tr.s[t].loss;
+        }
+        if (x->ck[t].present && x->ck[t].size == 4 * tv->parameters)
+            memcpy(f->sha256, x->ck[t].sha256, 65);
+        char *why = NULL;
+        if (!f->sha256[0])
+            why = xasprintf("no checkpoint step-%06u.bin of 4*P bytes", (unsigned)t);
+        else if (strcmp(f->sha256, f->ref_sha256) != 0)
+            why = xasprintf("parameters differ from the linked reference under seed %s: %s, expected %s", seed,
+                            f->sha256, f->ref_sha256);
+        else if (t > 0 && (!f->reached || f->loss != f->ref_loss))
+            why = xasprintf("loss 0x%08x, the linked reference has 0x%08x", (unsigned)f->loss, (unsigned)f->ref_loss);
+        results_add(&rc->res, "fresh", suite, id, why ? V_FAIL : V_PASS, why, 1, 0);
+        if (why) {
+            bad++;
+            if (listed++ < 4)
+                fprintf(rc->out, "    FAIL %s: %s\n", id, why);
+        } else
+            pass++;
+        free(why);
+    }
+    fprintf(rc->out, "  fresh %s seed %s  %zu steps passed", prof, seed, pass);
+    if (bad)
+        fprintf(rc->out, ", %zu failed", bad);
+    fprintf(rc->out, " (run: %s, %.2f s)\n", x->r.status_text, x->r.seconds);
+}
+
 static void fresh_train(run_ctx *rc, const train_vec *tv, const runner_profile *row)
 {
     const conform_args *a = rc->a;
@@ -252,30 +328,7 @@ static void fresh_train(run_ctx *rc, const train_vec *tv, const runner_profile *
             free(fs);
         return;
     }
-    /* A refusal is judged as the train level judges it (level_train.c): a
-     * profile newer than the spec the IUT claims, refused with any normal
-     * exit, is not implemented; exit 64 is "does not implement this
-     * profile" (P7). Either is a SKIP of the run and of every step, never a
-     * FAIL; verdict/requirements.c decides whether the skip narrows. */
-    const int refused = train_exec_refused(&x);
-    const int cannot_know = refused && req_beyond_iut(&rc->req, tv->spec_version);
-    if (cannot_know || (refused && x.r.exit_code == 64)) {
-        char *why = cannot_know ? xasprintf("not implemented: profile %s arrived in spec %s, the IUT claims %s and "
-                                            "ended its fresh-seed run with %s",
-                                            prof, tv->spec_version, rc->req.iut_text, x.r.status_text)
-                                : xstrdup("the IUT does not implement the train verb or this profile (exit status 64, "
-                                          "P1, P7)");
-        results_add(&rc->res, "fresh", suite, run_id, V_SKIP, why, 1, x.r.seconds);
-        for (uint32_t t = 0; t <= n; t++) {
-            char id[64];
-            snprintf(id, sizeof id, "fresh/%s/%u", prof, (unsigned)t);
-            results_add(&rc->res, "fresh", suite, id, V_SKIP,
-                        cannot_know ? "not implemented: the profile arrived after the spec the IUT claims"
-                                    : "the IUT does not implement the train verb or this profile (P1, P7)",
-                        1, 0);
-        }
-        fprintf(rc->out, "  SKIP %s: %s\n", run_id, why);
-        free(why);
+    if (skipped_refusal(rc, tv, &x, n, suite, run_id)) {
         train_exec_free(&x, 0);
         if (am)
             free(fs);
@@ -289,40 +342,7 @@ static void fresh_train(run_ctx *rc, const train_vec *tv, const runner_profile *
     else if (x.tr.n < (size_t)n + 1)
         problem = xasprintf("the trace ends at step %zu of %u", x.tr.n ? x.tr.n - 1 : 0, (unsigned)n);
     results_add(&rc->res, "fresh", suite, run_id, problem ? V_FAIL : V_PASS, problem, 1, x.r.seconds);
-    size_t pass = 0, bad = 0;
-    int listed = 0;
-    for (uint32_t t = 0; t <= n; t++) {
-        char id[64];
-        snprintf(id, sizeof id, "fresh/%s/%u", prof, (unsigned)t);
-        struct fresh_step *f = &fs[t];
-        if (x.trace_ok && t < x.tr.n) {
-            f->reached = 1;
-            f->has_loss = t > 0 && x.tr.s[t].has_loss;
-            f->loss = x.tr.s[t].loss;
-        }
-        if (x.ck[t].present && x.ck[t].size == 4 * tv->parameters)
-            memcpy(f->sha256, x.ck[t].sha256, 65);
-        char *why = NULL;
-        if (!f->sha256[0])
-            why = xasprintf("no checkpoint step-%06u.bin of 4*P bytes", (unsigned)t);
-        else if (strcmp(f->sha256, f->ref_sha256) != 0)
-            why = xasprintf("parameters differ from the linked reference under seed %s: %s, expected %s", seed,
-                            f->sha256, f->ref_sha256);
-        else if (t > 0 && (!f->reached || f->loss != f->ref_loss))
-            why = xasprintf("loss 0x%08x, the linked reference has 0x%08x", (unsigned)f->loss, (unsigned)f->ref_loss);
-        results_add(&rc->res, "fresh", suite, id, why ? V_FAIL : V_PASS, why, 1, 0);
-        if (why) {
-            bad++;
-            if (listed++ < 4)
-                fprintf(rc->out, "    FAIL %s: %s\n", id, why);
-        } else
-            pass++;
-        free(why);
-    }
-    fprintf(rc->out, "  fresh %s seed %s  %zu steps passed", prof, seed, pass);
-    if (bad)
-        fprintf(rc->out, ", %zu failed", bad);
-    fprintf(rc->out, " (run: %s, %.2f s)\n", x.r.status_text, x.r.seconds);
+    compare_steps(rc, tv, &x, fs, n, seed, suite);
     if (resume && !problem)
         own_state_resume(rc, tv, &x, k, n, seed, fs, suite);
     free(problem);

@@ -263,6 +263,41 @@ void replay_conclude(run_ctx *rc, replay *rp, double scale, uint32_t T, replay_w
     replay_done(rp, res, &sum);
 }
 
+void replay_add_adamw(replay *rp, uint32_t T, size_t elem, const it_adamw_consts *c, const float hyper[5], float p,
+                      float g, float m, float v)
+{
+    it_adamw_clock k = {1.0f, 1.0f, 0};
+    float bc1 = 0, bc2 = 0, p1 = p, m1 = m, v1 = v;
+    for (uint32_t s = 0; s < T; s++)
+        it_adamw_tick(c, &k, &bc1, &bc2);
+    it_adamw_update(c, bc1, bc2, &p1, &g, &m1, &v1, 1);
+    sbuf kv;
+    sbuf_init(&kv);
+    fresh_kv_f32(&kv, "p", &p, 1);
+    fresh_kv_f32(&kv, "g", &g, 1);
+    fresh_kv_f32(&kv, "m", &m, 1);
+    fresh_kv_f32(&kv, "v", &v, 1);
+    kv_int(&kv, "t", T);
+    fresh_kv_f32(&kv, "hyper", hyper, 5);
+    char id[96];
+    snprintf(id, sizeof id, "replay/%u/adamw/%zu", (unsigned)T, elem);
+    value *w = rp_add(rp, "adamw", id, kv.p);
+    fresh_want_f32(&w[0], &p1, 1);
+    fresh_want_f32(&w[1], &m1, 1);
+    fresh_want_f32(&w[2], &v1, 1);
+    sbuf_free(&kv);
+}
+
+it_run_options localize_resume_options(const localize_origin *o, uint32_t T)
+{
+    it_run_options ro;
+    memset(&ro, 0, sizeof ro);
+    ro.steps = T - 1;
+    ro.resume_dir = o->resume_dir;
+    ro.from_step = o->from;
+    return ro;
+}
+
 /* Reads the IUT's checkpoint of a step: exactly 4*n bytes (spec §8.1). */
 int load_iut_ckpt(int ck_fd, uint32_t step, float *params, size_t n)
 {

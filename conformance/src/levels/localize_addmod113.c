@@ -47,24 +47,7 @@ static void am_op_replay(run_ctx *rc, uint32_t T, const float *before, const flo
                                 it_f32_from_bits(0x3f7fbe77)};
         it_adamw_consts c = {hyper[0], hyper[1], hyper[2], hyper[3], hyper[4], it_f32_from_bits(0x3dccccd0),
                              it_f32_from_bits(0x3ca3d700)};
-        it_adamw_clock k = {1.0f, 1.0f, 0};
-        float bc1 = 0, bc2 = 0, p = before[elem], m = m_prev[elem], v = v_prev[elem];
-        for (uint32_t s = 0; s < T; s++)
-            it_adamw_tick(&c, &k, &bc1, &bc2);
-        it_adamw_update(&c, bc1, bc2, &p, &grads[elem], &m, &v, 1);
-        sbuf_free(&kv);
-        sbuf_init(&kv);
-        fresh_kv_f32(&kv, "p", &before[elem], 1);
-        fresh_kv_f32(&kv, "g", &grads[elem], 1);
-        fresh_kv_f32(&kv, "m", &m_prev[elem], 1);
-        fresh_kv_f32(&kv, "v", &v_prev[elem], 1);
-        kv_int(&kv, "t", T);
-        fresh_kv_f32(&kv, "hyper", hyper, 5);
-        snprintf(id, sizeof id, "replay/%u/adamw/%zu", (unsigned)T, elem);
-        w = rp_add(&rp, "adamw", id, kv.p);
-        fresh_want_f32(&w[0], &p, 1);
-        fresh_want_f32(&w[1], &m, 1);
-        fresh_want_f32(&w[2], &v, 1);
+        replay_add_adamw(&rp, T, elem, &c, hyper, before[elem], grads[elem], m_prev[elem], v_prev[elem]);
     }
     sbuf_free(&kv);
     replay_conclude(rc, &rp, 4, T, am_what,
@@ -94,11 +77,7 @@ void localize_addmod113(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T,
     int lib_ok = 1;
     if (o) { /* a window: the state of step T - 1 resumed from the window's (spec §8.4) */
         char err[256];
-        it_run_options ro;
-        memset(&ro, 0, sizeof ro);
-        ro.steps = T - 1;
-        ro.resume_dir = o->resume_dir;
-        ro.from_step = o->from;
+        const it_run_options ro = localize_resume_options(o, T);
         const it_addmod113_recipe ar = {seed, 2, 0};
         lib_ok = T > o->from && it_addmod113_run(&ar, &ro, &rs, err, sizeof err) == IT_OK;
         memcpy(params, rs.params, sizeof params);

@@ -144,21 +144,7 @@ static void build(replay *rp, uint64_t seed, uint32_t T, const it_gptchar_state 
     const float hyper[5] = {lr, it_f32_from_bits(0x3f666666u), it_f32_from_bits(0x3f733333u),
                             it_f32_from_bits(0x322bcc77u), decayed ? 1.0f - lr_wd : 1.0f};
     it_adamw_consts ac = {hyper[0], hyper[1], hyper[2], hyper[3], hyper[4], 1.0f - hyper[1], 1.0f - hyper[2]};
-    it_adamw_clock k = {1.0f, 1.0f, 0};
-    float bc1 = 0, bc2 = 0, p = before->params[elem], m = before->m[elem], vv = before->v[elem];
-    for (uint32_t s = 0; s < T; s++)
-        it_adamw_tick(&ac, &k, &bc1, &bc2);
-    it_adamw_update(&ac, bc1, bc2, &p, &clipped[elem], &m, &vv, 1);
-    sbuf_reset(&kv);
-    fresh_kv_f32(&kv, "p", &before->params[elem], 1);
-    fresh_kv_f32(&kv, "g", &clipped[elem], 1);
-    fresh_kv_f32(&kv, "m", &before->m[elem], 1);
-    fresh_kv_f32(&kv, "v", &before->v[elem], 1);
-    kv_int(&kv, "t", T);
-    fresh_kv_f32(&kv, "hyper", hyper, 5);
-    snprintf(id, sizeof id, "replay/%u/adamw/%zu", (unsigned)T, elem);
-    v = rp_add(rp, "adamw", id, kv.p);
-    fresh_want_f32(&v[0], &p, 1), fresh_want_f32(&v[1], &m, 1), fresh_want_f32(&v[2], &vv, 1);
+    replay_add_adamw(rp, T, elem, &ac, hyper, before->params[elem], clipped[elem], before->m[elem], before->v[elem]);
     sbuf_free(&kv);
 }
 
@@ -191,11 +177,7 @@ void localize_gptchar(run_ctx *rc, const train_vec *tv, int ck_fd, uint32_t T, c
     int lib_ok = 1;
     if (o) { /* a window: the state of step T - 1 resumed from the window's (spec §8.4) */
         char err[256];
-        it_run_options ro;
-        memset(&ro, 0, sizeof ro);
-        ro.steps = T - 1;
-        ro.resume_dir = o->resume_dir;
-        ro.from_step = o->from;
+        const it_run_options ro = localize_resume_options(o, T);
         lib_ok = T > o->from && it_gptchar_run(&r, &ro, &s, err, sizeof err) == IT_OK;
         memcpy(&before, &s, sizeof before);
         lib_ok = lib_ok && it_gptchar_step(&r, &s) == IT_OK;

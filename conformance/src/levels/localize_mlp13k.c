@@ -167,6 +167,58 @@ static int build_replay(replay *rp, const it_mlp13k_recipe *r, const float *para
 }
 
 
+/* The lines and receipt keys of the first differing op of the replay of
+ * step `step`: call `first` of rp, named by its position and its place in
+ * it (or sgd, the last call), then its first differing output element, the
+ * later calls that differ too and the earlier ones not answered. */
+static void say_first_op(sbuf *t, cJSON *j, const replay *rp, const ops_res *res, size_t first,
+                         size_t unanswered_before, uint32_t step)
+{
+    const ops_req *q = &rp->reqs[first];
+    const ops_res *x = &res[first];
+    int is_sgd = first == rp->n - 1;
+    unsigned pos = (unsigned)(first / OPS_PER_POS), k = (unsigned)(first % OPS_PER_POS) + 1;
+    cJSON *o = cJSON_AddObjectToObject(j, "first_op");
+    cJSON_AddStringToObject(o, "op", q->op->name);
+    cJSON_AddStringToObject(o, "call", rp->ids[first]);
+    if (is_sgd) {
+        line(t, "first differing op: sgd (spec §7.1), after all 64 positions of step %u", (unsigned)step);
+    } else {
+        line(t, "first differing op: %s (spec §%s) at position %u of step %u (op %u of %d in that position)",
+             q->op->name, q->op->clause, pos, (unsigned)step, k, OPS_PER_POS);
+        cJSON_AddNumberToObject(o, "position", pos);
+        cJSON_AddNumberToObject(o, "op_in_position", k);
+    }
+    if (x->has_diff) {
+        char g[48], w[48];
+        const op_field *f = &q->op->out[x->diff_key];
+        f32_describe((uint32_t)x->got, g, sizeof g);
+        f32_describe((uint32_t)x->want, w, sizeof w);
+        line(t, "  output %s[%zu]: IUT %s, reference %s, %llu ULP (%zu of %zu elements of %s differ)",
+             f->key, x->diff_index, g, w, (unsigned long long)x->diff_ulp, x->diff_count,
+             q->want[x->diff_key].n, f->key);
+        cJSON_AddStringToObject(o, "output", f->key);
+        cJSON_AddNumberToObject(o, "element", (double)x->diff_index);
+        char hex[16];
+        snprintf(hex, sizeof hex, "%08x", (unsigned)x->got);
+        cJSON_AddStringToObject(o, "iut", hex);
+        snprintf(hex, sizeof hex, "%08x", (unsigned)x->want);
+        cJSON_AddStringToObject(o, "reference", hex);
+        cJSON_AddNumberToObject(o, "ulp", x->diff_ulp == UINT64_MAX ? -1.0 : (double)x->diff_ulp);
+        cJSON_AddNumberToObject(o, "differing_elements", (double)x->diff_count);
+    } else {
+        line(t, "  %s", x->reason);
+        cJSON_AddStringToObject(o, "reason", x->reason);
+    }
+    size_t later = 0;
+    for (size_t i = first + 1; i < rp->n; i++)
+        later += res[i].v == V_FAIL;
+    if (later)
+        line(t, "  (%zu later op calls of the step differ too)", later);
+    if (unanswered_before)
+        line(t, "  (%zu earlier op calls were not answered: an earlier op may differ too)", unanswered_before);
+}
+
 /* Runs the replay through the IUT's ops verb and reports the first op whose
  * output differs. */
 static void op_replay(run_ctx *rc, const it_mlp13k_recipe *r, const float *before, uint32_t step, train_report *rep,
@@ -237,53 +289,8 @@ static void op_replay(run_ctx *rc, const it_mlp13k_recipe *r, const float *befor
             line(&rep->loc_text,
                  "  The defect is outside the ops: in how the IUT composes them, keeps its state, or writes its checkpoint.");
             cJSON_AddStringToObject(j, "op_note", "every op matches: the defect is outside the ops");
-        } else {
-            const ops_req *q = &rp.reqs[first];
-            const ops_res *x = &res[first];
-            int is_sgd = first == rp.n - 1;
-            unsigned pos = (unsigned)(first / OPS_PER_POS), k = (unsigned)(first % OPS_PER_POS) + 1;
-            cJSON *o = cJSON_AddObjectToObject(j, "first_op");
-            cJSON_AddStringToObject(o, "op", q->op->name);
-            cJSON_AddStringToObject(o, "call", rp.ids[first]);
-            if (is_sgd) {
-                line(&rep->loc_text, "first differing op: sgd (spec §7.1), after all 64 positions of step %u",
-                     (unsigned)step);
-            } else {
-                line(&rep->loc_text, "first differing op: %s (spec §%s) at position %u of step %u (op %u of %d in that position)",
-                     q->op->name, q->op->clause, pos, (unsigned)step, k, OPS_PER_POS);
-                cJSON_AddNumberToObject(o, "position", pos);
-                cJSON_AddNumberToObject(o, "op_in_position", k);
-            }
-            if (x->has_diff) {
-                char g[48], w[48];
-                const op_field *f = &q->op->out[x->diff_key];
-                f32_describe((uint32_t)x->got, g, sizeof g);
-                f32_describe((uint32_t)x->want, w, sizeof w);
-                line(&rep->loc_text, "  output %s[%zu]: IUT %s, reference %s, %llu ULP (%zu of %zu elements of %s differ)",
-                     f->key, x->diff_index, g, w, (unsigned long long)x->diff_ulp, x->diff_count,
-                     q->want[x->diff_key].n, f->key);
-                cJSON_AddStringToObject(o, "output", f->key);
-                cJSON_AddNumberToObject(o, "element", (double)x->diff_index);
-                char hex[16];
-                snprintf(hex, sizeof hex, "%08x", (unsigned)x->got);
-                cJSON_AddStringToObject(o, "iut", hex);
-                snprintf(hex, sizeof hex, "%08x", (unsigned)x->want);
-                cJSON_AddStringToObject(o, "reference", hex);
-                cJSON_AddNumberToObject(o, "ulp", x->diff_ulp == UINT64_MAX ? -1.0 : (double)x->diff_ulp);
-                cJSON_AddNumberToObject(o, "differing_elements", (double)x->diff_count);
-            } else {
-                line(&rep->loc_text, "  %s", x->reason);
-                cJSON_AddStringToObject(o, "reason", x->reason);
-            }
-            size_t later = 0;
-            for (size_t i = first + 1; i < rp.n; i++)
-                later += res[i].v == V_FAIL;
-            if (later)
-                line(&rep->loc_text, "  (%zu later op calls of the step differ too)", later);
-            if (unanswered_before)
-                line(&rep->loc_text, "  (%zu earlier op calls were not answered: an earlier op may differ too)",
-                     unanswered_before);
-        }
+        } else
+            say_first_op(&rep->loc_text, j, &rp, res, first, unanswered_before, step);
         if (errors && sum.problem)
             line(&rep->loc_text, "  ops process: %s", sum.problem);
     }
@@ -323,12 +330,8 @@ static int mlp13k_states(const localize_origin *o, uint32_t T, it_mlp13k_recipe 
     *r = it_mlp13k_default_recipe();
     if (o) {
         char err[256];
-        it_run_options ro;
-        memset(&ro, 0, sizeof ro);
+        const it_run_options ro = localize_resume_options(o, T);
         r->seed = o->seed;
-        ro.steps = T - 1;
-        ro.resume_dir = o->resume_dir;
-        ro.from_step = o->from;
         if (T == 0 || T <= o->from || it_mlp13k_run(r, &ro, s, err, sizeof err) != IT_OK)
             return -1;
         memcpy(before, s->params, sizeof s->params);

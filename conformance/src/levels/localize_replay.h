@@ -68,6 +68,17 @@ void replay_conclude(run_ctx *rc, replay *rp, double scale, uint32_t T, replay_w
  * missing or not exactly 4*n bytes (spec §8.1). */
 int load_iut_ckpt(int ck_fd, uint32_t step, float *params, size_t n);
 
+/* One `adamw` request (spec §7.2): element elem's update at step T from
+ * its parameter p, gradient g and moments m, v before it, under constants
+ * c, whose first five are the request's hyper; expecting the linked
+ * reference's p, m, v after it. */
+void replay_add_adamw(replay *rp, uint32_t T, size_t elem, const it_adamw_consts *c, const float hyper[5], float p,
+                      float g, float m, float v);
+
+/* The options that run the linked reference from a window's start state
+ * (o->resume_dir, step o->from) to the state before step T (spec §8.4). */
+it_run_options localize_resume_options(const localize_origin *o, uint32_t T);
+
 /* Says the linked reference does not give step T: the vectors' (o NULL),
  * or the window's, resumed from the state of step o->from. */
 void localize_ref_disagrees(sbuf *t, cJSON *j, const localize_origin *o, uint32_t T);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/util.h"
+#include "host/hostinfo.h"
 
 extern char **environ;
 
@@ -34,21 +35,12 @@ iut_target *iut_target_registered(void)
  * first executable regular file of that name on PATH. */
 static char *resolve_program(const char *w)
 {
-    struct stat st;
     if (strchr(w, '/'))
         return xstrdup(w);
     const char *path = getenv("PATH");
     if (!path || !*path)
         path = "/usr/local/bin:/usr/bin:/bin";
-    while (*path) {
-        size_t l = strcspn(path, ":");
-        char *cand = xasprintf("%.*s/%s", (int)l, l ? path : ".", w);
-        if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
-            return cand;
-        free(cand);
-        path += l + (path[l] == ':');
-    }
-    return NULL;
+    return host_path_lookup(path, w);
 }
 
 /* qemu-user options that take a value (qemu-user --help, QEMU 7.2). */
