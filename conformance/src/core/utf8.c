@@ -40,3 +40,15 @@ size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
     }
     return len;
 }
+
+const char *markup_entity(uint32_t cp, const char *apostrophe)
+{
+    switch (cp) {
+    case '&': return "&amp;";
+    case '<': return "&lt;";
+    case '>': return "&gt;";
+    case '"': return "&quot;";
+    case '\'': return apostrophe;
+    default: return NULL;
+    }
+}

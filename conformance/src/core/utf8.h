@@ -13,5 +13,9 @@
  * overlong form, a surrogate (U+D800..U+DFFF) or anything above U+10FFFF
  * (Unicode 15, §3.9 table 3-7). */
 size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
+/* The entity that stands for cp in markup text or an attribute (& < > " and
+ * the apostrophe, spelled as the caller's format wants it: the page writes
+ * &#39;, JUnit XML &apos;); NULL for any other code point. */
+const char *markup_entity(uint32_t cp, const char *apostrophe);
 
 #endif

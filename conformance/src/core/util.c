@@ -130,6 +130,16 @@ void sbuf_vprintf(sbuf *b, const char *fmt, va_list ap)
     b->len += (size_t)n;
 }
 
+void sbuf_item_printf(sbuf *b, const char *fmt, ...)
+{
+    if (b->len)
+        sbuf_adds(b, "; ");
+    va_list ap;
+    va_start(ap, fmt);
+    sbuf_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
 void sbuf_printf(sbuf *b, const char *fmt, ...)
 {
     va_list ap;

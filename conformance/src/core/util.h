@@ -22,6 +22,8 @@ void sbuf_adds(sbuf *b, const char *s);
 void sbuf_addc(sbuf *b, char c);
 void sbuf_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sbuf_vprintf(sbuf *b, const char *fmt, va_list ap);
+/* one item of a "; "-separated list: the separator first unless b is empty */
+void sbuf_item_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Hands the buffer to the caller (free() it); b is left empty. */
 char *sbuf_take(sbuf *b);
 

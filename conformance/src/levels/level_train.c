@@ -15,17 +15,6 @@
 #include "protocol/train_exec.h"
 #include "core/ulp.h"
 
-static void add(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add(sbuf *b, const char *fmt, ...)
-{
-    if (b->len)
-        sbuf_adds(b, "; ");
-    va_list ap;
-    va_start(ap, fmt);
-    sbuf_vprintf(b, fmt, ap);
-    va_end(ap);
-}
-
 /* A profile newer than the spec the IUT claims is one it cannot know.
  * Before exit 64 arrived (P7, 1.1.0) such an IUT could refuse it only with
  * some non-zero status (1.0.0 said "non-zero"): whatever status it exits
@@ -59,21 +48,21 @@ static void exit_problem(double deadline, const train_exec *x, const train_repor
     if (!x->started || r->exited_ok || unsupported == 2)
         return;
     if (r->timed_out)
-        add(pb, "TIME-OUT: the training run hung: no exit within %g s (time-out, P8); the IUT was killed. "
+        sbuf_item_printf(pb, "TIME-OUT: the training run hung: no exit within %g s (time-out, P8); the IUT was killed. "
                 "This says nothing about its results: a correct but slow IUT, on a loaded machine or "
                 "an emulator, needs a longer one: --timeout-run S or --slowdown F (--timeout-run S is "
                 "used as given, --slowdown F multiplies the deadline; conformance/README.md \"Time-outs\")",
             deadline);
     else if (r->killed_reason)
-        add(pb, "%s; the IUT was killed", r->killed_reason);
+        sbuf_item_printf(pb, "%s; the IUT was killed", r->killed_reason);
     else if (r->signal)
-        add(pb, "the IUT crashed: %s", r->status_text);
+        sbuf_item_printf(pb, "the IUT crashed: %s", r->status_text);
     else if (unsupported)
-        add(pb, "the IUT does not implement the train verb or this profile (exit status 64, P1, P7)");
+        sbuf_item_printf(pb, "the IUT does not implement the train verb or this profile (exit status 64, P1, P7)");
     else
-        add(pb, "the IUT exited non-zero: %s", r->status_text);
+        sbuf_item_printf(pb, "the IUT exited non-zero: %s", r->status_text);
     if (rep->failure)
-        add(pb, "it reports %s (spec §10)", rep->failure);
+        sbuf_item_printf(pb, "it reports %s (spec §10)", rep->failure);
 }
 
 /* The trace, strictly, as problems of the run case. */
@@ -82,16 +71,16 @@ static void trace_problem(const train_vec *tv, const train_exec *x, uint32_t n, 
     const trace_doc *tr = &x->tr;
     if (!x->trace_exists) {
         if (!unsupported)
-            add(pb, "no trace file was written (P7)");
+            sbuf_item_printf(pb, "no trace file was written (P7)");
         return;
     }
     if (!x->trace_ok)
-        add(pb, "%s: %s", x->trace_read ? "garbage in the trace" : "the trace cannot be read (P8)", x->trace_err);
+        sbuf_item_printf(pb, "%s: %s", x->trace_read ? "garbage in the trace" : "the trace cannot be read (P8)", x->trace_err);
     if (tr->profile && (strcmp(tr->profile, tv->profile) != 0 || tr->steps != n))
-        add(pb, "the trace header says profile=%s steps=%u, expected profile=%s steps=%u", tr->profile,
+        sbuf_item_printf(pb, "the trace header says profile=%s steps=%u, expected profile=%s steps=%u", tr->profile,
             (unsigned)tr->steps, tv->profile, (unsigned)n);
     if (x->trace_ok && tr->n < (size_t)n + 1 && !pb->len)
-        add(pb, "the trace ends at step %zu of %u", tr->n ? tr->n - 1 : 0, (unsigned)n);
+        sbuf_item_printf(pb, "the trace ends at step %zu of %u", tr->n ? tr->n - 1 : 0, (unsigned)n);
 }
 
 /* A profile the IUT does not implement: the run and every step SKIP. */
@@ -123,14 +112,14 @@ static void judge_loss(const trace_step *ts, const trace_vec *want, uint32_t s, 
     if (s == 0)
         return;
     if (f32_bits_nan(ts->loss))
-        add(why, "the loss is NaN (0x%08x) at step %u: a non-finite loss ends a run (spec §10)", (unsigned)ts->loss,
+        sbuf_item_printf(why, "the loss is NaN (0x%08x) at step %u: a non-finite loss ends a run (spec §10)", (unsigned)ts->loss,
             (unsigned)s);
     else if (!f32_same(ts->loss, want->loss)) {
         char g[48], e[48];
         f32_describe(ts->loss, g, sizeof g);
         f32_describe(want->loss, e, sizeof e);
         uint64_t u = ulp_distance(ts->loss, want->loss);
-        add(why, "loss %s, expected %s (%llu ULP)", g, e, (unsigned long long)u);
+        sbuf_item_printf(why, "loss %s, expected %s (%llu ULP)", g, e, (unsigned long long)u);
     }
     if (!f32_same(ts->loss, want->loss) && st->first_loss_bad < 0)
         st->first_loss_bad = (int)s;
@@ -143,19 +132,19 @@ static void judge_checkpoint(const train_vec *tv, const train_exec *x, uint32_t 
     const trace_step *ts = &x->tr.s[s];
     int params_bad = 1;
     if (!ck->present)
-        add(why, "checkpoint step-%06u.bin is missing (P7: --checkpoint-steps all)", (unsigned)s);
+        sbuf_item_printf(why, "checkpoint step-%06u.bin is missing (P7: --checkpoint-steps all)", (unsigned)s);
     else if (ck->problem)
-        add(why, "checkpoint %s (P8: a regular file of exactly 4*P bytes)", ck->problem);
+        sbuf_item_printf(why, "checkpoint %s (P8: a regular file of exactly 4*P bytes)", ck->problem);
     else if (ck->size != 4 * tv->parameters)
-        add(why, "checkpoint step-%06u.bin has %llu bytes, expected exactly 4*P = %llu (%s)", (unsigned)s,
+        sbuf_item_printf(why, "checkpoint step-%06u.bin has %llu bytes, expected exactly 4*P = %llu (%s)", (unsigned)s,
             (unsigned long long)ck->size, (unsigned long long)(4 * tv->parameters),
             ck->size < 4 * tv->parameters ? "truncated" : "oversized");
     else {
         params_bad = strcmp(ck->sha256, tv->trace[s].digest) != 0;
         if (params_bad)
-            add(why, "parameters differ: the checkpoint hashes to %s, expected %s", ck->sha256, tv->trace[s].digest);
+            sbuf_item_printf(why, "parameters differ: the checkpoint hashes to %s, expected %s", ck->sha256, tv->trace[s].digest);
         if (ts->has_digest && strcmp(ts->digest, ck->sha256) != 0)
-            add(why, "the trace's digest %s disagrees with the checkpoint file's SHA-256 %s (the runner hashes the file itself)",
+            sbuf_item_printf(why, "the trace's digest %s disagrees with the checkpoint file's SHA-256 %s (the runner hashes the file itself)",
                 ts->digest, ck->sha256);
     }
     if (params_bad && st->first_bad < 0)
@@ -316,7 +305,7 @@ static void train_profile(run_ctx *rc, const train_vec *tv, train_report *rep)
     sbuf run_problem;
     sbuf_init(&run_problem);
     if (!x.started)
-        add(&run_problem, "could not start the IUT: %s", r->status_text);
+        sbuf_item_printf(&run_problem, "could not start the IUT: %s", r->status_text);
     rep->seconds = r->seconds;
     snprintf(rep->status, sizeof rep->status, "%s", r->status_text);
     rep->stderr_tail = xstrdup(r->err_tail ? r->err_tail : "");

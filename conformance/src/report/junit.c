@@ -29,20 +29,15 @@ void xml_escape(sbuf *out, const char *s)
             p++, n--;
             continue;
         }
-        switch (c) {
-        case '&': sbuf_adds(out, "&amp;"); break;
-        case '<': sbuf_adds(out, "&lt;"); break;
-        case '>': sbuf_adds(out, "&gt;"); break;
-        case '"': sbuf_adds(out, "&quot;"); break;
-        case '\'': sbuf_adds(out, "&apos;"); break;
-        default:
-            if (xml_char_ok(c))
-                sbuf_add(out, p, len);
-            else if (c < 0x20)
-                sbuf_printf(out, "\\x%02x", (unsigned)c);
-            else
-                sbuf_printf(out, "\\u{%04X}", (unsigned)c);
-        }
+        const char *entity = markup_entity(c, "&apos;");
+        if (entity)
+            sbuf_adds(out, entity);
+        else if (xml_char_ok(c))
+            sbuf_add(out, p, len);
+        else if (c < 0x20)
+            sbuf_printf(out, "\\x%02x", (unsigned)c);
+        else
+            sbuf_printf(out, "\\u{%04X}", (unsigned)c);
         p += len, n -= len;
     }
 }

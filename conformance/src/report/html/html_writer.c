@@ -64,15 +64,10 @@ size_t html_escape(sbuf *out, const char *text, size_t len, size_t cap, int ctx)
         if (i + n > take) /* a valid sequence the cap would split: stop before it */
             break;
         i += n;
-        switch (cp) {
-        case '&': sbuf_adds(out, "&amp;"); continue;
-        case '<': sbuf_adds(out, "&lt;"); continue;
-        case '>': sbuf_adds(out, "&gt;"); continue;
-        case '"': sbuf_adds(out, "&quot;"); continue;
-        case '\'': sbuf_adds(out, "&#39;"); continue;
-        default: break;
-        }
-        if (shown_by_name(cp, ctx))
+        const char *entity = markup_entity(cp, "&#39;");
+        if (entity)
+            sbuf_adds(out, entity);
+        else if (shown_by_name(cp, ctx))
             sbuf_printf(out, "\xe2\x9f\xa8U+%04X\xe2\x9f\xa9", (unsigned)cp); /* ⟨U+202E⟩ */
         else
             sbuf_add(out, s + i - n, n);

@@ -3,7 +3,6 @@
  * warnings), and is its verdict the one the hosts file expects (pass, or
  * expected-fail for a negative control)? */
 #include <cjson/cJSON.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,17 +64,6 @@ char *mx_tcg_feature(const char *warning)
     return xstrndup(dot, (size_t)(end - dot));
 }
 
-static void add(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add(sbuf *b, const char *fmt, ...)
-{
-    if (b->len)
-        sbuf_adds(b, "; ");
-    va_list ap;
-    va_start(ap, fmt);
-    sbuf_vprintf(b, fmt, ap);
-    va_end(ap);
-}
-
 /* What the receipt measured (the current trust rules; conformance/README.md
  * "What a receipt proves"): the emulator is the executable the runner
  * started, the program's ELF/PE machine is the host's ISA, and nothing ran
@@ -86,30 +74,30 @@ static void check_measured(const mhost *h, const mreceipt *r, sbuf *out)
     if (f->rules < 2)
         return;
     if (!f->bound)
-        add(out, "the subject is unbound (shell form): the runner cannot say which program ran");
+        sbuf_item_printf(out, "the subject is unbound (shell form): the runner cannot say which program ran");
     int qemu = h->emulator && !strncmp(h->emulator, "qemu-", 5);
     if (h->emulator && f->emulated && !f->emu_is_executable)
-        add(out, "the emulator %s is only named (%s): the runner did not start it (--iut-exec %s binds it)",
+        sbuf_item_printf(out, "the emulator %s is only named (%s): the runner did not start it (--iut-exec %s binds it)",
             f->emu_name ? f->emu_name : "?", f->emu_source ? f->emu_source : "?", h->emulator);
     if (qemu && f->n_files && f->files[0].format && strcmp(f->files[0].format, "ELF") != 0)
-        add(out, "the emulator %s is a %s, not a QEMU executable", f->files[0].path ? f->files[0].path : "?",
+        sbuf_item_printf(out, "the emulator %s is a %s, not a QEMU executable", f->files[0].path ? f->files[0].path : "?",
             f->files[0].format);
     const char *isa = receipt_facts_program_isa(f);
     if (!h->machine && *isa && strcmp(isa, h->isa) != 0)
-        add(out, "the IUT's program is %s code (its executable's machine field), the hosts file says %s", isa, h->isa);
+        sbuf_item_printf(out, "the IUT's program is %s code (its executable's machine field), the hosts file says %s", isa, h->isa);
     if (h->machine && *isa && strcmp(h->isa, "?") != 0 && strcmp(isa, h->isa) != 0)
-        add(out, "the IUT's info reports isa=%s, its program is %s code (its executable's machine field)", h->isa, isa);
+        sbuf_item_printf(out, "the IUT's info reports isa=%s, its program is %s code (its executable's machine field)", h->isa, isa);
     if (h->machine && !f->emulated && *isa && f->host_isa && strcmp(isa, f->host_isa) != 0)
-        add(out, "the IUT's program is %s code, the runner's host is %s and no emulator is recorded", isa, f->host_isa);
+        sbuf_item_printf(out, "the IUT's program is %s code, the runner's host is %s and no emulator is recorded", isa, f->host_isa);
     if (!*isa && f->bound)
-        add(out, "the receipt records no machine type for the IUT's program");
+        sbuf_item_printf(out, "the receipt records no machine type for the IUT's program");
     for (size_t i = 0; i < f->n_procs; i++) {
         const facts_proc *p = &f->procs[i];
         if (qemu && (!f->emu_sha256 || !p->sha256 || strcmp(p->sha256, f->emu_sha256) != 0))
-            add(out, "a process ran %s (%s %s, sha256 %.16s...), not the emulator: code ran outside the emulated CPU",
+            sbuf_item_printf(out, "a process ran %s (%s %s, sha256 %.16s...), not the emulator: code ran outside the emulated CPU",
                 p->path ? p->path : "?", p->format ? p->format : "?", p->isa ? p->isa : "", p->sha256 ? p->sha256 : "?");
         else if (!h->emulator && !h->machine && p->isa && strcmp(p->isa, h->isa) != 0)
-            add(out, "a process ran %s (%s code), the hosts file says %s", p->path ? p->path : "?", p->isa, h->isa);
+            sbuf_item_printf(out, "a process ran %s (%s code), the hosts file says %s", p->path ? p->path : "?", p->isa, h->isa);
     }
 }
 
@@ -117,32 +105,32 @@ static void check_host(const mhost *h, const mreceipt *r, sbuf *out)
 {
     /* the emulator and -cpu the receipt names */
     if (!h->emulator && r->emu_name)
-        add(out, "runs under %s, the hosts file says native", r->emu_name);
+        sbuf_item_printf(out, "runs under %s, the hosts file says native", r->emu_name);
     if (h->emulator && (!r->emu_name || strcmp(r->emu_name, h->emulator) != 0))
-        add(out, "emulator %s, the hosts file says %s", r->emu_name ? r->emu_name : "(none)", h->emulator);
+        sbuf_item_printf(out, "emulator %s, the hosts file says %s", r->emu_name ? r->emu_name : "(none)", h->emulator);
     if (h->cpu && (!r->emu_cpu || strcmp(r->emu_cpu, h->cpu) != 0))
-        add(out, "-cpu %s, the hosts file says %s (always pass -cpu)", r->emu_cpu ? r->emu_cpu : "(none)", h->cpu);
+        sbuf_item_printf(out, "-cpu %s, the hosts file says %s (always pass -cpu)", r->emu_cpu ? r->emu_cpu : "(none)", h->cpu);
     /* what the host reported from inside */
     if (!r->info_features && !r->info_isa)
-        add(out, "the IUT's info reported nothing (status %s): its features cannot be verified",
+        sbuf_item_printf(out, "the IUT's info reported nothing (status %s): its features cannot be verified",
             r->info_status ? r->info_status : "none");
     else {
         if (r->info_isa && strcmp(r->info_isa, h->isa) != 0)
-            add(out, "info reports isa=%s, the hosts file says %s", r->info_isa, h->isa);
+            sbuf_item_printf(out, "info reports isa=%s, the hosts file says %s", r->info_isa, h->isa);
         if (h->os && (!r->info_os || strcmp(r->info_os, h->os) != 0))
-            add(out, "info reports os=%s, the hosts file says %s", r->info_os ? r->info_os : "(nothing)", h->os);
+            sbuf_item_printf(out, "info reports os=%s, the hosts file says %s", r->info_os ? r->info_os : "(nothing)", h->os);
         if (r->info_end && strcmp(r->info_end, h->endianness) != 0)
-            add(out, "info reports endianness=%s, the hosts file says %s", r->info_end, h->endianness);
+            sbuf_item_printf(out, "info reports endianness=%s, the hosts file says %s", r->info_end, h->endianness);
         for (size_t i = 0; i < h->n_req; i++) {
             int s = feature_state(r->info_features, h->req[i]);
             if (s != 1)
-                add(out, "required feature %s %s (cpu_features: %s)", h->req[i], s ? "cannot be read" : "is not reported",
+                sbuf_item_printf(out, "required feature %s %s (cpu_features: %s)", h->req[i], s ? "cannot be read" : "is not reported",
                     r->info_features ? r->info_features : "none");
         }
         for (size_t i = 0; i < h->n_abs; i++) {
             int s = feature_state(r->info_features, h->abs[i]);
             if (s != 0)
-                add(out, "feature %s must be absent but %s (cpu_features: %s)", h->abs[i],
+                sbuf_item_printf(out, "feature %s must be absent but %s (cpu_features: %s)", h->abs[i],
                     s > 0 ? "is reported" : "cannot be read", r->info_features ? r->info_features : "none");
         }
     }
@@ -154,7 +142,7 @@ static void check_host(const mhost *h, const mreceipt *r, sbuf *out)
         for (size_t k = 0; k < h->n_req; k++) {
             size_t n = strcspn(h->req[k], "@");
             if (strlen(f) == n && !strncmp(f, h->req[k], n))
-                add(out, "QEMU cannot provide required feature %s: \"%s\"", f, r->warn[i]);
+                sbuf_item_printf(out, "QEMU cannot provide required feature %s: \"%s\"", f, r->warn[i]);
         }
         free(f);
     }
@@ -181,9 +169,9 @@ static int profile_failures(sbuf *why, const mreceipt *r)
         const mprofile *m = &r->prof[k];
         const char *name = r->n_prof > 1 ? m->name : "", *colon = r->n_prof > 1 ? ": " : "";
         if (m->first_diff >= 0)
-            add(why, "%s%sfirst differing step %d", name, colon, m->first_diff), any = 1;
+            sbuf_item_printf(why, "%s%sfirst differing step %d", name, colon, m->first_diff), any = 1;
         else if (m->problem)
-            add(why, "%s%s%s", name, colon, m->problem), any = 1;
+            sbuf_item_printf(why, "%s%s%s", name, colon, m->problem), any = 1;
     }
     return any;
 }
@@ -245,14 +233,14 @@ void mx_judge(mrow *w)
     const mreceipt *r = w->r;
     if (!r) {
         w->st = ST_MISSING;
-        add(&w->why, "no receipt names this host (matrix_host \"%s\")", h->name);
+        sbuf_item_printf(&w->why, "no receipt names this host (matrix_host \"%s\")", h->name);
         return;
     }
     if (r->build_failed) {
         w->st = ST_BUILD_FAILED;
-        add(&w->why, "the build %s failed%s%s", h->build, r->build_log ? ": see " : "", r->build_log ? r->build_log : "");
+        sbuf_item_printf(&w->why, "the build %s failed%s%s", h->build, r->build_log ? ": see " : "", r->build_log ? r->build_log : "");
         if (h->xfail)
-            add(&w->why, "so the negative control never ran");
+            sbuf_item_printf(&w->why, "so the negative control never ran");
         return;
     }
     if (!h->machine) /* a machine from its receipt claims nothing to check */
@@ -262,7 +250,7 @@ void mx_judge(mrow *w)
     if (r->prefix_only && !h->xfail) {
         long steps = r->n_prof ? r->prof[0].steps_run : -1;
         w->st = ST_PREFIX;
-        add(&w->why, "certified to a prefix only: every op vector and steps 0-%ld of each profile passed (--steps); "
+        sbuf_item_printf(&w->why, "certified to a prefix only: every op vector and steps 0-%ld of each profile passed (--steps); "
                      "no fresh window drawn from the run seed certifies the rest%s",
             steps, h->prefix_steps >= 0 ? " (as the hosts file's prefix_steps expects)" : "");
         return;
@@ -270,28 +258,28 @@ void mx_judge(mrow *w)
     if (!h->xfail) {
         w->st = ok ? ST_PASS : ST_FAIL;
         if (!ok) {
-            add(&w->why, "verdict %s (ops %s, train %s)", r->verdict, r->lv_ops, r->lv_train);
+            sbuf_item_printf(&w->why, "verdict %s (ops %s, train %s)", r->verdict, r->lv_ops, r->lv_train);
             profile_failures(&w->why, r);
         } else if (r->by_windows)
-            add(&w->why, "certified by windows: every op vector, a training prefix (--steps) and every window passed, "
+            sbuf_item_printf(&w->why, "certified by windows: every op vector, a training prefix (--steps) and every window passed, "
                          "each profile covered by fresh windows drawn from the run seed over its whole run");
         return;
     }
     int d = first_diff_any(r);
     if (ok) {
         w->st = ST_XPASS;
-        add(&w->why, "the negative control passed: the matrix cannot see the defect it stands for");
+        sbuf_item_printf(&w->why, "the negative control passed: the matrix cannot see the defect it stands for");
     } else if (d >= 0) {
         w->st = ST_XFAIL;
-        add(&w->why, "failed as expected: first differing step %d", d);
+        sbuf_item_printf(&w->why, "failed as expected: first differing step %d", d);
     } else if (!strcmp(r->lv_ops, "FAIL")) {
         /* its op vectors caught it: the defect the control stands for is
          * in the arithmetic, and a run of the ops level shows it */
         w->st = ST_XFAIL;
-        add(&w->why, "failed as expected: its op vectors differ (ops FAIL)");
+        sbuf_item_printf(&w->why, "failed as expected: its op vectors differ (ops FAIL)");
     } else {
         w->st = ST_XFAIL_OTHER;
-        add(&w->why, "failed, but not by a differing checkpoint (verdict %s, ops %s, train %s%s%s)", r->verdict,
+        sbuf_item_printf(&w->why, "failed, but not by a differing checkpoint (verdict %s, ops %s, train %s%s%s)", r->verdict,
             r->lv_ops, r->lv_train, r->train_problem ? ": " : "", r->train_problem ? r->train_problem : "");
     }
 }
