@@ -12,7 +12,8 @@
 #   hung    rank 1 of 3 is SIGSTOPped mid-run, on both profiles: nothing more
 #           happens until the runner's deadline (--timeout-run), which must
 #           end the whole mpirun tree (mpirun, three ranks, the stopped one
-#           too): FAIL naming the time-out, the steps not reached ERROR, the
+#           too): the run case ERROR naming the time-out and --timeout-run
+#           (P8), the steps not reached ERROR, the run FAIL (exit 1), the
 #           runner back within the deadline plus a margin, no process left,
 #           and nothing in the TMPDIR although the runner SIGKILLed mpirun
 #           (isotrain-mpirun: Open MPI's files on the job's own tmpfs);
@@ -105,16 +106,23 @@ fault() { # fault killed|hung SIGNAL TIMEOUT PROFILE
     t2=$(date +%s)
     echo "test-mpi-faults: $what ($prof): SIG$sig to rank 1 (pid $target) with step $at in the trace; runner exit $rc $((t2 - t1)) s later"
     [ "$rc" = 1 ] || fail "$what: the runner exited $rc, expected 1 (FAIL)"
-    run_line=$(grep "FAIL $prof/run" "$log" | head -1)
+    # the run case's word (spec/iut-protocol.md P8): a crash is a FAIL of the
+    # run, a time-out an ERROR of it (it says nothing about the results); the
+    # run FAILs (exit 1) either way
+    word=FAIL; [ "$what" = hung ] && word=ERROR
+    run_line=$(grep "$word $prof/run: " "$log" | head -1)
     echo "  $run_line"
+    [ -n "$run_line" ] || fail "$what ($prof): no \"$word $prof/run\" line"
     case $what in
     killed)
         printf '%s\n' "$run_line" | grep -q 'killed by signal 9\|exited non-zero' ||
             fail "killed: the run case does not say how the IUT ended"
         [ $((t2 - t1)) -lt "$timeout" ] || fail "killed: the runner waited for its deadline: mpirun did not end the job" ;;
     hung)
-        printf '%s\n' "$run_line" | grep -q "hung: no exit within $timeout s" ||
+        printf '%s\n' "$run_line" | grep -q "TIME-OUT: the training run hung: no exit within $timeout s" ||
             fail "hung: the run case does not name the time-out"
+        printf '%s\n' "$run_line" | grep -q -- "--timeout-run S or --slowdown F" ||
+            fail "hung: the run case does not name the option that raises the deadline"
         [ $((t2 - t0)) -le $((timeout + 60)) ] || fail "hung: the runner took $((t2 - t0)) s for a $timeout s deadline" ;;
     esac
     # the receipt's cases: the steps after the fault are ERROR, "not reached: <why>"

@@ -298,7 +298,7 @@ Test(iuts, a_slow_correct_iut_times_out_and_passes_when_raised, .timeout = 120)
     tu_assert_has(r.out, "  time-out: the linked reference takes ");
     tu_assert_has(r.out, " s a step of mlp13k here; a training run of N steps may take max(600, 10 x ");
     tu_assert_has(r.out, "checkpoint every step, time-out 1.2 s\n");
-    tu_assert_has(r.out, "FAIL mlp13k/run: TIME-OUT: the training run hung: no exit within 1.2 s (time-out, P8)");
+    tu_assert_has(r.out, "ERROR mlp13k/run: TIME-OUT: the training run hung: no exit within 1.2 s (time-out, P8)");
     tu_assert_has(r.out, "This says nothing about its results");
     tu_assert_has(r.out, "needs a longer one: --timeout-run S or --slowdown F");
     tu_result_free(&r);

@@ -229,7 +229,7 @@ static int skipped_refusal(run_ctx *rc, const train_vec *tv, const train_exec *x
  * reference's (fs, whose IUT side it fills in): a case per step, the
  * first four failures listed, then the profile's summary line. */
 static void compare_steps(run_ctx *rc, const train_vec *tv, const train_exec *x, struct fresh_step *fs, uint32_t n,
-                          const char *seed, const char *suite)
+                          const char *seed, const char *suite, const char *problem)
 {
     const char *prof = tv->profile;
     size_t pass = 0, bad = 0;
@@ -246,18 +246,22 @@ static void compare_steps(run_ctx *rc, const train_vec *tv, const train_exec *x,
         if (x->ck[t].present && x->ck[t].size == 4 * tv->parameters)
             memcpy(f->sha256, x->ck[t].sha256, 65);
         char *why = NULL;
-        if (!f->sha256[0])
+        /* P8: a step the run did not reach before its deadline is an ERROR, as in the train level */
+        const int unreached = x->r.timed_out && !f->reached;
+        if (unreached)
+            why = xasprintf("not reached: %s", problem ? problem : x->r.status_text);
+        else if (!f->sha256[0])
             why = xasprintf("no checkpoint step-%06u.bin of 4*P bytes", (unsigned)t);
         else if (strcmp(f->sha256, f->ref_sha256) != 0)
             why = xasprintf("parameters differ from the linked reference under seed %s: %s, expected %s", seed,
                             f->sha256, f->ref_sha256);
         else if (t > 0 && (!f->reached || f->loss != f->ref_loss))
             why = xasprintf("loss 0x%08x, the linked reference has 0x%08x", (unsigned)f->loss, (unsigned)f->ref_loss);
-        results_add(&rc->res, "fresh", suite, id, why ? V_FAIL : V_PASS, why, 1, 0);
+        results_add(&rc->res, "fresh", suite, id, !why ? V_PASS : unreached ? V_ERROR : V_FAIL, why, 1, 0);
         if (why) {
             bad++;
             if (listed++ < 4)
-                fprintf(rc->out, "    FAIL %s: %s\n", id, why);
+                fprintf(rc->out, "    %s %s: %s\n", unreached ? "ERROR" : "FAIL", id, why);
         } else
             pass++;
         free(why);
@@ -341,8 +345,10 @@ static void fresh_train(run_ctx *rc, const train_vec *tv, const runner_profile *
         problem = xasprintf("garbage in the trace: %s", x.trace_err);
     else if (x.tr.n < (size_t)n + 1)
         problem = xasprintf("the trace ends at step %zu of %u", x.tr.n ? x.tr.n - 1 : 0, (unsigned)n);
-    results_add(&rc->res, "fresh", suite, run_id, problem ? V_FAIL : V_PASS, problem, 1, x.r.seconds);
-    compare_steps(rc, tv, &x, fs, n, seed, suite);
+    /* P8: a fresh-seed run past its deadline is an ERROR, never a FAIL */
+    results_add(&rc->res, "fresh", suite, run_id, !problem ? V_PASS : x.r.timed_out ? V_ERROR : V_FAIL, problem, 1,
+                x.r.seconds);
+    compare_steps(rc, tv, &x, fs, n, seed, suite, problem);
     if (resume && !problem)
         own_state_resume(rc, tv, &x, k, n, seed, fs, suite);
     free(problem);

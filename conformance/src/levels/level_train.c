@@ -241,9 +241,13 @@ static void judge_run(run_ctx *rc, const train_vec *tv, train_exec *x, uint32_t 
     char run_id[160];
     snprintf(run_id, sizeof run_id, "%s/run", tv->profile);
     rep->problem = run_problem->len ? xstrdup(run_problem->p) : NULL;
-    results_add(&rc->res, "train", suite, run_id, rep->problem ? V_FAIL : V_PASS, rep->problem, 1, rep->seconds);
+    /* P8 ("past a deadline the IUT is killed and the case is an ERROR"): a
+     * time-out says nothing about the results, so the run case is an ERROR,
+     * never a FAIL; the run still FAILs (P10: a case failed or errored). */
+    verdict v = !rep->problem ? V_PASS : x->r.timed_out ? V_ERROR : V_FAIL;
+    results_add(&rc->res, "train", suite, run_id, v, rep->problem, 1, rep->seconds);
     if (rep->problem)
-        fprintf(rc->out, "    FAIL %s: %s\n", run_id, rep->problem);
+        fprintf(rc->out, "    %s %s: %s\n", v == V_ERROR ? "ERROR" : "FAIL", run_id, rep->problem);
     step_tally st = judge_steps(rc, tv, x, n, suite, rep);
     if (st.listed > 4)
         fprintf(rc->out, "    ... %d more failing steps (the receipt and JUnit list every step)\n", st.listed - 4);

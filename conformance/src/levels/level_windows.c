@@ -130,9 +130,12 @@ static void run_window(run_ctx *rc, const train_vec *tv, const window_job *j, co
             if (*c == '\n')
                 *c = ' ';
     }
-    results_add(&rc->res, "train", j->suite, j->id, why ? V_FAIL : V_PASS, reason, 1, x.r.seconds);
+    /* P8: a window past its deadline is an ERROR (it says nothing about the results) */
+    verdict v = !why ? V_PASS : x.r.timed_out ? V_ERROR : V_FAIL;
+    results_add(&rc->res, "train", j->suite, j->id, v, reason, 1, x.r.seconds);
     if (why)
-        fprintf(rc->out, "    FAIL %s: %s\n%s%s", j->id, why, where.len ? "      where it differs:\n" : "",
+        fprintf(rc->out, "    %s %s: %s\n%s%s", v == V_ERROR ? "ERROR" : "FAIL", j->id, why,
+                where.len ? "      where it differs:\n" : "",
                 where.len ? where.p : "");
     else
         fprintf(rc->out, "  %-24s window %u -> %u%s%s: %u steps passed (%.2f s)\n", tv->profile, (unsigned)j->from,

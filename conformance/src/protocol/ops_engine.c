@@ -300,10 +300,12 @@ static void deadline_passed(ops_session *ss, int ev)
         set(r, V_ERROR, xasprintf("not answered: the runner was interrupted (signal %d); the IUT was killed",
                                   contain_interrupted()));
     else if (now_s() >= ss->session_deadline)
-        set(r, V_ERROR, xasprintf("not answered within the session's %.1f s (time-out, P8); the IUT was killed",
+        set(r, V_ERROR, xasprintf("not answered within the session's %.1f s (time-out, P8); the IUT was killed "
+                                  "(a slow IUT needs a longer one: --timeout-run S or --slowdown F)",
                                   ss->run_timeout));
     else
-        set(r, V_ERROR, xasprintf("no response within %.1f s (time-out, P8); the IUT was killed",
+        set(r, V_ERROR, xasprintf("no response within %.1f s (time-out, P8); the IUT was killed "
+                                  "(a slow IUT needs a longer one: --timeout-case S or --slowdown F)",
                                   ss->reqs[ss->ans].timeout));
     r->seconds = now_s() - ss->case_start;
     ss->problem = xasprintf("not answered: the IUT was killed after the %s on %s",
