@@ -149,7 +149,7 @@ test: suite-tmp
 	@echo "make test: all test groups passed"
 
 # The tiers (README.md "Checks, tiers and their cost"). Per commit: .ci/run
-# (make test, make fuzz, the PyTorch stage below), at most 60 minutes on a
+# (make test, make fuzz, the PyTorch stage below), at most 45 minutes on a
 # clean clone. Scheduled (the GitHub workflow's nightly job, and by hand):
 # the exhaustive proof of exp/log/sqrt (prove-math), every kernel set on
 # vectors/v1.2.0 in full (conformance-kernels-full), PyTorch's divergence
@@ -162,7 +162,7 @@ test: suite-tmp
 # conformance-kernels, pytorch-matrix, test-pytorch-conforming's rows,
 # test-mpi, matrix-gptchar-windows-share, make fuzz).
 CI_PYTORCH_STAGES = test-pytorch pytorch-matrix test-pytorch-conforming
-CI_SCHEDULED_STAGES = prove-math conformance-kernels-full pytorch-divergence test-pytorch-conforming-all \
+CI_SCHEDULED_STAGES = prove-math conformance-kernels-full test-conformance-sanitize-all pytorch-divergence test-pytorch-conforming-all \
       pytorch-cross-isa pytorch-conforming-cross-isa conformance-mpi matrix-windows matrix-gptchar-full
 .PHONY: ci-pytorch ci-scheduled
 ci-pytorch:

@@ -5,7 +5,7 @@ fuzz_response_SRCS   := conformance/src/protocol/ops_engine.c conformance/src/pr
                         conformance/src/protocol/exe_format.c conformance/src/protocol/proc_seen.c \
                         conformance/src/protocol/proc_code.c conformance/src/protocol/iut_room.c \
                         conformance/src/core/util.c conformance/src/core/utf8.c \
-                        conformance/src/core/ulp.c conformance/src/core/results.c
+                        conformance/src/core/ulp.c conformance/src/core/results.c conformance/src/host/hostinfo.c
 fuzz_response_CFLAGS := -Iconformance/src -D_POSIX_C_SOURCE=200809L
 fuzz_response_LIBS   := -lm
 fuzz_response_ARGS   := -max_len=65536 -timeout=30
