@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "isotrain.h"
 #include "protocol/iut_keeper.h"
@@ -23,11 +24,38 @@ const char *tu_env(const char *name)
     return v;
 }
 
+/* Every directory tu_tmpdir made in this process, removed when the process
+ * exits: a test that fails half-way, or forgets its own clean-up, still
+ * leaves nothing in the build tree (make test's check-leftovers fails on
+ * anything left). Only the process that made a directory removes it: a
+ * forked child that exits must not take its parent's files. */
+enum { TU_MAX_DIRS = 64 };
+static char *made_dirs[TU_MAX_DIRS];
+static size_t n_made_dirs;
+static pid_t made_by;
+
+static void remove_made_dirs(void)
+{
+    if (getpid() != made_by)
+        return;
+    for (size_t i = 0; i < n_made_dirs; i++)
+        remove_tree(made_dirs[i]);
+}
+
 char *tu_tmpdir(void)
 {
     char err[256];
     char *d = make_temp_dir("conform-test", err, sizeof err);
     cr_assert(d, "%s", err);
+    if (made_by != getpid()) { /* first in this process (a test is a fork) */
+        made_by = getpid();
+        n_made_dirs = 0;
+        static int registered;
+        if (!registered++)
+            atexit(remove_made_dirs);
+    }
+    cr_assert(n_made_dirs < TU_MAX_DIRS, "tu_tmpdir: more than %d directories in one test", TU_MAX_DIRS);
+    made_dirs[n_made_dirs++] = xstrdup(d);
     return d;
 }
 
