@@ -84,7 +84,7 @@ test-iut-front-ends: mpi
 	sh ci/mpi-private-tmp.sh sh ci/check-iut-front-ends.sh $(NATIVE)/isotrain $(call MPI_IUT,1)
 
 test-mpi-faults: mpi conformance-runner
-	sh ci/mpi-faults.sh "$(CONFORM)" "$(call MPI_IUT,NP)" $(NATIVE)/isotrain $${MPI_HANG_DEADLINE:-45}
+	sh ci/mpi-faults.sh "$(CONFORM)" "$(call MPI_IUT,NP)" $(NATIVE)/isotrain $${MPI_HANG_DEADLINE:-20}
 
 mpi-scaling: mpi
 	sh ci/mpi-scaling.sh "$(call MPI_IUT,NP)" $(NATIVE)/isotrain $(MPI_OUT)
