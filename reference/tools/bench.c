@@ -17,6 +17,8 @@
  *   4. gptchar (issue 30) per kernel set: the library's seconds per step of
  *      16 sequences on 1 thread, the best set on 2 threads (wall and CPU),
  *      and the CLI's with a digest at every step, on 1 and 2 threads (--threads);
+ *      then a larger member of the GPT family (a recipe, spec §16) on the
+ *      best set: the library on 1 and 2 threads, the CLI's --recipe;
  *   5. exp, log, tanh: ns per element per set.
  *
  * Figures are CPU time (on a shared machine the wall clock also counts the
@@ -30,9 +32,9 @@
  * CLI figure is a difference of two runs, and 3 steps left it within the
  * noise of a 1-step run),
  * BENCH_AM_RUNS (default 3), BENCH_GC_STEPS (gptchar steps per run, default 10),
- * BENCH_GC_RUNS (default 3). gptchar's shapes are the compile-time
- * constants of isotrain.h (IT_GC_*): a larger GPT (4 blocks, d_model 128,
- * context 64) is not a parameter of this library and is not measured. */
+ * BENCH_GC_RUNS (default 3), BENCH_RECIPE (a GPT-family recipe, spec §16:
+ * default spec/recipes/shakespeare.json, 4 blocks, d_model 128, context
+ * 64), BENCH_RECIPE_STEPS (default 2), BENCH_RECIPE_RUNS (default 3). */
 #define _DEFAULT_SOURCE 1 /* wait4 */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
@@ -48,6 +50,7 @@
 
 #include "isotrain.h"
 #include "isotrain_profile.h"
+#include "isotrain_gpt.h"
 
 static double clock_of(clockid_t id)
 {
@@ -159,16 +162,17 @@ static double addmod113_macs(void)
     return (fwd * 3 + att_f + att_b) * IT_AM_NTRAIN;
 }
 
-/* gptchar (spec §14.6) per row: q, k, v, o (D x D each), fc and proj
- * (D x F each) per block and the tied logits (D x V), forward and two
- * backward products each; attention per sequence and head: T(T+1)/2
- * scores and as many terms of z forward, four times that backward (dw,
- * dq, dk, dv) */
-static double gptchar_flops(void)
+/* a GPT-family member (spec §14.6, §16) per row: q, k, v, o (D x D each),
+ * fc and proj (D x F each) per block and the tied logits (D x V), forward
+ * and two backward products each; attention per sequence and head: T(T+1)/2
+ * scores and as many terms of z forward, four times that backward (dw, dq,
+ * dk, dv). gptchar is the family at §14.1's sizes. */
+static double gpt_flops(const it_gpt_shape *sh)
 {
-    const double D = IT_GC_D, F = IT_GC_MLP, V = IT_GC_VOCAB, T = IT_GC_CTX, DH = IT_GC_DHEAD;
-    double rows = 3.0 * (IT_GC_LAYERS * (4 * D * D + 2 * D * F) + D * V) * IT_GC_ROWS;
-    double att = 6.0 * IT_GC_LAYERS * IT_GC_SEQS * IT_GC_HEADS * (T * (T + 1) / 2) * DH;
+    const double D = sh->d_model, F = sh->mlp, V = sh->vocab, T = sh->context, DH = D / sh->heads;
+    const double L = sh->blocks, B = sh->batch;
+    double rows = 3.0 * (L * (4 * D * D + 2 * D * F) + D * V) * (B * T);
+    double att = 6.0 * L * B * sh->heads * (T * (T + 1) / 2) * DH;
     return 2.0 * (rows + att);
 }
 
@@ -179,7 +183,14 @@ typedef struct {
     int ok;
 } child_time;
 
-static child_time run_cli(const char *cli, const char *kernels, const char *profile, long steps, unsigned threads,
+/* what a run trains: a profile of the table, or a recipe (spec §16, P7
+ * 1.3.0 --recipe) */
+typedef struct {
+    const char *option, *value; /* "--profile" NAME or "--recipe" FILE */
+} run_what;
+static run_what profile_named(const char *name) { return (run_what){"--profile", name}; }
+
+static child_time run_cli(const char *cli, const char *kernels, run_what what, long steps, unsigned threads,
                           const char *trace)
 {
     child_time r = {0, 0, 0};
@@ -195,7 +206,7 @@ static child_time run_cli(const char *cli, const char *kernels, const char *prof
         if (fd >= 0)
             dup2(fd, 1), dup2(fd, 2);
         setenv("ISOTRAIN_EVAL", "0", 1); /* the step, not §13.7's evaluation */
-        execl(cli, cli, "--kernels", kernels, "train", "--profile", profile, "--steps", st, "--threads", th,
+        execl(cli, cli, "--kernels", kernels, "train", what.option, what.value, "--steps", st, "--threads", th,
               "--trace", trace, (char *)NULL);
         _exit(127);
     }
@@ -228,7 +239,7 @@ static void last_digest(const char *trace, char out[65])
 
 /* per step, with the start-up (a 0-step run: initialization, allocation,
  * the step-0 digest) subtracted; medians of runs */
-static int cli_per_step(const char *cli, const char *set, const char *profile, long steps, unsigned threads,
+static int cli_per_step(const char *cli, const char *set, run_what what, long steps, unsigned threads,
                         int runs, const char *trace, double *cpu, double *wall, double *first, char digest[65])
 {
     double c[16], w[16], c0[16], w0[16];
@@ -239,8 +250,8 @@ static int cli_per_step(const char *cli, const char *set, const char *profile, l
      * workspace, page faults) are left out, as the library figures leave out
      * their first step; *first gets what a run pays once, before its steps */
     for (int i = 0; i < runs; i++) {
-        child_time z = run_cli(cli, set, profile, 1, threads, trace);
-        child_time t = run_cli(cli, set, profile, 1 + steps, threads, trace);
+        child_time z = run_cli(cli, set, what, 1, threads, trace);
+        child_time t = run_cli(cli, set, what, 1 + steps, threads, trace);
         if (!z.ok || !t.ok)
             return -1;
         c0[i] = z.cpu, w0[i] = z.wall, c[i] = t.cpu, w[i] = t.wall;
@@ -344,7 +355,7 @@ static int bench_gptchar(const char *cli, const char **sets, size_t nsets, doubl
     int runs = env_int("BENCH_GC_RUNS", 3);
     if (runs > 16)
         runs = 16;
-    const double gf = gptchar_flops();
+    const double gf = gpt_flops(&it_gpt_shape_gptchar);
     printf("gptchar (%.3f GFLOP of products per step of %d sequences x %d positions), median of %d runs of %d "
            "steps:\n",
            gf / 1e9, IT_GC_SEQS, IT_GC_CTX, runs, steps);
@@ -363,7 +374,7 @@ static int bench_gptchar(const char *cli, const char **sets, size_t nsets, doubl
         *same &= strcmp(first, dig) == 0;
         double c1 = median(cc, runs), w1 = median(cw, runs);
         char cdig[65];
-        if (cli_per_step(cli, sets[k], it_profile_gptchar.name, steps, 1, runs, trace, &ccpu, &cwall, &cfirst, cdig) != 0)
+        if (cli_per_step(cli, sets[k], profile_named(it_profile_gptchar.name), steps, 1, runs, trace, &ccpu, &cwall, &cfirst, cdig) != 0)
             return -1;
         *same &= strcmp(first, cdig) == 0; /* both trained 1 + steps steps */
         *lib1 = c1 < *lib1 ? c1 : *lib1;
@@ -396,8 +407,8 @@ static int bench_gptchar(const char *cli, const char **sets, size_t nsets, doubl
     /* the certified path on 2 threads (--threads): wall against 1 thread's */
     double c2cpu, c2wall, c2first, c1cpu, c1wall, c1first;
     char c2dig[65];
-    if (cli_per_step(cli, best, it_profile_gptchar.name, steps, 1, runs, trace, &c1cpu, &c1wall, &c1first, c2dig) != 0 ||
-        cli_per_step(cli, best, it_profile_gptchar.name, steps, 2, runs, trace, &c2cpu, &c2wall, &c2first, c2dig) != 0)
+    if (cli_per_step(cli, best, profile_named(it_profile_gptchar.name), steps, 1, runs, trace, &c1cpu, &c1wall, &c1first, c2dig) != 0 ||
+        cli_per_step(cli, best, profile_named(it_profile_gptchar.name), steps, 2, runs, trace, &c2cpu, &c2wall, &c2first, c2dig) != 0)
         return -1;
     *same &= strcmp(first, c2dig) == 0;
     printf("  kernels=%-8s 2 threads: CLI+digests %.4f s/step wall, %.4f s/step CPU (1 thread: %.4f wall, %.4f "
@@ -405,10 +416,107 @@ static int bench_gptchar(const char *cli, const char **sets, size_t nsets, doubl
            best, c2wall, c2cpu, c1wall, c1cpu, c1wall / c2wall);
     printf("  best 1 thread: library %.4f s/step (%.1f %% of peak), CLI+digests %.4f s/step (%.1f %% of peak)\n",
            *lib1, 100.0 * gf / *lib1 / (peak * 1e9), *cli1, 100.0 * gf / *cli1 / (peak * 1e9));
-    printf("  a GPT-family recipe (4 blocks, d_model 128, context 64): not measured, gptchar's sizes are "
-           "compile-time constants (isotrain.h IT_GC_*), not parameters\n");
     it_gptchar_work_free(w);
     return 0;
+}
+
+/* A recipe's steps through the library's run of its row (the code the
+ * CLI's --recipe runs, without the trace and the digests): 1 + steps
+ * steps, wall and CPU (all threads) per step without the first */
+static int recipe_library(const it_gpt_profile *g, unsigned threads, int steps, double *wall, double *cpu,
+                          char dig[65])
+{
+    const it_profile *p = &g->p;
+    it_train_config cfg = it_train_config_default(p);
+    cfg.threads = threads;
+    cfg.eval = 0;
+    it_train_state *s = it_train_state_new(p);
+    if (!s)
+        return -1;
+    it_train_start(p, &cfg, s);
+    it_train_run run = {p, &cfg, s, &it_reducer_local, NULL};
+    if (p->work_new && !(run.work = p->work_new(&run))) {
+        it_train_state_free(s);
+        return -1;
+    }
+    double w0 = 0, c0 = 0;
+    it_status st = IT_OK;
+    for (int t = 0; t <= steps && st == IT_OK; t++) {
+        if (t == 1)
+            w0 = now(), c0 = proc_cpu();
+        st = it_train_step(&run);
+    }
+    *wall = (now() - w0) / steps;
+    *cpu = (proc_cpu() - c0) / steps;
+    it_params_digest(s->params, p->nparams, dig);
+    if (p->work_free)
+        p->work_free(run.work);
+    it_train_state_free(s);
+    return st == IT_OK ? 0 : -1;
+}
+
+/* section 4b (issue 30): a larger member of the GPT family (spec §16), the
+ * recipe BENCH_RECIPE (default the repository's 4-block, d_model 128,
+ * context 64 example), on the best set: the library on 1 and 2 threads and
+ * the CLI's --recipe with a digest every step on 1 thread; *same cleared
+ * when any digest differs */
+static int bench_recipe(const char *cli, const char *set, double peak, const char *trace, int *same)
+{
+    const char *path = getenv("BENCH_RECIPE") ? getenv("BENCH_RECIPE") : "spec/recipes/shakespeare.json";
+    const int steps = env_int("BENCH_RECIPE_STEPS", 2);
+    int runs = env_int("BENCH_RECIPE_RUNS", 3);
+    if (runs > 16)
+        runs = 16;
+    it_gpt_recipe r;
+    it_gpt_profile g;
+    char err[768];
+    if (steps < 1 || runs < 1 || it_gpt_recipe_load(path, &r, err, sizeof err) != 0) {
+        fprintf(stderr, "bench: recipe %s: %s\n", path, steps < 1 || runs < 1 ? "BENCH_RECIPE_STEPS/RUNS < 1" : err);
+        return -1;
+    }
+    if (it_gpt_profile_make(&r, &g) != 0) {
+        it_gpt_recipe_free(&r);
+        return -1;
+    }
+    const it_gpt_shape *sh = &r.shape;
+    const double gf = gpt_flops(sh);
+    printf("GPT-family recipe %s (%u blocks, d_model %u, %u heads, MLP %u, context %u, batch %u, vocabulary %u; "
+           "%.3f GFLOP of products per step), kernels=%s, median of %d runs of %d steps:\n",
+           path, sh->blocks, sh->d_model, sh->heads, sh->mlp, sh->context, sh->batch, sh->vocab, gf / 1e9, set, runs,
+           steps);
+    it_kernels_select(set);
+    char first[65] = "", dig[65];
+    double wall1 = 0, cpu1 = 0;
+    int rc = 0;
+    for (unsigned th = 1; th <= 2 && rc == 0; th++) {
+        double cw[16], cc[16];
+        for (int i = 0; i < runs && rc == 0; i++)
+            rc = recipe_library(&g, th, steps, &cw[i], &cc[i], dig);
+        if (rc)
+            break;
+        if (!first[0])
+            strcpy(first, dig);
+        *same &= strcmp(first, dig) == 0;
+        double wt = median(cw, runs), ct = median(cc, runs);
+        if (th == 1)
+            wall1 = wt, cpu1 = ct;
+        printf("  %u thread%s: library %.4f s/step CPU (all threads; %4.1f %% of one core's peak), wall %.4f", th,
+               th > 1 ? "s" : " ", ct, 100.0 * gf / ct / (peak * 1e9), wt);
+        if (th > 1)
+            printf("; wall speed-up x%.2f, CPU spent x%.2f of 1 thread's", wall1 / wt, ct / cpu1);
+        printf("\n");
+    }
+    double ccpu, cwall, cfirst;
+    char cdig[65];
+    if (rc == 0 && (rc = cli_per_step(cli, set, (run_what){"--recipe", path}, steps, 1, runs, trace, &ccpu, &cwall,
+                                      &cfirst, cdig)) == 0) {
+        *same &= strcmp(first, cdig) == 0; /* both trained 1 + steps steps */
+        printf("  1 thread: CLI+digests %.4f s/step (%4.1f %% of peak; wall %.4f; once a run: %.3f s)\n", ccpu,
+               100.0 * gf / ccpu / (peak * 1e9), cwall, cfirst);
+    }
+    it_gpt_profile_free(&g);
+    it_gpt_recipe_free(&r);
+    return rc;
 }
 
 /* section 2: every set (library, CLI with digests); *same cleared when any
@@ -449,7 +557,7 @@ static int bench_mlp13k(const char *cli, const char **sets, size_t nsets, double
         *lib_best = rate > *lib_best ? rate : *lib_best;
         double ccpu, cwall, cfirst;
         char cdig[65];
-        if (cli_per_step(cli, sets[k], name, steps, 1, runs, trace, &ccpu, &cwall, &cfirst, cdig) != 0) {
+        if (cli_per_step(cli, sets[k], profile_named(name), steps, 1, runs, trace, &ccpu, &cwall, &cfirst, cdig) != 0) {
             fprintf(stderr, "bench: %s --kernels %s train --profile %s failed\n", cli, sets[k], name);
             goto out;
         }
@@ -504,7 +612,7 @@ static int bench_addmod113(const char *cli, const char **sets, size_t nsets, dou
         best1 = c1 < best1 ? c1 : best1;
         double ccpu, cwall, cfirst;
         char cdig[65];
-        if (cli_per_step(cli, sets[k], name, am_steps, 1, am_runs, trace, &ccpu, &cwall, &cfirst, cdig) != 0) {
+        if (cli_per_step(cli, sets[k], profile_named(name), am_steps, 1, am_runs, trace, &ccpu, &cwall, &cfirst, cdig) != 0) {
             fprintf(stderr, "bench: %s --kernels %s train --profile %s failed\n", cli, sets[k], name);
             it_addmod113_work_free(w);
             return -1;
@@ -539,7 +647,7 @@ static int bench_addmod113(const char *cli, const char **sets, size_t nsets, dou
     {
         double ccpu, cwall, cfirst;
         char cdig[65];
-        if (cli_per_step(cli, best_set, name, am_steps, 2, am_runs, trace, &ccpu, &cwall, &cfirst, cdig) != 0) {
+        if (cli_per_step(cli, best_set, profile_named(name), am_steps, 2, am_runs, trace, &ccpu, &cwall, &cfirst, cdig) != 0) {
             fprintf(stderr, "bench: %s --kernels %s train --profile %s --threads 2 failed\n", cli, best_set, name);
             it_addmod113_work_free(w);
             return -1;
@@ -608,6 +716,13 @@ int main(int argc, char **argv)
     double gc_lib = 0, gc_cli = 0, gc_lib2 = 0;
     if (bench_gptchar(cli, sets, nsets, peak, trace, &same, &gc_lib, &gc_cli, &gc_lib2) != 0) {
         fprintf(stderr, "bench: gptchar failed (library or %s --kernels SET train --profile gptchar)\n", cli);
+        return 1;
+    }
+
+    const char *best = sets[nsets - 1];
+    if (bench_recipe(cli, best, peak, trace, &same) != 0) {
+        fprintf(stderr, "bench: the GPT-family recipe failed (library or %s --kernels %s train --recipe FILE)\n", cli,
+                best);
         return 1;
     }
 
