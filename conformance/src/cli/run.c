@@ -315,6 +315,20 @@ static int write_outputs(run_ctx *rc, const char *overall, const char *reached)
     return io_bad;
 }
 
+/* The verdict and the level each profile reached (verdict/run_outcome.h),
+ * from what the levels left in rc; returns the levels reached as text. */
+static char *judge(run_ctx *rc, int hello_ok)
+{
+    const run_outcome o = {
+        .a = rc->a, .vs = &rc->vs, .manifest_digest = rc->man.digest, .official = rc->official != NULL,
+        .req = &rc->req, .res = &rc->res, .run_seed = rc->run_seed, .subject_unbound = rc->target == NULL,
+        .hello_ok = hello_ok, .lv_ops = rc->lv_ops,
+    };
+    run_outcome_verdict(&o, &rc->verdict);
+    rc->n_reached = run_outcome_reached(&o, &rc->reached);
+    return run_outcome_reached_text(rc->reached, rc->n_reached);
+}
+
 int run_command(const conform_args *a)
 {
     run_ctx rc;
@@ -338,9 +352,7 @@ int run_command(const conform_args *a)
     int hello_ok = run_levels(&rc);
     if (rc.target && !rc.target->f[0].sha256_after[0])
         iut_target_finish(rc.target); /* the receipt's sha256_after, whatever ran */
-    run_scope_verdict(&rc, hello_ok);
-    run_levels_reached(&rc, hello_ok);
-    char *reached = run_levels_reached_text(&rc);
+    char *reached = judge(&rc, hello_ok);
     int sig = interrupted(&rc);
     const char *overall = rc.verdict.word;
     rc.t_total = now_s() - rc.t_start;

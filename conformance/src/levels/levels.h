@@ -19,12 +19,5 @@ void level_windows_run(run_ctx *rc, const train_vec *tv);
 /* Fresh cases drawn from the run seed (conformance/README.md "Fresh cases"):
  * per selected op group, and a fresh-seed training run. */
 void level_fresh_run(run_ctx *rc);
-/* The overall verdict and its scope (verdict/scope.h) into rc->verdict. */
-void run_scope_verdict(run_ctx *rc, int hello_ok);
-/* The level each selected profile reached, into rc->reached. */
-void run_levels_reached(run_ctx *rc, int hello_ok);
-/* "train" when every profile reached the same level, else "mlp13k train,
- * addmod113 none" (the caller frees it). */
-char *run_levels_reached_text(const run_ctx *rc);
 
 #endif

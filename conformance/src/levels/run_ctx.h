@@ -18,6 +18,7 @@
 #include "host/hostinfo.h"
 #include "verdict/scope.h"
 #include "verdict/requirements.h"
+#include "verdict/run_outcome.h"
 #include "protocol/iut_target.h"
 
 typedef struct {
@@ -112,10 +113,8 @@ typedef struct {
     run_verdict verdict;
     /* the spec version certified and what it requires (after hello) */
     req_ctx req;
-    /* the level each profile reached (run_levels_reached) */
-    struct reached_level {
-        const char *profile, *level;
-    } *reached;
+    /* the level each profile reached (verdict/run_outcome.h) */
+    reached_level *reached;
     size_t n_reached;
     /* the argv form's target (protocol/iut_target.h): the bound subject;
      * NULL for the shell form (subject unbound) */

@@ -4,6 +4,7 @@
 #include "report/receipt.h"
 #include "levels/time_budget.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,87 @@ static void add_str(cJSON *o, const char *k, const char *v)
     char *s = sanitized(v, strlen(v), 1 << 20);
     cJSON_AddStringToObject(o, k, s);
     free(s);
+}
+
+/* A member copied from a C struct: the field it is (its key, and by THE
+ * field table whether an int is a number or a boolean), the C type it has
+ * there and where. Objects that mirror a struct are written from a list of
+ * these, not a line each. */
+typedef enum { C_CHARS, C_PTR, C_U32, C_DOUBLE, C_INT } ctype;
+typedef enum { W_HOST, W_OPTIONS_HEAD, W_OPTIONS_TAIL, W_TRAIN, W_IUT, W_TIMINGS } wpart;
+typedef struct {
+    wpart part;
+    rf_id id;
+    ctype c;
+    size_t at;
+} member;
+#define M(part, id, c, type, name) {part, RF_##id, c, offsetof(type, name)}
+
+/* Every member the writer copies from a C struct, in the order each object
+ * has them: the runner's host (hostinfo), the options around the filters
+ * and the seed (conform_args), the head of a profile's golden run
+ * (train_report), what the IUT said of itself and the levels' times
+ * (run_ctx). */
+static const member members[] = {
+    M(W_HOST, HOST_ISA, C_CHARS, hostinfo, isa),
+    M(W_HOST, HOST_ENDIANNESS, C_CHARS, hostinfo, endianness),
+    M(W_HOST, HOST_CPU_MODEL, C_CHARS, hostinfo, cpu_model),
+    M(W_HOST, HOST_CPU_FLAGS, C_PTR, hostinfo, cpu_flags),
+    M(W_HOST, HOST_OS, C_CHARS, hostinfo, os),
+    M(W_HOST, HOST_LIBC, C_CHARS, hostinfo, libc),
+    M(W_HOST, HOST_RUNNER_COMPILER, C_PTR, hostinfo, compiler),
+    M(W_HOST, HOST_RUNNER_CFLAGS, C_PTR, hostinfo, cflags),
+    M(W_OPTIONS_HEAD, OPTIONS_LEVEL, C_PTR, conform_args, level),
+    M(W_OPTIONS_HEAD, OPTIONS_PROFILE, C_PTR, conform_args, profile),
+    M(W_OPTIONS_TAIL, OPTIONS_SEED_GIVEN, C_INT, conform_args, seed_given),
+    M(W_OPTIONS_TAIL, OPTIONS_FRESH_ONLY, C_INT, conform_args, fresh_only),
+    M(W_OPTIONS_TAIL, OPTIONS_TIMEOUT_CASE, C_DOUBLE, conform_args, timeout_case),
+    M(W_OPTIONS_TAIL, OPTIONS_TIMEOUT_RUN, C_DOUBLE, conform_args, timeout_run),
+    M(W_OPTIONS_TAIL, OPTIONS_SLOWDOWN, C_DOUBLE, conform_args, slowdown),
+    M(W_OPTIONS_TAIL, OPTIONS_TIMEOUT_RUN_GIVEN, C_INT, conform_args, timeout_run_given),
+    M(W_TRAIN, LEVELS_TRAIN_PROFILES_PROFILE, C_PTR, train_report, profile),
+    M(W_TRAIN, LEVELS_TRAIN_PROFILES_STEPS, C_U32, train_report, steps_requested),
+    M(W_TRAIN, LEVELS_TRAIN_PROFILES_STEPS_IN_VECTORS, C_U32, train_report, steps_in_vectors),
+    M(W_TRAIN, LEVELS_TRAIN_PROFILES_STATUS, C_CHARS, train_report, status),
+    M(W_TRAIN, LEVELS_TRAIN_PROFILES_FAILURE, C_PTR, train_report, failure),
+    M(W_TRAIN, LEVELS_TRAIN_PROFILES_PROBLEM, C_PTR, train_report, problem),
+    M(W_TRAIN, LEVELS_TRAIN_PROFILES_SECONDS, C_DOUBLE, train_report, seconds),
+    M(W_TRAIN, LEVELS_TRAIN_PROFILES_STDERR_TAIL, C_PTR, train_report, stderr_tail),
+    M(W_TRAIN, LEVELS_TRAIN_PROFILES_STDOUT_TAIL, C_PTR, train_report, stdout_tail),
+    M(W_IUT, IUT_HELLO, C_PTR, run_ctx, hello_line),
+    M(W_IUT, IUT_NAME, C_PTR, run_ctx, iut_name),
+    M(W_IUT, IUT_VERSION, C_PTR, run_ctx, iut_version),
+    M(W_IUT, IUT_SPEC, C_PTR, run_ctx, iut_spec),
+    M(W_TIMINGS, TIMINGS_MANIFEST, C_DOUBLE, run_ctx, t_manifest),
+    M(W_TIMINGS, TIMINGS_LOAD, C_DOUBLE, run_ctx, t_load),
+    M(W_TIMINGS, TIMINGS_HELLO, C_DOUBLE, run_ctx, t_hello),
+    M(W_TIMINGS, TIMINGS_OPS, C_DOUBLE, run_ctx, t_ops),
+    M(W_TIMINGS, TIMINGS_TRAIN, C_DOUBLE, run_ctx, t_train),
+    M(W_TIMINGS, TIMINGS_FRESH, C_DOUBLE, run_ctx, t_fresh),
+};
+
+/* The members of one part (its rows of the table above) from base. */
+static void put_members(cJSON *o, const void *base, wpart part)
+{
+    const char *b = base;
+    const member *m = members;
+    for (size_t i = 0; i < sizeof members / sizeof *members; i++) {
+        if (m[i].part != part)
+            continue;
+        const char *k = rf_key(m[i].id), *v = b + m[i].at;
+        switch (m[i].c) {
+        case C_CHARS: add_str(o, k, v); break;
+        case C_PTR: add_str(o, k, *(const char *const *)(const void *)v); break;
+        case C_U32: cJSON_AddNumberToObject(o, k, *(const uint32_t *)(const void *)v); break;
+        case C_DOUBLE: cJSON_AddNumberToObject(o, k, *(const double *)(const void *)v); break;
+        case C_INT:
+            if (receipt_fields[m[i].id].kind == RS_BOOL)
+                cJSON_AddBoolToObject(o, k, *(const int *)(const void *)v);
+            else
+                cJSON_AddNumberToObject(o, k, *(const int *)(const void *)v);
+            break;
+        }
+    }
 }
 
 static void add_str_item(cJSON *arr, const char *v)
@@ -271,10 +353,7 @@ static void iut_json(cJSON *root, const run_ctx *rc, const iut_binary *b)
     const conform_args *a = rc->a;
     cJSON *iut = cJSON_AddObjectToObject(root, K(IUT));
     add_str(iut, K(IUT_COMMAND), a->iut);
-    add_str(iut, K(IUT_HELLO), rc->hello_line);
-    add_str(iut, K(IUT_NAME), rc->iut_name);
-    add_str(iut, K(IUT_VERSION), rc->iut_version);
-    add_str(iut, K(IUT_SPEC), rc->iut_spec);
+    put_members(iut, rc, W_IUT);
     /* the kernel set the IUT says ran (its hello line's kernels=, P2), or null */
     const char *kk = rc->hello_line ? strstr(rc->hello_line, " kernels=") : NULL;
     if (kk) {
@@ -299,38 +378,24 @@ static void host_json(cJSON *root)
 {
     hostinfo h;
     hostinfo_collect(&h);
-    cJSON *host = cJSON_AddObjectToObject(root, K(HOST));
-    add_str(host, K(HOST_ISA), h.isa);
-    add_str(host, K(HOST_ENDIANNESS), h.endianness);
-    add_str(host, K(HOST_CPU_MODEL), h.cpu_model);
-    add_str(host, K(HOST_CPU_FLAGS), h.cpu_flags);
-    add_str(host, K(HOST_OS), h.os);
-    add_str(host, K(HOST_LIBC), h.libc);
-    add_str(host, K(HOST_RUNNER_COMPILER), h.compiler);
-    add_str(host, K(HOST_RUNNER_CFLAGS), h.cflags);
+    put_members(cJSON_AddObjectToObject(root, K(HOST)), &h, W_HOST);
     hostinfo_free(&h);
 }
 
-/* The options the run was given, the seed it ran with. */
+/* The options the run was given, the seed it ran with; the training runs'
+ * deadlines (levels/time_budget.h): --timeout-run as given, or calibrated
+ * on the linked reference's step time measured here. */
 static void options_json(cJSON *root, const run_ctx *rc, const char *seed)
 {
     const conform_args *a = rc->a;
     cJSON *opt = cJSON_AddObjectToObject(root, K(OPTIONS));
-    add_str(opt, K(OPTIONS_LEVEL), a->level);
-    add_str(opt, K(OPTIONS_PROFILE), a->profile);
+    put_members(opt, a, W_OPTIONS_HEAD);
     cJSON *fl = cJSON_AddArrayToObject(opt, K(OPTIONS_FILTERS));
     for (size_t i = 0; i < a->n_filters; i++)
         cJSON_AddItemToArray(fl, cJSON_CreateString(a->filters[i]));
     cJSON_AddBoolToObject(opt, K(OPTIONS_EXHAUSTIVE), a->exhaustive);
     cJSON_AddStringToObject(opt, K(OPTIONS_SEED), seed);
-    cJSON_AddBoolToObject(opt, K(OPTIONS_SEED_GIVEN), a->seed_given);
-    cJSON_AddBoolToObject(opt, K(OPTIONS_FRESH_ONLY), a->fresh_only);
-    cJSON_AddNumberToObject(opt, K(OPTIONS_TIMEOUT_CASE), a->timeout_case);
-    cJSON_AddNumberToObject(opt, K(OPTIONS_TIMEOUT_RUN), a->timeout_run);
-    cJSON_AddNumberToObject(opt, K(OPTIONS_SLOWDOWN), a->slowdown);
-    /* the training runs' deadlines (levels/time_budget.h): --timeout-run as
-     * given, or calibrated on the linked reference's step time measured here */
-    cJSON_AddBoolToObject(opt, K(OPTIONS_TIMEOUT_RUN_GIVEN), a->timeout_run_given);
+    put_members(opt, a, W_OPTIONS_TAIL);
     cJSON *cal = cJSON_AddObjectToObject(opt, K(OPTIONS_TIMEOUT_CALIBRATION));
     cJSON_AddNumberToObject(cal, K(OPTIONS_TIMEOUT_CALIBRATION_FACTOR), TB_FACTOR);
     cJSON *steps_s = cJSON_AddObjectToObject(cal, K(OPTIONS_TIMEOUT_CALIBRATION_REFERENCE_STEP_SECONDS));
@@ -346,15 +411,7 @@ static void options_json(cJSON *root, const run_ctx *rc, const char *seed)
 static cJSON *train_profile_json(const train_report *t)
 {
     cJSON *p = cJSON_CreateObject();
-    add_str(p, K(LEVELS_TRAIN_PROFILES_PROFILE), t->profile);
-    cJSON_AddNumberToObject(p, K(LEVELS_TRAIN_PROFILES_STEPS), t->steps_requested);
-    cJSON_AddNumberToObject(p, K(LEVELS_TRAIN_PROFILES_STEPS_IN_VECTORS), t->steps_in_vectors);
-    add_str(p, K(LEVELS_TRAIN_PROFILES_STATUS), t->status);
-    add_str(p, K(LEVELS_TRAIN_PROFILES_FAILURE), t->failure);
-    add_str(p, K(LEVELS_TRAIN_PROFILES_PROBLEM), t->problem);
-    cJSON_AddNumberToObject(p, K(LEVELS_TRAIN_PROFILES_SECONDS), t->seconds);
-    add_str(p, K(LEVELS_TRAIN_PROFILES_STDERR_TAIL), t->stderr_tail);
-    add_str(p, K(LEVELS_TRAIN_PROFILES_STDOUT_TAIL), t->stdout_tail);
+    put_members(p, t, W_TRAIN);
     if (t->first_bad_step >= 0)
         cJSON_AddNumberToObject(p, K(LEVELS_TRAIN_PROFILES_FIRST_DIFFERING_STEP), t->first_bad_step);
     if (t->loc_json)
@@ -457,12 +514,7 @@ static void outcome_json(cJSON *root, const run_ctx *rc, const char *overall, co
     for (size_t i = 0; i < rc->n_warnings; i++)
         cJSON_AddItemToArray(w, cJSON_CreateString(rc->warnings[i]));
     cJSON *tm = cJSON_AddObjectToObject(root, K(TIMINGS));
-    cJSON_AddNumberToObject(tm, K(TIMINGS_MANIFEST), rc->t_manifest);
-    cJSON_AddNumberToObject(tm, K(TIMINGS_LOAD), rc->t_load);
-    cJSON_AddNumberToObject(tm, K(TIMINGS_HELLO), rc->t_hello);
-    cJSON_AddNumberToObject(tm, K(TIMINGS_OPS), rc->t_ops);
-    cJSON_AddNumberToObject(tm, K(TIMINGS_TRAIN), rc->t_train);
-    cJSON_AddNumberToObject(tm, K(TIMINGS_FRESH), rc->t_fresh);
+    put_members(tm, rc, W_TIMINGS);
     cJSON_AddNumberToObject(tm, K(TIMINGS_TOTAL), now_s() - rc->t_start);
 }
 

@@ -5,6 +5,7 @@
  * counts and the digests, but a field it does not check (or one a newer
  * runner adds) may be absent or of another type, and is then shown as
  * absent, never trusted and never fatal. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,14 +72,10 @@ float rp_f32(uint32_t bits)
 
 const char *rp_state_word(rp_state s)
 {
-    switch (s) {
-    case RS_PASS: return "equal";
-    case RS_FAIL: return "differs";
-    case RS_SKIP: return "skipped";
-    case RS_ERROR: return "error";
-    case RS_NONE: break;
-    }
-    return "not reached";
+    static const char *const words[] = {
+        [RS_NONE] = "not reached", [RS_PASS] = "equal", [RS_FAIL] = "differs", [RS_SKIP] = "skipped", [RS_ERROR] = "error",
+    };
+    return (size_t)s < sizeof words / sizeof *words ? words[s] : words[RS_NONE];
 }
 
 /* ---- the words of the matrix's table (report/matrix/table.c) --------------- */
@@ -90,18 +87,44 @@ void rp_result_text(const mrow *w, char *buf, size_t cap)
 
 /* ---- profiles and steps ------------------------------------------------------ */
 
-static rp_profile *profile(rp_receipt *x, const char *name, const mreceipt *r)
+/* A bounded list of named entries (the profiles, the op groups): the entry
+ * named name, else a new one, zeroed, named (capped); NULL when the list is
+ * full, counted in *more. Entries are size bytes, each name a char * at
+ * name_at. */
+typedef struct {
+    void *base;
+    size_t size, name_at, max;
+    size_t *n, *more;
+} named_list;
+
+static void *entry_named(const named_list *l, const char *name, int *added)
 {
-    for (size_t i = 0; i < x->n_prof; i++)
-        if (!strcmp(x->prof[i].name, name))
-            return &x->prof[i];
-    if (x->n_prof == RP_MAX_PROFILES) {
-        x->prof_more++;
+    char *b = l->base;
+    *added = 0;
+    for (size_t i = 0; i < *l->n; i++) {
+        char *const *nm = (char *const *)(void *)(b + i * l->size + l->name_at);
+        if (!strcmp(*nm, name))
+            return b + i * l->size;
+    }
+    if (*l->n == l->max) {
+        (*l->more)++;
         return NULL;
     }
-    rp_profile *p = &x->prof[x->n_prof++];
-    memset(p, 0, sizeof *p);
-    p->name = xstrndup(name, strnlen(name, HW_CAP_NAME));
+    char *e = b + (*l->n)++ * l->size;
+    memset(e, 0, l->size);
+    *(char **)(void *)(e + l->name_at) = xstrndup(name, strnlen(name, HW_CAP_NAME));
+    *added = 1;
+    return e;
+}
+
+static rp_profile *profile(rp_receipt *x, const char *name, const mreceipt *r)
+{
+    const named_list l = {x->prof, sizeof *x->prof, offsetof(rp_profile, name), RP_MAX_PROFILES,
+                          &x->n_prof, &x->prof_more};
+    int added;
+    rp_profile *p = entry_named(&l, name, &added);
+    if (!p || !added)
+        return p;
     p->first_diff = -1;
     mx_profile_view(r, p->name, &p->ck); /* shallow: the host's facts, this profile's checkpoints */
     return p;
@@ -152,17 +175,10 @@ static int verdict_index(const char *v)
 
 static rp_group *group(rp_receipt *x, const char *name)
 {
-    for (size_t i = 0; i < x->n_groups; i++)
-        if (!strcmp(x->groups[i].group, name))
-            return &x->groups[i];
-    if (x->n_groups == RP_MAX_GROUPS) {
-        x->groups_more++;
-        return NULL;
-    }
-    rp_group *g = &x->groups[x->n_groups++];
-    memset(g, 0, sizeof *g);
-    g->group = xstrndup(name, strnlen(name, HW_CAP_NAME));
-    return g;
+    const named_list l = {x->groups, sizeof *x->groups, offsetof(rp_group, group), RP_MAX_GROUPS,
+                          &x->n_groups, &x->groups_more};
+    int added;
+    return entry_named(&l, name, &added);
 }
 
 /* The case list, once: op groups, fresh cases, every training step. */

@@ -145,6 +145,7 @@ void rp_divergence_free(rp_divergence *d);
 
 /* sec_matrix.c: helpers other sections share */
 void rp_result_badge(hw *w, const mrow *row);
+void rp_matrix_says(hw *w, const mrow *row, int with_status, const char *mismatch_lead);
 size_t rp_profile_names(const rp_page *p, const char **names, size_t cap);
 const rp_profile *rp_profile_of(const rp_page *p, const mrow *row, const char *name);
 /* sec_plots.c: |loss - the vectors' loss| per step, in ULPs, for one host */

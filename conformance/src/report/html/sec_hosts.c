@@ -14,7 +14,9 @@
 #include "report/html/report.h"
 
 typedef enum { K_TEXT, K_CODE, K_NUM, K_SECONDS, K_BOOL, K_LIST } kkind;
+typedef enum { KV_RUN, KV_IUT, KV_HOST } kvpart;
 typedef struct {
+    kvpart part;
     const char *label;
     rf_id field;
     kkind kind;
@@ -22,48 +24,44 @@ typedef struct {
 
 enum { SELF_REPORT_MAX = 40, WARN_MAX = 20, FAILED_MAX = 25, OBJ_MAX = 32 };
 
-static const kv run_kv[] = {
-    {"verdict", RF_VERDICT, K_TEXT},
-    {"exit status", RF_EXIT_CODE, K_NUM},
-    {"not a full certification because", RF_SCOPE_REASONS, K_LIST},
-    {"level reached", RF_LEVEL_REACHED, K_TEXT},
-    {"started", RF_STARTED, K_TEXT},
-    {"run seed (fresh cases)", RF_OPTIONS_SEED, K_CODE},
-    {"seed chosen by the caller", RF_OPTIONS_SEED_GIVEN, K_BOOL},
-    {"level", RF_OPTIONS_LEVEL, K_TEXT},
-    {"slowdown", RF_OPTIONS_SLOWDOWN, K_NUM},
-    {"runner", RF_SUITE_VERSION, K_TEXT},
-    {"runner revision", RF_SUITE_GIT_REVISION, K_CODE},
-    {"runner's reference kernels", RF_SUITE_REFERENCE_KERNELS, K_TEXT},
-    {"vector set", RF_VECTORS_VECTOR_VERSION, K_TEXT},
-    {"spec version of the vectors", RF_VECTORS_SPEC_VERSION, K_TEXT},
-    {"manifest digest", RF_VECTORS_MANIFEST_DIGEST, K_CODE},
+/* The key/value blocks of a host's details, in order: the run, the trainer
+ * under test, the host (kv_list writes one part's rows). */
+static const kv facts_kv[] = {
+    {KV_RUN, "verdict", RF_VERDICT, K_TEXT},
+    {KV_RUN, "exit status", RF_EXIT_CODE, K_NUM},
+    {KV_RUN, "not a full certification because", RF_SCOPE_REASONS, K_LIST},
+    {KV_RUN, "level reached", RF_LEVEL_REACHED, K_TEXT},
+    {KV_RUN, "started", RF_STARTED, K_TEXT},
+    {KV_RUN, "run seed (fresh cases)", RF_OPTIONS_SEED, K_CODE},
+    {KV_RUN, "seed chosen by the caller", RF_OPTIONS_SEED_GIVEN, K_BOOL},
+    {KV_RUN, "level", RF_OPTIONS_LEVEL, K_TEXT},
+    {KV_RUN, "slowdown", RF_OPTIONS_SLOWDOWN, K_NUM},
+    {KV_RUN, "runner", RF_SUITE_VERSION, K_TEXT},
+    {KV_RUN, "runner revision", RF_SUITE_GIT_REVISION, K_CODE},
+    {KV_RUN, "runner's reference kernels", RF_SUITE_REFERENCE_KERNELS, K_TEXT},
+    {KV_RUN, "vector set", RF_VECTORS_VECTOR_VERSION, K_TEXT},
+    {KV_RUN, "spec version of the vectors", RF_VECTORS_SPEC_VERSION, K_TEXT},
+    {KV_RUN, "manifest digest", RF_VECTORS_MANIFEST_DIGEST, K_CODE},
     /* issue 17 (versions): the certified spec version is one line here;
      * issue 16 (trust): the subject binding and emulator digest too. */
-};
-
-static const kv iut_kv[] = {
-    {"command", RF_IUT_COMMAND, K_CODE},
-    {"hello", RF_IUT_HELLO, K_CODE},
-    {"name", RF_IUT_NAME, K_TEXT},
-    {"version", RF_IUT_VERSION, K_TEXT},
-    {"spec it implements", RF_IUT_SPEC, K_TEXT},
-    {"binary", RF_IUT_BINARY_PATH, K_CODE},
-    {"binary SHA-256 before the run", RF_IUT_BINARY_SHA256, K_CODE},
-    {"binary SHA-256 after the run", RF_IUT_BINARY_SHA256_AFTER, K_CODE},
-};
-
-static const kv host_kv[] = {
-    {"ISA", RF_HOST_ISA, K_TEXT},
-    {"endianness", RF_HOST_ENDIANNESS, K_TEXT},
-    {"CPU model", RF_HOST_CPU_MODEL, K_TEXT},
-    {"OS", RF_HOST_OS, K_TEXT},
-    {"C library", RF_HOST_LIBC, K_TEXT},
-    {"runner's compiler", RF_HOST_RUNNER_COMPILER, K_TEXT},
-    {"runner's flags", RF_HOST_RUNNER_CFLAGS, K_CODE},
-    {"emulator", RF_EMULATOR_NAME, K_CODE},
-    {"emulator -cpu", RF_EMULATOR_CPU, K_CODE},
-    {"emulator named by", RF_EMULATOR_SOURCE, K_TEXT},
+    {KV_IUT, "command", RF_IUT_COMMAND, K_CODE},
+    {KV_IUT, "hello", RF_IUT_HELLO, K_CODE},
+    {KV_IUT, "name", RF_IUT_NAME, K_TEXT},
+    {KV_IUT, "version", RF_IUT_VERSION, K_TEXT},
+    {KV_IUT, "spec it implements", RF_IUT_SPEC, K_TEXT},
+    {KV_IUT, "binary", RF_IUT_BINARY_PATH, K_CODE},
+    {KV_IUT, "binary SHA-256 before the run", RF_IUT_BINARY_SHA256, K_CODE},
+    {KV_IUT, "binary SHA-256 after the run", RF_IUT_BINARY_SHA256_AFTER, K_CODE},
+    {KV_HOST, "ISA", RF_HOST_ISA, K_TEXT},
+    {KV_HOST, "endianness", RF_HOST_ENDIANNESS, K_TEXT},
+    {KV_HOST, "CPU model", RF_HOST_CPU_MODEL, K_TEXT},
+    {KV_HOST, "OS", RF_HOST_OS, K_TEXT},
+    {KV_HOST, "C library", RF_HOST_LIBC, K_TEXT},
+    {KV_HOST, "runner's compiler", RF_HOST_RUNNER_COMPILER, K_TEXT},
+    {KV_HOST, "runner's flags", RF_HOST_RUNNER_CFLAGS, K_CODE},
+    {KV_HOST, "emulator", RF_EMULATOR_NAME, K_CODE},
+    {KV_HOST, "emulator -cpu", RF_EMULATOR_CPU, K_CODE},
+    {KV_HOST, "emulator named by", RF_EMULATOR_SOURCE, K_TEXT},
 };
 
 static void absent(hw *w) { HW(w, "<span class=\"muted\">\xe2\x80\x94 (not in the receipt)</span>"); }
@@ -111,10 +109,13 @@ static void value(hw *w, const cJSON *v, kkind k)
         HW(w, "<span class=\"muted\">(an object)</span>");
 }
 
-static void kv_list(hw *w, const cJSON *root, const kv *t, size_t n)
+static void kv_list(hw *w, const cJSON *root, kvpart part)
 {
+    const kv *t = facts_kv;
     HW(w, "<dl class=\"facts\">");
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < sizeof facts_kv / sizeof *facts_kv; i++) {
+        if (t[i].part != part)
+            continue;
         HW_WRAP(w, "<dt>", t[i].label, HW_CAP_CELL, "</dt><dd>");
         value(w, rx_at(root, t[i].field), t[i].kind);
         HW(w, "</dd>");
@@ -148,26 +149,34 @@ static void pre_block(hw *w, const char *summary_literal_is_text, const char *te
     HW(w, "</pre></details>");
 }
 
+/* The count columns of each half (vector cases, fresh cases) of a group's
+ * row: which count (rp_group's vec and fresh) under which word, and whether
+ * a non-zero count is a failure. */
+static const struct {
+    int at;
+    const char *word;
+    int bad;
+} count_cols[4] = {{0, "passed", 0}, {1, "failed", 1}, {3, "errors", 1}, {2, "skipped", 0}};
+
 static void groups_table(hw *w, const rp_receipt *x)
 {
     if (!x->n_groups)
         return;
     HW(w, "<h4>Op groups</h4><div class=\"wrap\"><table><thead><tr><th scope=\"col\" rowspan=\"2\">group</th>"
           "<th scope=\"colgroup\" colspan=\"4\">vector cases</th><th scope=\"colgroup\" colspan=\"4\">fresh cases "
-          "(drawn from the run seed)</th></tr><tr>"
-          "<th scope=\"col\" class=\"num\">passed</th><th scope=\"col\" class=\"num\">failed</th>"
-          "<th scope=\"col\" class=\"num\">errors</th><th scope=\"col\" class=\"num\">skipped</th>"
-          "<th scope=\"col\" class=\"num\">passed</th><th scope=\"col\" class=\"num\">failed</th>"
-          "<th scope=\"col\" class=\"num\">errors</th><th scope=\"col\" class=\"num\">skipped</th></tr></thead><tbody>");
+          "(drawn from the run seed)</th></tr><tr>");
+    for (int k = 0; k < 2; k++)
+        for (int j = 0; j < 4; j++)
+            HW_WRAP(w, "<th scope=\"col\" class=\"num\">", count_cols[j].word, HW_CAP_NAME, "</th>");
+    HW(w, "</tr></thead><tbody>");
     for (size_t i = 0; i < x->n_groups; i++) {
         const rp_group *g = &x->groups[i];
         HW_WRAP(w, "<tr><th scope=\"row\">", g->group, HW_CAP_NAME, "</th>");
         const size_t *c[2] = {g->vec, g->fresh};
         for (int k = 0; k < 2; k++) {
-            static const int order[4] = {0, 1, 3, 2}; /* passed, failed, errors, skipped */
             for (int j = 0; j < 4; j++) {
-                size_t v = c[k][order[j]];
-                if (v && (order[j] == 1 || order[j] == 3))
+                size_t v = c[k][count_cols[j].at];
+                if (v && count_cols[j].bad)
                     HW_N(w, "<td class=\"num\"><span class=\"v fail\">%zu</span></td>", v);
                 else
                     HW_N(w, "<td class=\"num\">%zu</td>", v);
@@ -229,26 +238,39 @@ static void counts_row(hw *w, const char *label, const cJSON *obj)
 
 /* The first differing op the runner named: call, position, output element,
  * the two values and their ULP distance. */
+/* The sentence that describes the first differing op after its call: each
+ * member of the op, after the plain words that lead to it. */
+typedef enum { OP_NUM, OP_NAME, OP_BITS, OP_END } op_kind;
+static const struct {
+    const char *lead, *key;
+    op_kind kind;
+} op_sentence[] = {
+    {"", "position", OP_NUM},
+    {", op ", "op_in_position", OP_NUM},
+    {" of the position); output ", "output", OP_NAME},
+    {"[", "element", OP_NUM},
+    {"]: IUT ", "iut", OP_BITS},
+    {", reference ", "reference", OP_BITS},
+    {", ", "ulp", OP_NUM},
+    {" ULP; ", "differing_elements", OP_NUM},
+    {" elements of the output differ", NULL, OP_END},
+};
+
 static void first_op_cell(hw *w, const cJSON *op)
 {
     if (cJSON_IsObject(op) && rj_str(op, "op")) {
         HW_WRAP(w, "<strong>", rj_str(op, "op"), HW_CAP_NAME, "</strong>, call <code>");
         hw_text_cap(w, rj_str(op, "call"), HW_CAP_NAME);
         HW(w, "</code> (position ");
-        num_cell(w, op, "position");
-        HW(w, ", op ");
-        num_cell(w, op, "op_in_position");
-        HW_WRAP(w, " of the position); output ", rj_str(op, "output"), HW_CAP_NAME, "[");
-        num_cell(w, op, "element");
-        HW(w, "]: IUT ");
-        bits_cell(w, rj_str(op, "iut"));
-        HW(w, ", reference ");
-        bits_cell(w, rj_str(op, "reference"));
-        HW(w, ", ");
-        num_cell(w, op, "ulp");
-        HW(w, " ULP; ");
-        num_cell(w, op, "differing_elements");
-        HW(w, " elements of the output differ");
+        for (size_t i = 0; i < sizeof op_sentence / sizeof *op_sentence; i++) {
+            hw_text(w, op_sentence[i].lead);
+            if (op_sentence[i].kind == OP_NUM)
+                num_cell(w, op, op_sentence[i].key);
+            else if (op_sentence[i].kind == OP_NAME)
+                hw_text_cap(w, rj_str(op, op_sentence[i].key), HW_CAP_NAME);
+            else if (op_sentence[i].kind == OP_BITS)
+                bits_cell(w, rj_str(op, op_sentence[i].key));
+        }
     } else if (cJSON_IsObject(op) || cJSON_IsString(op))
         value(w, op, K_TEXT);
     else
@@ -419,11 +441,7 @@ static void host_summary(hw *w, const mrow *row, const cJSON *r, size_t i)
     HW(w, "</p>");
     if (row->why.len || row->host_bad.len) {
         HW(w, "<p><strong>The matrix says:</strong> ");
-        hw_text(w, row->why.p);
-        if (row->host_bad.len) {
-            HW(w, " HOST MISMATCH: ");
-            hw_text(w, row->host_bad.p);
-        }
+        rp_matrix_says(w, row, 0, " HOST MISMATCH: ");
         HW(w, "</p>");
     }
 }
@@ -450,7 +468,7 @@ static void run_column(hw *w, const cJSON *r)
 {
     double d;
     HW(w, "<h4>The run</h4>");
-    kv_list(w, r, run_kv, sizeof run_kv / sizeof run_kv[0]);
+    kv_list(w, r, KV_RUN);
     HW(w, "<h4>Levels</h4><table><thead><tr><th scope=\"col\">level</th><th scope=\"col\">verdict</th>"
           "<th scope=\"col\" class=\"num\">seconds</th></tr></thead><tbody>");
     /* each level's verdict and seconds (the three share ops's rows' names) */
@@ -479,7 +497,7 @@ static void run_column(hw *w, const cJSON *r)
 static void iut_column(hw *w, const mrow *row, const cJSON *r)
 {
     HW(w, "<h4>Trainer under test</h4>");
-    kv_list(w, r, iut_kv, sizeof iut_kv / sizeof iut_kv[0]);
+    kv_list(w, r, KV_IUT);
     subject_note(w, row);
     const cJSON *self = rx_at(r, RF_IUT_SELF_REPORT_VALUES);
     HW(w, "<details class=\"data\"><summary>What the trainer reported from inside (<code>info</code>)</summary>");
@@ -493,7 +511,7 @@ static void iut_column(hw *w, const mrow *row, const cJSON *r)
         HW(w, "</p>");
     }
     HW(w, "</details><h4>Host (the runner's view)</h4>");
-    kv_list(w, r, host_kv, sizeof host_kv / sizeof host_kv[0]);
+    kv_list(w, r, KV_HOST);
     if (row->r && row->r->n_warn) {
         HW(w, "<p><strong>Emulator warnings</strong> (recorded):</p><ul>");
         for (size_t k = 0; k < row->r->n_warn && k < WARN_MAX; k++) {

@@ -44,16 +44,25 @@ static void c_host(hw *w, const rp_page *p, const mrow *row, const rp_profile *p
 
 /* How the host runs, and beneath it the CPU model the trainer's `info`
  * reported from inside (the emulated CPU under QEMU). */
+/* A name the receipt gives, or a dash where it gives none (muted where the
+ * cell around it is not muted already). */
+static void name_or_dash(hw *w, const char *name, int muted)
+{
+    if (name)
+        hw_text_cap(w, name, HW_CAP_NAME);
+    else if (muted)
+        HW(w, "<span class=\"muted\">\xe2\x80\x94</span>");
+    else
+        HW(w, "\xe2\x80\x94");
+}
+
 static void c_runs(hw *w, const rp_page *p, const mrow *row, const rp_profile *pf)
 {
     (void)p, (void)pf;
     char b[256];
     mx_runs_as(row->h, b, sizeof b);
     HW_WRAP(w, "<td class=\"runs\"><code>", b, HW_CAP_NAME, "</code><br><span class=\"small muted\">");
-    if (row->r && row->r->info_model)
-        hw_text_cap(w, row->r->info_model, HW_CAP_NAME);
-    else
-        HW(w, "\xe2\x80\x94");
+    name_or_dash(w, row->r ? row->r->info_model : NULL, 0);
     HW(w, "</span></td>");
 }
 
@@ -61,10 +70,7 @@ static void c_kern(hw *w, const rp_page *p, const mrow *row, const rp_profile *p
 {
     (void)p, (void)pf;
     HW(w, "<td>");
-    if (row->r && row->r->kernels)
-        hw_text_cap(w, row->r->kernels, HW_CAP_NAME);
-    else
-        HW(w, "<span class=\"muted\">\xe2\x80\x94</span>");
+    name_or_dash(w, row->r ? row->r->kernels : NULL, 1);
     HW(w, "</td>");
 }
 
@@ -93,6 +99,24 @@ void rp_result_badge(hw *w, const mrow *row)
         HW(w, "<span class=\"v fail\">");
     hw_text(w, b);
     HW(w, "</span>");
+}
+
+/* What the matrix says of a row: its reason (after the row's status when
+ * with_status) and a host mismatch after mismatch_lead. The notes under the
+ * matrix and each host's details say it alike. */
+void rp_matrix_says(hw *w, const mrow *row, int with_status, const char *mismatch_lead)
+{
+    if (row->why.len) {
+        if (with_status) {
+            hw_text(w, mx_row_ok(row) ? "ok" : mx_status_text(row->st));
+            HW(w, ": ");
+        }
+        hw_text(w, row->why.p);
+    }
+    if (row->host_bad.len) {
+        hw_text(w, mismatch_lead);
+        hw_text(w, row->host_bad.p);
+    }
 }
 
 static void c_res(hw *w, const rp_page *p, const mrow *row, const rp_profile *pf)
@@ -297,15 +321,7 @@ void sec_matrix(hw *w, const rp_page *p)
         if (!any++)
             HW(w, "<h3>Notes</h3><ul class=\"notes\">");
         HW_WRAP(w, "<li><strong>", r->h->name, HW_CAP_NAME, "</strong>: ");
-        if (r->why.len) {
-            hw_text(w, mx_row_ok(r) ? "ok" : mx_status_text(r->st));
-            HW(w, ": ");
-            hw_text(w, r->why.p);
-        }
-        if (r->host_bad.len) {
-            HW(w, " HOST MISMATCH: the host is not what the hosts file says: ");
-            hw_text(w, r->host_bad.p);
-        }
+        rp_matrix_says(w, r, 1, " HOST MISMATCH: the host is not what the hosts file says: ");
         HW(w, "</li>");
     }
     if (any)

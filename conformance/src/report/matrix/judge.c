@@ -186,18 +186,22 @@ static int first_diff_any(const mreceipt *r)
     return d;
 }
 
+/* The words of each status, by status (mstatus). */
+static const char *const status_words[] = {
+    [ST_PASS] = "PASS",
+    [ST_XFAIL] = "expected-fail",
+    [ST_FAIL] = "FAIL",
+    [ST_XPASS] = "FAIL (negative control passed)",
+    [ST_XFAIL_OTHER] = "FAIL (negative control failed otherwise)",
+    [ST_BUILD_FAILED] = "build failed",
+    [ST_MISSING] = "no receipt",
+    [ST_PREFIX] = "PARTIAL (prefix)",
+};
+
 const char *mx_status_text(mstatus s)
 {
-    switch (s) {
-    case ST_PASS: return "PASS";
-    case ST_XFAIL: return "expected-fail";
-    case ST_FAIL: return "FAIL";
-    case ST_XPASS: return "FAIL (negative control passed)";
-    case ST_XFAIL_OTHER: return "FAIL (negative control failed otherwise)";
-    case ST_BUILD_FAILED: return "build failed";
-    case ST_MISSING: return "no receipt";
-    case ST_PREFIX: return "PARTIAL (prefix)";
-    }
+    if ((size_t)s < sizeof status_words / sizeof *status_words && status_words[s])
+        return status_words[s];
     return "?";
 }
 

@@ -175,28 +175,46 @@ const char *mx_runs_as(const mhost *h, char *buf, size_t cap)
     return buf;
 }
 
+/* How a row's checkpoint cells, window cells and time are written: the
+ * text table and the Markdown table differ only in these formats. */
+typedef struct {
+    const char *step, *win, *secs, *no_secs;
+} cell_formats;
+static const cell_formats text_cells = {"  %-9s", "  %-9s", "  %7.1fs\n", "         -\n"};
+static const cell_formats md_cells = {" `%s` |", " %s |", " %.1f s |\n", " - |\n"};
+
+static void row_cells(sbuf *m, const mrow *w, const columns *c, const cell_formats *f)
+{
+    char b[128];
+    for (size_t j = 0; j < c->n; j++) {
+        cell(w, c->step[j], b, sizeof b);
+        sbuf_printf(m, f->step, b);
+    }
+    for (size_t j = 0; j < c->n_win; j++) {
+        win_cell(w, c->win[j].from, c->win[j].to, b, sizeof b);
+        sbuf_printf(m, f->win, b);
+    }
+    if (w->r && !w->r->build_failed && w->r->seconds >= 0)
+        sbuf_printf(m, f->secs, w->r->seconds);
+    else
+        sbuf_adds(m, f->no_secs);
+}
+
 /* One host's line of the text table (widths wh, ww, ws for the host, the
  * "runs as" and the "signed by" columns). */
 static void text_row(FILE *o, const mrow *w, const columns *c, int wh, int ww, int ws)
 {
-    char b[128], wb[96], res[64];
+    char wb[96], res[64];
     mx_result_text(w, res, sizeof res);
     fprintf(o, "%-*s  %-*s  %-8s  %-7s  %-13s  %-22s  %-*s  %-8s", wh, w->h->name, ww,
             mx_runs_as(w->h, wb, sizeof wb), w->r && w->r->kernels ? w->r->kernels : "-",
             w->r && w->r->vset ? w->r->vset : "-", w->h->expected, res, ws,
             w->r && !w->r->build_failed && w->r->signer_short ? w->r->signer_short : "-", subject_cell(w));
-    for (size_t j = 0; j < c->n; j++) {
-        cell(w, c->step[j], b, sizeof b);
-        fprintf(o, "  %-9s", b);
-    }
-    for (size_t j = 0; j < c->n_win; j++) {
-        win_cell(w, c->win[j].from, c->win[j].to, b, sizeof b);
-        fprintf(o, "  %-9s", b);
-    }
-    if (w->r && !w->r->build_failed && w->r->seconds >= 0)
-        fprintf(o, "  %7.1fs\n", w->r->seconds);
-    else
-        fprintf(o, "  %8s\n", "-");
+    sbuf cells;
+    sbuf_init(&cells);
+    row_cells(&cells, w, c, &text_cells);
+    fputs(cells.p, o);
+    sbuf_free(&cells);
 }
 
 /* The "all agree" line's cells: each checkpoint column and window. */
@@ -271,7 +289,7 @@ static void md_escape(sbuf *b, const char *s)
 /* One host's row of the Markdown table. */
 static void md_row(sbuf *m, const mrow *w, const columns *c)
 {
-    char b[128], wb[96], res[64];
+    char wb[96], res[64];
     mx_result_text(w, res, sizeof res);
     sbuf_printf(m, "| %s | `%s` | %s | %s | %s | ", w->h->name, mx_runs_as(w->h, wb, sizeof wb),
                 w->r && w->r->kernels ? w->r->kernels : "-", w->r && w->r->vset ? w->r->vset : "-", w->h->expected);
@@ -288,18 +306,7 @@ static void md_row(sbuf *m, const mrow *w, const columns *c)
     sbuf_adds(m, " | ");
     md_escape(m, w->r && !w->r->build_failed && w->r->signer ? w->r->signer : "-");
     sbuf_printf(m, " | %s |", subject_cell(w));
-    for (size_t j = 0; j < c->n; j++) {
-        cell(w, c->step[j], b, sizeof b);
-        sbuf_printf(m, " `%s` |", b);
-    }
-    for (size_t j = 0; j < c->n_win; j++) {
-        win_cell(w, c->win[j].from, c->win[j].to, b, sizeof b);
-        sbuf_printf(m, " %s |", b);
-    }
-    if (w->r && !w->r->build_failed && w->r->seconds >= 0)
-        sbuf_printf(m, " %.1f s |\n", w->r->seconds);
-    else
-        sbuf_adds(m, " - |\n");
+    row_cells(m, w, c, &md_cells);
 }
 
 void mx_render_markdown_table(sbuf *m, const mrow *rows, size_t n, const columns *c)
