@@ -50,11 +50,13 @@ reference-aarch64: deps-cross
 TEST_SRCS := $(wildcard reference/tests/*.c)
 # The CLI's protocol encoder/decoder and export writers are tested as units too.
 TEST_CLI_SRCS := reference/iut/wire.c reference/iut/wire.h reference/cli/export.c reference/cli/export.h
+# and rank 0's taking of the launcher's stdin pipe (MPI-free: no mpicc needed)
+TEST_CLI_SRCS += reference/mpi/stdin_direct.c reference/mpi/stdin_direct.h
 
 # $(call test_binary,OUT,EXTRA_FLAGS): Criterion suite linked against OUT's library.
 define test_binary
 $(1)/reference_tests: $(TEST_SRCS) $(TEST_CLI_SRCS) reference/tests/testutil.h $(1)/libisotrain.a
-	$$(CC) $(TEST_CFLAGS) -O1 $(NUMERIC_CFLAGS) $(2) -Ireference/include -Ireference/src -Ireference/cli -Ireference/iut \
+	$$(CC) $(TEST_CFLAGS) -O1 $(NUMERIC_CFLAGS) $(2) -Ireference/include -Ireference/src -Ireference/cli -Ireference/iut -Ireference/mpi \
 	    $(TEST_SRCS) $(filter %.c,$(TEST_CLI_SRCS)) $(1)/libisotrain.a -lcriterion -lm $(2) -o $$@
 endef
 $(eval $(call test_binary,$(NATIVE),))

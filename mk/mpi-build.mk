@@ -44,6 +44,6 @@ $(OUT)/isotrain-mpi: $(MPI_SRCS) $(MPI_HDRS) $(MPI_CLI_SRCS) $(LIB)
 
 # the launcher the IUT command starts with (a private tmpfs for Open MPI's
 # files: reference/mpi/launcher/isotrain_mpirun.c); no MPI in it
-$(OUT)/isotrain-mpirun: reference/mpi/launcher/isotrain_mpirun.c
+$(OUT)/isotrain-mpirun: reference/mpi/launcher/isotrain_mpirun.c reference/mpi/stdin_direct.h
 	@mkdir -p $(OUT)
 	$(MPICC) $(WARN_CFLAGS) $(OPT) $< -o $@

@@ -12,8 +12,13 @@
 #   make test-mpi          what make test runs: N = 1..4 on the train level
 #                          (mlp13k's 200 steps, addmod113's first MPI_TEST_STEPS),
 #                          gptchar's first MPI_TEST_GPTCHAR_STEPS on N = 1, 3,
-#                          and the ops level once through mpirun; each PARTIAL
-#                          (the narrower scope) with every case passed
+#                          and the ops level MPI_TEST_OPS_RUNS times on 2 ranks
+#                          (Open MPI's stdin forwarding crashed mpirun in about
+#                          1 such session in 10); each PARTIAL (the narrower
+#                          scope) with every case passed; and test-mpi-stdin
+#   make test-mpi-stdin    the op requests reach rank 0 on the caller's pipe,
+#                          never through mpirun (ci/mpi-stdin-direct.sh, with
+#                          plain mpirun as the control)
 #   make test-iut-front-ends  isotrain and isotrain-mpi (-np 1) refuse one table
 #                          of bad train command lines alike (ci/check-iut-front-ends.sh)
 #   make test-mpi-faults   a rank killed, a rank hung (addmod113 and gptchar), the
@@ -36,6 +41,8 @@ MPI_TEST_STEPS ?= 2
 # conformance-mpi's (the scheduled tier, make ci-scheduled)
 MPI_TEST_GPTCHAR_NPS   ?= 1 3
 MPI_TEST_GPTCHAR_STEPS ?= 20
+# the ops level on 2 ranks, this many sessions (about 10 s each)
+MPI_TEST_OPS_RUNS ?= 3
 # mpirun on one shared machine in a container: ranks may outnumber cores
 # (--oversubscribe) and are not pinned (--bind-to none: other work shares the
 # cores); only shared memory and self, never a network (--mca btl self,vader,
@@ -52,7 +59,7 @@ MPIRUN_FLAGS ?= $(if $(filter 0,$(shell id -u)),--allow-run-as-root) --oversubsc
 # the kernel frees however the job ends (SIGKILL included: issue 27 item 8).
 MPI_IUT = $(MPI_OUT)/isotrain-mpirun $(MPIRUN_FLAGS) -np $(1) $(MPI_OUT)/isotrain-mpi
 
-.PHONY: mpi deps-mpi conformance-mpi test-mpi test-mpi-faults mpi-scaling test-iut-front-ends
+.PHONY: mpi deps-mpi conformance-mpi test-mpi test-mpi-faults mpi-scaling test-iut-front-ends test-mpi-stdin
 
 deps-mpi:
 	@sh ci/ensure-deps.sh build mpi
@@ -75,13 +82,17 @@ conformance-mpi: mpi conformance-runner
 # make test's share: every rank count on the prefix that fits the CI budget
 # (README: its measured cost). Exit 3 = PARTIAL: nothing failed, the scope is
 # narrower than a certification (one level, one profile, --steps).
-test-mpi: mpi conformance-runner test-iut-front-ends
-	sh ci/mpi-test.sh "$(CONFORM)" "$(call MPI_IUT,NP)" "$(MPI_NPS)" $(MPI_TEST_STEPS) "$(MPI_TEST_GPTCHAR_NPS)" \
+test-mpi: mpi conformance-runner test-iut-front-ends test-mpi-stdin
+	MPI_TEST_OPS_RUNS=$(MPI_TEST_OPS_RUNS) sh ci/mpi-test.sh "$(CONFORM)" "$(call MPI_IUT,NP)" "$(MPI_NPS)" $(MPI_TEST_STEPS) "$(MPI_TEST_GPTCHAR_NPS)" \
 	    $(MPI_TEST_GPTCHAR_STEPS)
 
 # one front end (reference/iut/): both binaries refuse the same lines alike
 test-iut-front-ends: mpi
 	sh ci/mpi-private-tmp.sh sh ci/check-iut-front-ends.sh $(NATIVE)/isotrain $(call MPI_IUT,1)
+
+# rank 0 reads the runner's pipe itself (reference/mpi/stdin_direct.c: why)
+test-mpi-stdin: mpi
+	sh ci/mpi-stdin-direct.sh "$(call MPI_IUT,NP)"
 
 test-mpi-faults: mpi conformance-runner
 	sh ci/mpi-faults.sh "$(CONFORM)" "$(call MPI_IUT,NP)" $(NATIVE)/isotrain $${MPI_HANG_DEADLINE:-20}

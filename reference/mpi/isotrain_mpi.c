@@ -34,6 +34,7 @@
 #include "iut.h"
 #include "ops_server.h"
 #include "reduce_mpi.h"
+#include "stdin_direct.h"
 #include "stdin_pipe.h"
 
 #ifndef IT_BUILD_FLAGS
@@ -243,9 +244,21 @@ static int cmd_ops(int argc)
         say("isotrain-mpi ops: takes no arguments (requests come on stdin)\n");
         return EXIT_USAGE;
     }
-    if (rank == 0)
-        (void)it_mpi_widen_stdin_pipe(); /* stdin_pipe.c: why */
-    int rc = rank == 0 ? it_ops_serve(stdin, stdout, stderr) : 0;
+    int rc = 0;
+    if (rank == 0) {
+        /* the runner's pipe itself under isotrain-mpirun (stdin_direct.c:
+         * why); else what mpirun forwards, through a wider pipe */
+        char err[512];
+        int direct = it_mpi_take_launcher_stdin(err, sizeof err);
+        if (direct < 0) {
+            fprintf(stderr, "isotrain-mpi ops: %s\n", err);
+            rc = EXIT_IO;
+        } else {
+            if (!direct)
+                (void)it_mpi_widen_stdin_pipe(); /* stdin_pipe.c: why */
+            rc = it_ops_serve(stdin, stdout, stderr);
+        }
+    }
     barrier_idle();
     return rc;
 }

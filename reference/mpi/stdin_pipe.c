@@ -6,7 +6,9 @@
  * v1.2.0 on 2 ranks, the runner reporting it as the ERROR it is). The op
  * requests run up to 2 MB a line; a pipe of 64 KiB (Linux's default) fills
  * whenever rank 0 is off its core. Rank 0 widens it before reading, which
- * makes that path rare; it cannot make mpirun correct. */
+ * makes that path rare; it cannot make mpirun correct. Under isotrain-mpirun
+ * (the IUT command of make) rank 0 reads the runner's pipe itself and
+ * mpirun forwards nothing (stdin_direct.c): this is for a plain mpirun. */
 #define _GNU_SOURCE /* F_SETPIPE_SZ, F_GETPIPE_SZ */
 #include "stdin_pipe.h"
 

@@ -20,9 +20,18 @@
  * is root only over this namespace). The launcher execs mpirun (no process
  * of its own stays): signals for the IUT reach mpirun as before.
  *
+ * A pipe on stdin (the runner's op requests) is not given to mpirun to
+ * forward: Open MPI 4's stdin forwarding can crash mpirun at end of input
+ * (../stdin_direct.c: how). mpirun keeps the pipe on a descriptor it does
+ * not read, reads /dev/null as its stdin, forwards nothing (--stdin none),
+ * and exports ISOTRAIN_MPI_STDIN (-x), with which rank 0 opens that pipe
+ * itself. Any other stdin (a terminal, a file) is mpirun's to forward, as
+ * before.
+ *
  * It refuses (exit 2) when the working directory or a path argument lies in
- * /dev/shm (the tmpfs would hide it), and (exit 70) when no namespace can be
- * made: a job that could leave files behind is not started silently. */
+ * /dev/shm (the tmpfs would hide it) or --stdin is given (stdin is routed
+ * here), and (exit 70) when no namespace can be made: a job that could leave
+ * files behind is not started silently. */
 #define _GNU_SOURCE /* unshare, CLONE_NEWNS, CLONE_NEWUSER */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,8 +39,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <inttypes.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include "../stdin_direct.h" /* IT_MPI_STDIN_ENV */
 
 #define SHM "/dev/shm"
 
@@ -81,6 +94,37 @@ static int private_mounts(void)
     return 0;
 }
 
+/* The argv to exec: argv itself when stdin is no pipe; else mpirun's
+ * options that route the pipe to rank 0 past mpirun, then argv's; NULL
+ * (with a message) when that cannot be set up. */
+static char **route_stdin(int argc, char **argv)
+{
+    struct stat st;
+    if (fstat(0, &st) != 0 || !S_ISFIFO(st.st_mode))
+        return argv;
+    int keep = fcntl(0, F_DUPFD, 3); /* not close-on-exec: mpirun holds it, never reads it */
+    int null = open("/dev/null", O_RDONLY);
+    if (keep < 0 || null < 0 || dup2(null, 0) != 0) {
+        perror("isotrain-mpirun: keeping the stdin pipe for rank 0");
+        return NULL;
+    }
+    if (null != 0)
+        close(null);
+    char val[96];
+    snprintf(val, sizeof val, "%d:%ju:%ju", keep, (uintmax_t)st.st_dev, (uintmax_t)st.st_ino);
+    static char *routing[] = {"--stdin", "none", "-x", IT_MPI_STDIN_ENV};
+    enum { R = sizeof routing / sizeof routing[0] };
+    char **out = calloc((size_t)argc + R + 1, sizeof *out);
+    if (!out || setenv(IT_MPI_STDIN_ENV, val, 1) != 0) {
+        fprintf(stderr, "isotrain-mpirun: out of memory\n");
+        return NULL;
+    }
+    out[0] = argv[0];
+    memcpy(out + 1, routing, sizeof routing);
+    memcpy(out + 1 + R, argv + 1, (size_t)(argc - 1) * sizeof *argv);
+    return out;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -100,6 +144,13 @@ int main(int argc, char **argv)
                     i, argv[i]);
             return 2;
         }
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--stdin") == 0 || strcmp(argv[i], "-stdin") == 0) {
+            fprintf(stderr, "isotrain-mpirun: argument %d ('%s'): stdin is routed by the launcher (a pipe straight "
+                            "to rank 0, anything else forwarded by mpirun to rank 0): leave it out\n",
+                    i, argv[i]);
+            return 2;
+        }
     if (private_mounts() != 0)
         return 70;
     /* nothing mounted here reaches the parent namespace, and the tmpfs is
@@ -116,6 +167,8 @@ int main(int argc, char **argv)
     if (!mpirun || !*mpirun)
         mpirun = "mpirun";
     argv[0] = (char *)mpirun;
+    if (!(argv = route_stdin(argc, argv)))
+        return 70;
     execvp(mpirun, argv);
     fprintf(stderr, "isotrain-mpirun: cannot run %s: %s\n", mpirun, strerror(errno));
     return 70;
