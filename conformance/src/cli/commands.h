@@ -31,6 +31,10 @@ int sign_command(const conform_args *a);
 /* receipt [--json] RECEIPT... | receipt --schema: the strict reader's view
  * (receipt_view.c); 0 every receipt reads, 1 not, 2 bad usage. */
 int receipt_command(const conform_args *a);
+/* vectors --recipe R.json --out DIR [--steps N] [--sign-key KEY]: a recipe
+ * vector set made by the linked reference (vectors.c); 0 written, 2 bad
+ * input or not written. */
+int vectors_command(const conform_args *a);
 /* lint DIR: 0 clean, 2 problems found. */
 int lint_command(const char *dir);
 
