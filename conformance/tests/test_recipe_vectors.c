@@ -12,6 +12,7 @@
 #include "testutil.h"
 #include "core/util.h"
 #include "isotrain.h"
+#include "vectorset/manifest.h"
 
 TU_DIR_SUITE(recipe_vectors, 0, .timeout = 240);
 
@@ -135,7 +136,8 @@ static const bad_row BAD[] = {
     {"a recipe the reference's reader refuses (its message names the field)", "@bad.json", "o", "3",
      "bad.json: corpus"},
     {"more steps than the recipe's", "spec/recipes/tiny.json", "o", "99",
-     "--steps 99: expected at most the recipe's steps"},
+     "--steps 99: expected 1 to the recipe's steps (5, spec/recipes/tiny.json)"},
+    {"no step at all", "spec/recipes/tiny.json", "o", "0", "--steps 0: expected 1 to the recipe's steps"},
     {"an out directory that is not empty", "spec/recipes/tiny.json", "@full", "3",
      "exists and is not empty (expected a new or empty directory"},
     {"an out directory that cannot be made", "spec/recipes/tiny.json", "@no/such/parent", "3",
@@ -195,4 +197,188 @@ Test(recipe_vectors, signed_set)
     free(key);
     free(out);
     free(cmd);
+}
+
+/* ---- run --vectors RECIPESET: the recipe's certification ---- */
+
+/* The reference CLI against a set of tiny.json: exit 6, the verdict naming
+ * the recipe's digest and never the bare official PASS; the receipt records
+ * the digest and the generator, and verify says what it is. */
+Test(recipe_vectors, reference_passes_the_recipe)
+{
+    char *out = make_set("spec/recipes/tiny.json", "tiny", "3");
+    char hex[65];
+    sha256_of_file("spec/recipes/tiny.json", hex);
+    char *receipt = at("r.json");
+    tu_result r = tu_conform("run", "--vectors", out, "--receipt", receipt, "--", tu_env("IT_REF_CLI"), NULL);
+    char *word = xasprintf("PASS (recipe sha256:%s)", hex);
+    cr_assert_eq(r.code, 6, "exit %d, expected 6 (a recipe's PASS)\n%s%s", r.code, r.out, r.err);
+    char *closing = xasprintf("; %s\n", word);
+    tu_assert_has(r.out, closing);
+    tu_assert_has(r.out, "scope: recipe certification");
+    tu_assert_lacks(r.out, "; PASS\n");
+    tu_assert_lacks(r.out, "full certification)");
+    tu_result_free(&r);
+    cJSON *rj = tu_receipt_json(receipt);
+    const cJSON *vec = get(rj, "vectors");
+    cr_assert_str_eq(get(vec, "recipe_sha256")->valuestring, hex);
+    tu_assert_has(get(vec, "generator")->valuestring, "isotrain-conform vectors");
+    cr_assert_str_eq(get(rj, "verdict")->valuestring, word);
+    cr_assert_eq(get(rj, "exit_code")->valueint, 6);
+    cr_assert(cJSON_IsFalse(get(get(rj, "scope"), "full_certification")));
+    cJSON_Delete(rj);
+    tu_conform_says(0, 0, "RECIPE certification: of recipe sha256:", "verify", "--allow-unsigned", "--vectors", out,
+                    receipt, NULL);
+    /* the receipt is bound to its set: against another set it does not verify */
+    tu_conform_says(1, 0, "vectors.manifest_digest", "verify", "--allow-unsigned", "--vectors", "vectors/v1.2.0",
+                    receipt, NULL);
+    free(closing);
+    free(word);
+    free(receipt);
+    free(out);
+}
+
+/* A receipt whose recipe digest was changed (and the verdict with it) is
+ * refused by verify, naming the field. */
+Test(recipe_vectors, verify_refuses_another_recipe_digest)
+{
+    char *out = make_set("spec/recipes/tiny.json", "tiny", "2");
+    char *receipt = at("r.json");
+    tu_result r = tu_conform("run", "--vectors", out, "--receipt", receipt, "--", tu_env("IT_REF_CLI"), NULL);
+    cr_assert_eq(r.code, 6, "%s%s", r.out, r.err);
+    tu_result_free(&r);
+    cJSON *rj = tu_receipt_json(receipt);
+    cJSON *vec = cJSON_GetObjectItemCaseSensitive(rj, "vectors");
+    const char *fake = "00000000000000000000000000000000000000000000000000000000000000ff";
+    cJSON_ReplaceItemInObjectCaseSensitive(vec, "recipe_sha256", cJSON_CreateString(fake));
+    char *w = xasprintf("PASS (recipe sha256:%s)", fake);
+    cJSON_ReplaceItemInObjectCaseSensitive(rj, "verdict", cJSON_CreateString(w));
+    char *forged = at("forged.json");
+    tu_write_receipt(forged, rj);
+    tu_conform_says(1, 0, "vectors.recipe_sha256: " /* the field named */, "verify", "--allow-unsigned", "--vectors",
+                    out, forged, NULL);
+    /* control: the receipt as written verifies */
+    tu_conform_exits(0, "verify", "--allow-unsigned", "--vectors", out, receipt, NULL);
+    cJSON_Delete(rj);
+    free(w);
+    free(forged);
+    free(receipt);
+    free(out);
+}
+
+/* A mutated IUT (tests/iuts/recipe_wrong.sh: checkpoints from step 2 on
+ * one bit off in a recipe run) FAILs, at step 2, exit 1. */
+Test(recipe_vectors, mutated_iut_fails)
+{
+    char *out = make_set("spec/recipes/tiny.json", "tiny", "3");
+    unsetenv("NO_RECIPE_HELLO");
+    tu_result r = tu_run_script("recipe_wrong.sh", out, NULL);
+    cr_assert_eq(r.code, 1, "exit %d, expected 1 (FAIL)\n%s%s", r.code, r.out, r.err);
+    tu_assert_has(r.out, "FAIL: first failure: recipe/2: parameters differ");
+    tu_assert_lacks(r.out, "PASS (recipe");
+    tu_result_free(&r);
+    free(out);
+}
+
+/* An IUT whose hello lacks train_recipe=1 is never told --recipe (P7): its
+ * run is skipped as not implemented, the verdict PARTIAL (exit 3). */
+Test(recipe_vectors, no_train_recipe_no_recipe_run)
+{
+    char *out = make_set("spec/recipes/tiny.json", "tiny", "2");
+    setenv("NO_RECIPE_HELLO", "1", 1);
+    tu_result r = tu_run_script("recipe_wrong.sh", out, NULL);
+    unsetenv("NO_RECIPE_HELLO");
+    cr_assert_eq(r.code, 3, "exit %d, expected 3 (PARTIAL)\n%s%s", r.code, r.out, r.err);
+    tu_assert_has(r.out, "hello does not advertise train_recipe=1");
+    tu_assert_lacks(r.out, "told --recipe");
+    tu_result_free(&r);
+    free(out);
+}
+
+/* The manifest listing after a file of the set changed: the set's manifest
+ * rewritten as `vectors` writes it, the recipe entry kept. */
+static void remanifest_recipe_set(const char *set)
+{
+    char *mp = tu_at(set, "MANIFEST.json");
+    cJSON *m = read_json(mp);
+    cJSON *files = cJSON_GetObjectItemCaseSensitive(m, "files");
+    size_t n = (size_t)cJSON_GetArraySize(files), i = 0;
+    manifest_file *mf = calloc(n, sizeof *mf);
+    for (cJSON *f = files->child; f; f = f->next, i++) {
+        const char *p = cJSON_GetObjectItemCaseSensitive(f, "path")->valuestring;
+        char *full = tu_at(set, p), hex[65], err[256];
+        uint64_t size = 0;
+        cr_assert_eq(sha256_file(full, hex, &size, err, sizeof err), 0, "%s", err);
+        cJSON_ReplaceItemInObjectCaseSensitive(f, "size", cJSON_CreateNumber((double)size));
+        cJSON_ReplaceItemInObjectCaseSensitive(f, "sha256", cJSON_CreateString(hex));
+        mf[i].path = (char *)p;
+        mf[i].size = size;
+        memcpy(mf[i].sha256, hex, 65);
+        free(full);
+    }
+    char digest[65];
+    manifest_digest_of(mf, n, digest);
+    cJSON_ReplaceItemInObjectCaseSensitive(m, "manifest_digest", cJSON_CreateString(digest));
+    char *text = cJSON_Print(m);
+    FILE *fp = fopen(mp, "w");
+    cr_assert(fp);
+    fputs(text, fp);
+    fclose(fp);
+    free(text);
+    free(mf);
+    cJSON_Delete(m);
+    free(mp);
+}
+
+/* One step's digest of the set changed: as it is, the manifest refuses the
+ * set (exit 2, no case run); re-manifested, the runner hashes the
+ * reference's checkpoints itself, so the honest reference FAILs that step:
+ * an edited set never yields a PASS of what it did not train. */
+Test(recipe_vectors, tampered_step_digest)
+{
+    /* 4 steps: windows start at 0, 1 and 2, the checkpoint is 4's; step 3's
+     * digest is in the trace alone (an edit of a window start or checkpoint
+     * step is refused by the loader too: their files' digests disagree) */
+    char *out = make_set("spec/recipes/tiny.json", "tiny", "4");
+    char *tp = tu_at(out, "train/recipe.json");
+    cJSON *t = read_json(tp);
+    const cJSON *e2 = cJSON_GetArrayItem(get(t, "trace"), 3);
+    char *want = xstrdup(get(e2, "digest")->valuestring);
+    cJSON_Delete(t);
+    char *other = xstrdup(want);
+    other[0] = other[0] == '0' ? '1' : '0';
+    tu_edit(out, "train/recipe.json", want, other);
+    tu_result r = tu_conform("run", "--vectors", out, "--", tu_env("IT_REF_CLI"), NULL);
+    cr_assert_eq(r.code, 2, "exit %d, expected 2 (refused)\n%s%s", r.code, r.out, r.err);
+    tu_assert_has(r.err, "train/recipe.json: SHA-256");
+    tu_assert_has(r.out, "no case was run");
+    tu_result_free(&r);
+    remanifest_recipe_set(out);
+    r = tu_conform("run", "--vectors", out, "--", tu_env("IT_REF_CLI"), NULL);
+    cr_assert_eq(r.code, 1, "exit %d, expected 1 (FAIL)\n%s%s", r.code, r.out, r.err);
+    tu_assert_has(r.out, "recipe/3: parameters differ");
+    tu_result_free(&r);
+    free(want);
+    free(other);
+    free(tp);
+    free(out);
+}
+
+/* A set whose manifest names another recipe digest than its listed recipe
+ * file's is refused by run, naming the field. */
+Test(recipe_vectors, run_refuses_another_recipe_digest)
+{
+    char *out = make_set("spec/recipes/tiny.json", "tiny", "2");
+    char hex[65];
+    sha256_of_file("spec/recipes/tiny.json", hex);
+    char *other = xstrdup(hex);
+    other[5] = other[5] == 'a' ? 'b' : 'a';
+    tu_edit(out, "MANIFEST.json", hex, other);
+    tu_result r = tu_conform("run", "--vectors", out, "--", tu_env("IT_REF_CLI"), NULL);
+    cr_assert_eq(r.code, 2, "exit %d, expected 2\n%s%s", r.code, r.out, r.err);
+    tu_assert_has(r.err, "$.recipe.sha256");
+    tu_assert_has(r.err, "expected the recipe's own digest");
+    tu_result_free(&r);
+    free(other);
+    free(out);
 }

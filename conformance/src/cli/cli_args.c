@@ -185,7 +185,9 @@ static const opt_command COMMANDS[] = {
      "mismatch it says where. Exit 0 PASS (a full certification), 1 FAIL,\n"
      "3 PARTIAL (a narrower run, or the shell form: subject unbound),\n"
      "4 UNOFFICIAL (an unpinned vector set), 5 REPRODUCTION (--seed S given:\n"
-     "a reproduction of seed S, not a certification), 2 on bad usage,\n"
+     "a reproduction of seed S, not a certification), 6 PASS (recipe\n"
+     "sha256:HEX): a recipe set's run certified (`vectors`; the recipe's\n"
+     "steps, never an official PASS), 2 on bad usage,\n"
      "refused vectors or an unwritable receipt. The IUT: --iut-exec PROGRAM\n"
      "[--iut-arg ARG]... or -- PROGRAM [ARG]... (bound), or --iut 'CMD'.\n"},
     {CMD_COMPARE, "compare", "TRACE_A TRACE_B", 2, 0,

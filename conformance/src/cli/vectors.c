@@ -470,8 +470,8 @@ int vectors_command(const conform_args *a)
         snprintf(err, sizeof err, "%s: corpus.path: expected another file than the recipe itself", a->recipe);
     if (!crel || !strcmp(crel, rrel))
         goto out;
-    if (a->steps > (long)r.steps) {
-        snprintf(err, sizeof err, "--steps %ld: expected at most the recipe's steps (%u, %s)", a->steps,
+    if (a->steps == 0 || a->steps > (long)r.steps) {
+        snprintf(err, sizeof err, "--steps %ld: expected 1 to the recipe's steps (%u, %s)", a->steps,
                  (unsigned)r.steps, a->recipe);
         goto out;
     }

@@ -27,6 +27,7 @@ void run_scope_verdict(run_ctx *rc, int hello_ok)
             f.set_steps = tv->steps;
     }
     f.official = rc->official != NULL;
+    f.recipe_sha256 = rc->recipe_name ? rc->man.recipe_sha256 : NULL;
     f.manifest_digest = rc->man.digest;
     f.req = &rc->req;
     req_apply(&rc->req, &rc->res); /* every case, the protocol ones too */

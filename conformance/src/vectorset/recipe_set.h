@@ -8,9 +8,14 @@
 #ifndef CONFORM_VECTORSET_RECIPE_SET_H
 #define CONFORM_VECTORSET_RECIPE_SET_H
 
+#include "isotrain.h"
+
 #define RECIPE_SET_PROFILE "recipe"
-/* the spec version that introduced the family (spec §16) */
-#define RECIPE_SET_SPEC_VERSION "1.3.0"
+/* The set's spec version: the one its generator (the linked reference)
+ * implements and claims in hello. The family itself is not a version
+ * step an IUT climbs: it says it trains recipes with train_recipe=1 (P2,
+ * P7), and the runner asks that, not a version, before `--recipe`. */
+#define RECIPE_SET_SPEC_VERSION IT_SPEC_VERSION
 /* the SSHSIG signature of MANIFEST.json's bytes, beside it (not listed:
  * it signs the listing) */
 #define RECIPE_SET_SIGNATURE "MANIFEST.json.sig"
