@@ -122,7 +122,7 @@ Test(option_table, the_runner_names_the_option_and_what_it_expected)
         {{"run", "--iut", "x", "--iut", "y", NULL}, "run: --iut is given twice (it is taken once)"},
         {{"verify", "--vectors", "a", "--vectors=b", "r.json", NULL}, "verify: --vectors is given twice"},
         {{"matrix", "--steps", "3", "r.json", NULL}, "matrix: --steps is not an option of matrix (it is one of run, "
-                                                     "repeat)"},
+                                                     "repeat, vectors)"},
         {{"verify", "--hosts", "h", "r.json", NULL}, "verify: --hosts is not an option of verify"},
         {{"run", "--windows=yes", "--iut", "x", NULL}, "run: --windows takes no value"},
         {{"report", "-o", "p.html", "--divergence=a", "--divergence=b", "--divergence=c", "--divergence=d",

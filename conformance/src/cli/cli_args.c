@@ -95,6 +95,7 @@ static int add_divergence(conform_args *a, const char *v, char *err, size_t cap)
 #define SIGN OPT_IN(CMD_SIGN)
 #define REPORT OPT_IN(CMD_REPORT)
 #define RECEIPT OPT_IN(CMD_RECEIPT)
+#define VECTORS OPT_IN(CMD_VECTORS)
 #define AT(field) offsetof(conform_args, field)
 #define IUT_ARGS (sizeof((conform_args *)0)->iut_argv / sizeof(const char *) - 1)
 #define FILTERS (sizeof((conform_args *)0)->filters / sizeof(const char *))
@@ -111,8 +112,8 @@ static const opt_row ROWS[] = {
     {"--level", NULL, OPT_CHOICE, "ops|train|all", 0, 0, "all", RUN, 0, AT(level), NULL, "the levels to run", 0},
     {"--profile", NULL, OPT_TEXT, "P", 0, 0, NULL, RUN | REPEAT, 0, AT(profile), NULL,
      "one training profile (run: default every profile of the set)", 0},
-    {"--steps", NULL, OPT_UINT, "N", 0, 1e9, NULL, RUN | REPEAT, 0, AT(steps), NULL,
-     "train steps 0..N only (a narrower run); repeat: steps per run", 0},
+    {"--steps", NULL, OPT_UINT, "N", 0, 1e9, NULL, RUN | REPEAT | VECTORS, 0, AT(steps), NULL,
+     "train steps 0..N only (a narrower run); repeat: steps per run; vectors: the set's steps", 0},
     {"--runs", NULL, OPT_UINT, "N", 2, 1e9, NULL, REPEAT, 0, AT(runs), NULL, "how many times to train", 0},
     {"--receipt", NULL, OPT_TEXT, "FILE", 0, 0, NULL, RUN, 0, AT(receipt), NULL, "where to write the receipt", 0},
     {"--junit", NULL, OPT_TEXT, "FILE", 0, 0, NULL, RUN, 0, AT(junit), NULL, "where to write the JUnit XML", 0},
@@ -142,8 +143,12 @@ static const opt_row ROWS[] = {
     {"--verbose", NULL, OPT_FLAG, NULL, 0, 0, NULL, RUN, 0, AT(verbose), NULL, "say more", 0},
     {"--seed", NULL, OPT_TEXT, "S", 0, 0, NULL, RUN, 0, 0, set_seed,
      "the run seed of the fresh cases (default: drawn from /dev/urandom; given: a REPRODUCTION)", 0},
-    {"--sign-key", NULL, OPT_TEXT, "KEY", 0, 0, NULL, RUN | SIGN, 0, AT(sign_key), NULL,
-     "sign the receipt with this ssh key (run: only where the IUT cannot reach it)", 0},
+    {"--sign-key", NULL, OPT_TEXT, "KEY", 0, 0, NULL, RUN | SIGN | VECTORS, 0, AT(sign_key), NULL,
+     "sign the receipt with this ssh key (run: only where the IUT cannot reach it); vectors: the manifest", 0},
+    {"--recipe", NULL, OPT_TEXT, "R.json", 0, 0, NULL, VECTORS, 0, AT(recipe), NULL,
+     "the recipe (spec 16.1, spec/recipe.schema.json) to make the set of", 0},
+    {"--out", NULL, OPT_TEXT, "DIR", 0, 0, NULL, VECTORS, 0, AT(out), NULL,
+     "where to write the set (a new or empty directory)", 0},
     {"--checkpoints-a", NULL, OPT_TEXT, "DIR", 0, 0, NULL, COMPARE, 0, AT(ckpt_a), NULL,
      "trace A's step-NNNNNN.bin checkpoints", 0},
     {"--checkpoints-b", NULL, OPT_TEXT, "DIR", 0, 0, NULL, COMPARE, 0, AT(ckpt_b), NULL,
@@ -180,7 +185,9 @@ static const opt_command COMMANDS[] = {
      "mismatch it says where. Exit 0 PASS (a full certification), 1 FAIL,\n"
      "3 PARTIAL (a narrower run, or the shell form: subject unbound),\n"
      "4 UNOFFICIAL (an unpinned vector set), 5 REPRODUCTION (--seed S given:\n"
-     "a reproduction of seed S, not a certification), 2 on bad usage,\n"
+     "a reproduction of seed S, not a certification), 6 PASS (recipe\n"
+     "sha256:HEX): a recipe set's run certified (`vectors`; the recipe's\n"
+     "steps, never an official PASS), 2 on bad usage,\n"
      "refused vectors or an unwritable receipt. The IUT: --iut-exec PROGRAM\n"
      "[--iut-arg ARG]... or -- PROGRAM [ARG]... (bound), or --iut 'CMD'.\n"},
     {CMD_COMPARE, "compare", "TRACE_A TRACE_B", 2, 0,
@@ -220,6 +227,14 @@ static const opt_command COMMANDS[] = {
      "read, for scripts; --schema prints spec/receipt.schema.json. No signature\n"
      "is checked and no verdict recomputed: that is verify (exit 0 every\n"
      "receipt reads, 1 one does not, 2 bad usage).\n"},
+    {CMD_VECTORS, "vectors", NULL, 0, 0,
+     "makes a recipe vector set: the linked reference (portable kernels: the\n"
+     "same bits on every host) trains the recipe; the set holds the recipe and\n"
+     "its corpus, every step's loss and digest, checkpoints, window start\n"
+     "states, and a manifest naming the recipe's SHA-256 and the generator;\n"
+     "--sign-key signs the manifest (MANIFEST.json.sig). run --vectors DIR\n"
+     "certifies an IUT against it. Exit 0 written, 2 bad input (the recipe's\n"
+     "error names its file and field) or not written.\n"},
 };
 
 static const opt_spec SPEC = {
@@ -332,6 +347,10 @@ static int needs(const conform_args *a, char *err, size_t cap)
     case CMD_RECEIPT:
         if (a->schema ? a->n_operands != 0 || a->json : a->n_operands == 0 || (a->json && a->n_operands != 1))
             return snprintf(err, cap, "receipt: give --schema alone, --json and one RECEIPT, or RECEIPT..."), -1;
+        return 0;
+    case CMD_VECTORS:
+        if (!a->recipe || !a->out)
+            return snprintf(err, cap, "vectors needs --recipe R.json and --out DIR"), -1;
         return 0;
     case CMD_REPORT:
         if (!a->output)

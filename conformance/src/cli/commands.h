@@ -6,7 +6,8 @@
 #include "core/options.h"
 
 /* run: every selected level against the vector set, then the receipt and
- * JUnit; 0 PASS, 1 FAIL, 3 PARTIAL, 4 UNOFFICIAL, 2 refused or bad input. */
+ * JUnit; 0 PASS, 1 FAIL, 3 PARTIAL, 4 UNOFFICIAL, 5 REPRODUCTION, 6 PASS (recipe
+ * sha256:HEX) of a recipe set, 2 refused or bad input. */
 int run_command(const conform_args *a);
 /* compare TRACE_A TRACE_B: 0 identical, 1 different, 2 bad input. */
 int compare_command(const char *trace_a, const char *trace_b, const char *ckpt_dir_a, const char *ckpt_dir_b);
@@ -31,6 +32,10 @@ int sign_command(const conform_args *a);
 /* receipt [--json] RECEIPT... | receipt --schema: the strict reader's view
  * (receipt_view.c); 0 every receipt reads, 1 not, 2 bad usage. */
 int receipt_command(const conform_args *a);
+/* vectors --recipe R.json --out DIR [--steps N] [--sign-key KEY]: a recipe
+ * vector set made by the linked reference (vectors.c); 0 written, 2 bad
+ * input or not written. */
+int vectors_command(const conform_args *a);
 /* lint DIR: 0 clean, 2 problems found. */
 int lint_command(const char *dir);
 

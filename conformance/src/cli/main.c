@@ -1,7 +1,7 @@
 /* main.c — isotrain-conform: the conformance runner of isotrain. Commands,
  * one file each: run (run.c), compare (compare.c), repeat (repeat.c),
  * matrix (matrix.c), lint (lint.c), verify (verify.c), sign (sign.c), report (report.c),
- * receipt (receipt_view.c); the options of all of them are one table (cli_args.c). */
+ * receipt (receipt_view.c), vectors (vectors.c); the options of all of them are one table (cli_args.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +59,8 @@ int main(int argc, char **argv)
         return report_command(&a);
     case CMD_RECEIPT:
         return receipt_command(&a);
+    case CMD_VECTORS:
+        return vectors_command(&a);
     default:
         cli_usage_line(stderr, CMD_NONE);
         return 2;

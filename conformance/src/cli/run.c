@@ -172,7 +172,18 @@ static int load_vectors(run_ctx *rc)
             a->vectors, rc->vs.spec_version, rc->vs.vector_version, rc->man.digest, rc->man.n_files, rc->vs.n_groups,
             n_cases, rc->vs.n_trains, rc->vs.n_trains == 1 ? "" : "s");
     rc->official = official_find(rc->man.digest);
-    if (rc->official)
+    if (rc->man.recipe_path) { /* a recipe set: its recipe, read as an IUT will read it */
+        char err[640];
+        if (recipe_set_open(rc, err, sizeof err) != 0) {
+            fprintf(stderr, "isotrain-conform: refusing the vector set %s: its recipe: %s\n", a->vectors, err);
+            fprintf(rc->out, "vectors: REFUSED (its recipe, see stderr); no case was run\n");
+            run_ctx_free(rc);
+            return 2;
+        }
+        fprintf(rc->out, "vectors: RECIPE: recipe %s (%s) sha256:%s, made by %s; a PASS certifies this recipe's "
+                         "run, not the official profiles\n",
+                rc->recipe_name, rc->man.recipe_path, rc->man.recipe_sha256, rc->man.generator);
+    } else if (rc->official)
         fprintf(rc->out, "vectors: OFFICIAL: vector set %s (manifest digest pinned in the runner)\n",
                 rc->official->vector_version);
     else
@@ -238,11 +249,17 @@ static int run_levels(run_ctx *rc)
     int hello_ok = hello_run(rc) == 0;
     rc->lv_ops = rc->lv_train = rc->lv_fresh = L_NOT_RUN;
     if (hello_ok) {
-        if (cli_level_on(a, "ops") && !a->fresh_only) /* --fresh-only: the fresh cases alone */
+        /* a recipe set holds its run alone: no op vectors, no fresh cases */
+        if (cli_level_on(a, "ops") && !a->fresh_only && !rc->recipe_name) /* --fresh-only: the fresh cases alone */
             level_ops_run(rc);
         if (cli_level_on(a, "train") && !a->fresh_only)
             level_train_run(rc);
-        level_fresh_run(rc);
+        if (!rc->recipe_name)
+            level_fresh_run(rc);
+        else {
+            rc->ops_note = xstrdup("not run: a recipe set holds no op vectors");
+            rc->fresh_note = xstrdup("not run: a recipe set is certified by its run alone");
+        }
         binary_unchanged(rc);
         return 1;
     }
@@ -287,7 +304,11 @@ static void print_summary(run_ctx *rc, const char *overall, const char *reached)
     else
         fprintf(rc->out, "spec: %s %s\n", !strcmp(overall, "PASS") ? "certified:" : "judged by, not certified:",
                 spec_line);
-    if (!strcmp(overall, "PASS"))
+    if (rc->recipe_name && rc->verdict.exit_code == EXIT_RECIPE_PASS)
+        fprintf(rc->out, "scope: recipe certification: every step of recipe %s (sha256:%s) as the set made by %s "
+                         "has it; not an official certification\n",
+                rc->recipe_name, rc->man.recipe_sha256, rc->man.generator);
+    else if (!strcmp(overall, "PASS"))
         fprintf(rc->out, "scope: full certification of spec %s against the official vector set %s, fresh cases included\n",
                 rc->req.certified_text, rc->official->vector_version);
     else
@@ -321,6 +342,7 @@ static char *judge(run_ctx *rc, int hello_ok)
 {
     const run_outcome o = {
         .a = rc->a, .vs = &rc->vs, .manifest_digest = rc->man.digest, .official = rc->official != NULL,
+        .recipe_sha256 = rc->recipe_name ? rc->man.recipe_sha256 : NULL,
         .req = &rc->req, .res = &rc->res, .run_seed = rc->run_seed, .subject_unbound = rc->target == NULL,
         .hello_ok = hello_ok, .lv_ops = rc->lv_ops,
     };

@@ -41,6 +41,9 @@ int verify_command(const conform_args *a)
             printf("verify: %s: FAILED (%zu problem%s):\n", f, pr.n, pr.n == 1 ? "" : "s");
             problems_print(&pr, stdout, "  ");
         }
+        if (r && info.recipe_sha256[0])
+            printf("verify: %s: RECIPE certification: of recipe sha256:%s against the set made by %s; not an "
+                   "official certification\n", f, info.recipe_sha256, info.generator);
         if (info.sig.principal)
             printf("verify: %s: signer: %s\n", f, info.sig.words);
         else if (info.unsigned_receipt)

@@ -9,7 +9,7 @@
 
 typedef enum {
     CMD_NONE, CMD_RUN, CMD_COMPARE, CMD_REPEAT, CMD_LINT, CMD_MATRIX, CMD_VERIFY, CMD_SIGN, CMD_REPORT,
-    CMD_RECEIPT, CMD_HELP, CMD_VERSION
+    CMD_RECEIPT, CMD_HELP, CMD_VERSION, CMD_VECTORS
 } conform_cmd;
 
 enum { CONFORM_MAX_OPERANDS = 256, CONFORM_MAX_DIVERGENCE = 4 };
@@ -58,6 +58,7 @@ typedef struct {
     size_t n_divergence;
     const char *date, *readme_href; /* report --date TEXT, --readme-href HREF */
     int json, schema; /* receipt --json (print one receipt as read), --schema (the JSON Schema) */
+    const char *recipe, *out; /* vectors --recipe R.json --out DIR */
 } conform_args;
 
 /* Parses argv; returns 0, or -1 with a message naming the option and what it

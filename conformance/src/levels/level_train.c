@@ -66,7 +66,7 @@ static void exit_problem(double deadline, const train_exec *x, const train_repor
 }
 
 /* The trace, strictly, as problems of the run case. */
-static void trace_problem(const train_vec *tv, const train_exec *x, uint32_t n, int unsupported, sbuf *pb)
+static void trace_problem(const char *want, const train_exec *x, uint32_t n, int unsupported, sbuf *pb)
 {
     const trace_doc *tr = &x->tr;
     if (!x->trace_exists) {
@@ -76,9 +76,9 @@ static void trace_problem(const train_vec *tv, const train_exec *x, uint32_t n, 
     }
     if (!x->trace_ok)
         sbuf_item_printf(pb, "%s: %s", x->trace_read ? "garbage in the trace" : "the trace cannot be read (P8)", x->trace_err);
-    if (tr->profile && (strcmp(tr->profile, tv->profile) != 0 || tr->steps != n))
+    if (tr->profile && (strcmp(tr->profile, want) != 0 || tr->steps != n))
         sbuf_item_printf(pb, "the trace header says profile=%s steps=%u, expected profile=%s steps=%u", tr->profile,
-            (unsigned)tr->steps, tv->profile, (unsigned)n);
+            (unsigned)tr->steps, want, (unsigned)n);
     if (x->trace_ok && tr->n < (size_t)n + 1 && !pb->len)
         sbuf_item_printf(pb, "the trace ends at step %zu of %u", tr->n ? tr->n - 1 : 0, (unsigned)n);
 }
@@ -296,8 +296,25 @@ static void train_profile(run_ctx *rc, const train_vec *tv, train_report *rep)
     snprintf(suite, sizeof suite, "train/%s", tv->profile);
     double deadline;
     uint32_t n = begin_report(rc, tv, rep, &deadline);
+    if (rc->recipe_name && !hello_advertises(rc->hello_line ? rc->hello_line : "", "train_recipe=1")) {
+        rep->problem = xstrdup("not implemented: hello does not advertise train_recipe=1 (P2), and a runner MUST NOT "
+                               "pass --recipe to such an IUT (P7)");
+        snprintf(rep->status, sizeof rep->status, "not started");
+        skip_profile(rc, tv, suite, rep, 1);
+        return;
+    }
     train_exec x;
-    if (train_exec_run(a->iut, tv->profile, n, 4 * tv->parameters, deadline, &x, err, sizeof err) != 0) {
+    /* a recipe set's run: `train --recipe FILE` (P7 1.3.0), its traces
+     * named by the recipe's name */
+    train_recipe rec;
+    if (rc->recipe_name)
+        recipe_inputs(rc, &rec);
+    int started = rc->recipe_name
+                      ? train_exec_run_recipe(a->iut, &rec, n, 4 * tv->parameters, deadline, &x, err, sizeof err)
+                      : train_exec_run(a->iut, tv->profile, n, 4 * tv->parameters, deadline, &x, err, sizeof err);
+    if (rc->recipe_name)
+        recipe_inputs_free(&rec);
+    if (started != 0) {
         rep->problem = xasprintf("runner: %s", err);
         snprintf(rep->status, sizeof rep->status, "not started");
         char run_id[160];
@@ -317,7 +334,7 @@ static void train_profile(run_ctx *rc, const train_vec *tv, train_report *rep)
     rep->failure = x.failure ? xstrdup(x.failure) : NULL;
     int unsupported = not_implemented(rc, tv, &x, rep);
     exit_problem(deadline, &x, rep, unsupported, &run_problem);
-    trace_problem(tv, &x, n, unsupported, &run_problem);
+    trace_problem(rc->recipe_name ? rc->recipe_name : tv->profile, &x, n, unsupported, &run_problem);
     if (unsupported == 2 || (unsupported && !x.trace_exists)) {
         if (!rep->problem)
             rep->problem = sbuf_take(&run_problem);

@@ -5,6 +5,7 @@
 #define CONFORM_LEVELS_LEVELS_H
 
 #include "levels/run_ctx.h"
+#include "protocol/train_exec.h"
 
 /* P2: hello (and `info` for the receipt). Returns 0 if hello passed. */
 int hello_run(run_ctx *rc);
@@ -19,5 +20,13 @@ void level_windows_run(run_ctx *rc, const train_vec *tv);
 /* Fresh cases drawn from the run seed (conformance/README.md "Fresh cases"):
  * per selected op group, and a fresh-seed training run. */
 void level_fresh_run(run_ctx *rc);
+/* A recipe set (levels/recipe_level.c): the recipe the manifest pinned,
+ * read by the linked reference's strict reader; 0, or -1 with its message
+ * (naming the file and field) in err. */
+int recipe_set_open(run_ctx *rc, char *err, size_t cap);
+/* The files a recipe run gives the IUT (the recipe and its corpus, as the
+ * manifest verified them) into *rec; recipe_inputs_free releases them. */
+void recipe_inputs(const run_ctx *rc, train_recipe *rec);
+void recipe_inputs_free(train_recipe *rec);
 
 #endif

@@ -71,6 +71,7 @@ void run_ctx_free(run_ctx *rc)
     }
     free(rc->trains);
     free(rc->reached);
+    free(rc->recipe_name);
     for (size_t i = 0; i < rc->n_warnings; i++)
         free(rc->warnings[i]);
 }

@@ -126,6 +126,9 @@ typedef struct {
         double step_s; /* < 0: the runner links no reference for it */
     } costs[8];
     size_t n_costs;
+    /* a recipe set (vectorset/recipe_set.h; man.recipe_path not NULL): the
+     * recipe's name, the profile its traces carry (levels/recipe_level.c) */
+    char *recipe_name;
 } run_ctx;
 
 void run_warn(run_ctx *rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

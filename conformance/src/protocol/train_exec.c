@@ -124,21 +124,21 @@ int train_exec_run_seed(const char *cmd, const char *profile, uint32_t steps, co
 }
 
 static int run_train(const char *cmd, const char *profile, uint32_t steps, const char *seed, uint32_t from,
-                     const char *const *state_files, size_t n_state, const char *state_steps, uint64_t ck_size,
-                     double timeout, train_exec *x, char *err, size_t cap);
+                     const char *const *state_files, size_t n_state, const char *state_steps,
+                     const train_recipe *rec, uint64_t ck_size, double timeout, train_exec *x, char *err, size_t cap);
 
 int train_exec_run_resume(const char *cmd, const char *profile, uint32_t steps, const char *seed, uint32_t from,
                           const char *const *state_files, size_t n_state, uint64_t ck_size, double timeout,
                           train_exec *x, char *err, size_t cap)
 {
-    return run_train(cmd, profile, steps, seed, from, state_files, n_state, NULL, ck_size, timeout, x, err, cap);
+    return run_train(cmd, profile, steps, seed, from, state_files, n_state, NULL, NULL, ck_size, timeout, x, err, cap);
 }
 
 int train_exec_run_states(const char *cmd, const char *profile, uint32_t steps, const char *seed,
                           const char *state_steps, uint64_t ck_size, double timeout, train_exec *x, char *err,
                           size_t cap)
 {
-    return run_train(cmd, profile, steps, seed, 0, NULL, 0, state_steps, ck_size, timeout, x, err, cap);
+    return run_train(cmd, profile, steps, seed, 0, NULL, 0, state_steps, NULL, ck_size, timeout, x, err, cap);
 }
 
 /* spec §8.4, P7 (1.2.0): the golden state is copied into the work
@@ -168,9 +168,31 @@ static char *copy_states(const char *dir, const char *const *state_files, size_t
     return sdir;
 }
 
+/* The recipe's files under dir/set (P7 1.3.0); the recipe's path, or NULL
+ * with err. */
+static char *write_recipe(const char *dir, const train_recipe *rec, char *err, size_t cap)
+{
+    char *set = xasprintf("%s/set", dir);
+    for (size_t i = 0; i < rec->n_files; i++) {
+        char *dst = xasprintf("%s/%s", set, rec->files[i].rel);
+        int bad = make_parent_dirs(dst) != 0 ||
+                  write_file(dst, (const char *)rec->files[i].data, rec->files[i].len, err, cap) != 0;
+        free(dst);
+        if (bad) {
+            if (!err[0])
+                snprintf(err, cap, "%s/%s: cannot create its directory", set, rec->files[i].rel);
+            free(set);
+            return NULL;
+        }
+    }
+    char *path = xasprintf("%s/%s", set, rec->recipe_rel);
+    free(set);
+    return path;
+}
+
 static int run_train(const char *cmd, const char *profile, uint32_t steps, const char *seed, uint32_t from,
-                     const char *const *state_files, size_t n_state, const char *state_steps, uint64_t ck_size,
-                     double timeout, train_exec *x, char *err, size_t cap)
+                     const char *const *state_files, size_t n_state, const char *state_steps,
+                     const train_recipe *rec, uint64_t ck_size, double timeout, train_exec *x, char *err, size_t cap)
 {
     memset(x, 0, sizeof *x);
     x->from = from;
@@ -190,8 +212,16 @@ static int run_train(const char *cmd, const char *profile, uint32_t steps, const
     char *sdir = NULL;
     if (n_state && !(sdir = copy_states(x->dir, state_files, n_state, ck_size, err, cap)))
         return -1;
-    const char *args[16] = {"--profile", profile, "--steps", steps_s, "--trace", x->trace_path,
-                            "--checkpoint-dir", x->ckdir, "--checkpoint-steps", "all"};
+    char *recipe = NULL;
+    if (rec) {
+        err[0] = 0;
+        if (!(recipe = write_recipe(x->dir, rec, err, cap))) {
+            free(sdir);
+            return -1;
+        }
+    }
+    const char *args[16] = {recipe ? "--recipe" : "--profile", recipe ? recipe : profile, "--steps", steps_s,
+                            "--trace", x->trace_path, "--checkpoint-dir", x->ckdir, "--checkpoint-steps", "all"};
     size_t na = 10;
     if (seed)
         args[na++] = "--seed", args[na++] = seed;
@@ -203,6 +233,7 @@ static int run_train(const char *cmd, const char *profile, uint32_t steps, const
     char serr[256];
     x->started = iut_run(cmd, "train", args, (int)na, NULL, timeout, 0, 0, watch, &w, &x->r, serr, sizeof serr) == 0;
     free(sdir);
+    free(recipe);
     if (!x->started) {
         snprintf(x->r.status_text, sizeof x->r.status_text, "could not start: %s", serr);
         x->r.err_tail = xstrdup("");
@@ -211,6 +242,12 @@ static int run_train(const char *cmd, const char *profile, uint32_t steps, const
     x->failure = find_failure(x->r.err_tail ? x->r.err_tail : "");
     read_outputs(x, ck_size);
     return 0;
+}
+
+int train_exec_run_recipe(const char *cmd, const train_recipe *rec, uint32_t steps, uint64_t ck_size, double timeout,
+                          train_exec *x, char *err, size_t cap)
+{
+    return run_train(cmd, NULL, steps, NULL, 0, NULL, 0, NULL, rec, ck_size, timeout, x, err, cap);
 }
 
 int train_exec_refused(const train_exec *x)

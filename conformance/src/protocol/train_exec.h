@@ -58,6 +58,24 @@ int train_exec_run_resume(const char *cmd, const char *profile, uint32_t steps, 
 int train_exec_run_states(const char *cmd, const char *profile, uint32_t steps, const char *seed,
                           const char *state_steps, uint64_t ck_size, double timeout, train_exec *x, char *err,
                           size_t cap);
+/* A recipe run (P7 1.3.0: `train --recipe FILE` in place of --profile): the
+ * files the recipe needs (itself and its corpus, at their paths relative to
+ * the vector set), given as the verified bytes the runner holds, so the IUT
+ * reads what the manifest pinned; recipe_rel is the recipe among them. */
+typedef struct {
+    const char *rel;
+    const unsigned char *data;
+    size_t len;
+} train_input;
+typedef struct {
+    const char *recipe_rel;
+    const train_input *files;
+    size_t n_files;
+} train_recipe;
+/* train_exec_run with `--recipe WORKDIR/set/RECIPE_REL` (the files written
+ * under WORKDIR/set first) in place of `--profile`. */
+int train_exec_run_recipe(const char *cmd, const train_recipe *rec, uint32_t steps, uint64_t ck_size, double timeout,
+                          train_exec *x, char *err, size_t cap);
 /* 1 if the IUT declined the run (P7): it started and ended by itself with a
  * non-zero status, no signal, no time-out, not killed by the runner. What
  * the refusal means (not implemented, a FAIL) is the level's to judge. */

@@ -33,6 +33,7 @@
     X(VECTORS_MANIFEST_DIGEST, STR, "vectors.manifest_digest", Z, 0) \
     X(VECTORS_FILES, INT, "vectors.files", 0, U32) \
     X(VECTORS_OFFICIAL, BOOL, "vectors.official", 0, 0) \
+    X(VECTORS_RECIPE_SHA256, STR, "vectors.recipe_sha256", OPT, 0) /* a recipe set's recipe (issue 32) */ \
     X(VECTORS_PROFILES, ARR, "vectors.profiles", 0, 0) \
     X(VECTORS_PROFILES_E, OBJ, "vectors.profiles[]", 0, 0) \
     X(VECTORS_PROFILES_PROFILE, STR, "vectors.profiles[].profile", Z, 0) \

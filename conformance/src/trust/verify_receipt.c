@@ -374,6 +374,17 @@ static void check_overall(const char *file, const cJSON *r, const results *res, 
     if (off && (!str(vec, RF_VECTORS_VECTOR_VERSION) || strcmp(str(vec, RF_VECTORS_VECTOR_VERSION), off->vector_version) != 0))
         problems_add(pr, "%s: vectors.vector_version: the pinned set with this digest is %s", file,
                      off->vector_version);
+    /* a recipe certification (issue 32): its word names the recipe's digest */
+    f.recipe_sha256 = str(vec, RF_VECTORS_RECIPE_SHA256);
+    if (f.recipe_sha256 && (strlen(f.recipe_sha256) != 64 || !is_lower_hex(f.recipe_sha256, 64))) {
+        problems_add(pr, "%s: vectors.recipe_sha256: expected 64 lowercase hex digits", file);
+        return;
+    }
+    if (f.recipe_sha256) {
+        snprintf(info->recipe_sha256, sizeof info->recipe_sha256, "%s", f.recipe_sha256);
+        const char *gen = str(vec, RF_VECTORS_GENERATOR);
+        snprintf(info->generator, sizeof info->generator, "%s", gen ? gen : "(not recorded)");
+    }
     f.req = q;
     scope_facts_from_results(&f, res);
     run_verdict v;
@@ -891,6 +902,20 @@ static struct {
     int have;
 } last;
 
+/* The receipt's recipe digest against the set's manifest: both absent, or
+ * the same; 1 (with the problem) if not. */
+static int recipe_mismatch(const char *file, const char *rs, const manifest_info *m, const char *dir, problems *pr)
+{
+    if (!rs && !m->recipe_path)
+        return 0;
+    if (rs && m->recipe_path && !strcmp(rs, m->recipe_sha256))
+        return 0;
+    problems_add(pr, "%s: vectors.recipe_sha256: %s, but the vector set %s %s%s", file, rs ? rs : "(absent)", dir,
+                 m->recipe_path ? "pins the recipe sha256:" : "is not a recipe set",
+                 m->recipe_path ? m->recipe_sha256 : "");
+    return 1;
+}
+
 static int load_vectors(const char *file, const cJSON *r, const verify_opts *vo, const vector_set **vs,
                         problems *pr)
 {
@@ -918,6 +943,8 @@ static int load_vectors(const char *file, const cJSON *r, const verify_opts *vo,
     else if (!md || strcmp(m.digest, md) != 0)
         problems_add(pr, "%s: vectors.manifest_digest: %s, but the vector set %s has %s (give --vectors DIR)", file,
                      md ? md : "(none)", dir, m.digest);
+    else if (recipe_mismatch(file, str(vec, RF_VECTORS_RECIPE_SHA256), &m, dir, pr))
+        ; /* a recipe certification is of the recipe the set pins, and only of it */
     else if (vectors_load(dir, &m, &loaded, &own) != 0)
         problems_add(pr, "%s: vectors: the vector set %s does not load", file, dir);
     else {

@@ -28,7 +28,7 @@ typedef struct {
 } verify_opts;
 
 typedef struct {
-    char verdict[16];
+    char verdict[96]; /* "PASS (recipe sha256:HEX)" the longest */
     char *signer;  /* the principal of a good signature, NULL if none */
     size_t cases;
     int enveloped; /* it came in a DSSE envelope */
@@ -38,6 +38,9 @@ typedef struct {
     int unsigned_receipt; /* no signature at all (accepted only with allow_unsigned) */
     int legacy;           /* of the first trust rules, read because the retired project key signed it */
     int reproduction;     /* the verdict is REPRODUCTION: not certification evidence */
+    /* a recipe certification (issue 32): the recipe's digest and the set's
+     * generator as the receipt records them; "" for an official set's */
+    char recipe_sha256[65], generator[200];
     receipt_facts facts;  /* the subject, the emulator, what ran (trust/receipt_facts.h) */
 } verify_info;
 

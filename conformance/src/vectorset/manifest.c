@@ -11,6 +11,7 @@
 #include "isotrain.h"
 #include "core/json_checked.h"
 #include "core/util.h"
+#include "vectorset/recipe_set.h"
 
 enum { MANIFEST_MAX = 16 << 20, LISTED_FILE_MAX = 64 << 20 };
 
@@ -31,6 +32,7 @@ void manifest_free(manifest_info *m)
     free(m->files);
     free(m->spec_version);
     free(m->vector_version);
+    free(m->recipe_path);
     free(m->generator);
     memset(m, 0, sizeof *m);
 }
@@ -107,7 +109,8 @@ static void find_unlisted(const char *dir, const char *rel, const manifest_info 
         char *r = rel[0] ? xasprintf("%s/%s", rel, e->d_name) : xstrdup(e->d_name);
         char *f = xasprintf("%s/%s", dir, r);
         struct stat st;
-        if (!rel[0] && (strcmp(r, "MANIFEST.json") == 0 || strcmp(r, "receipts") == 0)) {
+        if (!rel[0] && (strcmp(r, "MANIFEST.json") == 0 || strcmp(r, "receipts") == 0 ||
+                        (m->recipe_path && strcmp(r, RECIPE_SET_SIGNATURE) == 0))) {
             /* the manifest and receipts/ are outside the listing by definition */
         } else if (lstat(f, &st) == 0 && S_ISDIR(st.st_mode)) {
             find_unlisted(dir, r, m, pr, count);
@@ -122,13 +125,56 @@ static void find_unlisted(const char *dir, const char *rel, const manifest_info 
     free(full);
 }
 
+/* $.recipe of a recipe set: {"path", "sha256"}, a path inside the set. */
+static void manifest_recipe(jctx *c, const cJSON *rec, manifest_info *m)
+{
+    static const char *const rf[] = {"path", "sha256"};
+    if (jx_fields(c, rec, "$.recipe", rf, 2) != 0)
+        return;
+    const char *p = jx_str(c, rec, "$.recipe", "path"), *h = jx_str(c, rec, "$.recipe", "sha256");
+    if (p && path_problem(p))
+        jx_expect(c, "$.recipe.path", cJSON_GetObjectItemCaseSensitive(rec, "path"),
+                  "a relative path inside the set, not %s", path_problem(p));
+    else if (h && (strlen(h) != 64 || !is_lower_hex(h, 64)))
+        jx_expect(c, "$.recipe.sha256", cJSON_GetObjectItemCaseSensitive(rec, "sha256"), "64 lowercase hex digits");
+    else if (p && h) {
+        m->recipe_path = xstrdup(p);
+        memcpy(m->recipe_sha256, h, 65);
+    }
+}
+
+/* A recipe set's recipe is a listed file whose digest is $.recipe.sha256:
+ * the recipe certified is the recipe named. */
+static void recipe_listed(const char *mpath, const manifest_info *m, problems *pr)
+{
+    const manifest_file *f = NULL;
+    for (size_t i = 0; i < m->n_files; i++)
+        if (!strcmp(m->files[i].path, m->recipe_path))
+            f = &m->files[i];
+    if (!f)
+        problems_add(pr, "%s: $.recipe.path: \"%s\" is not a file of the listing (expected the recipe, listed in "
+                         "$.files)", mpath, m->recipe_path);
+    else if (strcmp(f->sha256, m->recipe_sha256) != 0)
+        problems_add(pr, "%s: $.recipe.sha256: %s, but the recipe %s is listed with SHA-256 %s (expected the "
+                         "recipe's own digest)", mpath, m->recipe_sha256, f->path, f->sha256);
+}
+
 /* The manifest's own fields (FORMAT.md §4) into m; 1 if it records a
  * digest. */
 static int manifest_header(jctx *c, const cJSON *root, manifest_info *m)
 {
     static const char *const fields[] = {"schema", "spec_version", "vector_version", "generator", "files",
                                          "manifest_digest"};
-    jx_fields(c, root, "$", fields, 6);
+    /* a recipe set's manifest: the recipe after the generator */
+    static const char *const recipe_fields[] = {"schema", "spec_version", "vector_version", "generator", "recipe",
+                                                "files", "manifest_digest"};
+    const cJSON *rec = cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "recipe") : NULL;
+    if (rec)
+        jx_fields(c, root, "$", recipe_fields, 7);
+    else
+        jx_fields(c, root, "$", fields, 6);
+    if (rec)
+        manifest_recipe(c, rec, m);
     const char *s = cJSON_IsObject(root) ? jx_str(c, root, "$", "schema") : NULL;
     if (s && strcmp(s, "isotrain-manifest-v1") != 0)
         jx_expect(c, "$.schema", cJSON_GetObjectItemCaseSensitive(root, "schema"), "\"isotrain-manifest-v1\"");
@@ -275,6 +321,8 @@ size_t manifest_verify(const char *dir, manifest_info *m, problems *pr)
     manifest_files(dir, m, pr);
     size_t unlisted = 0;
     find_unlisted(dir, "", m, pr, &unlisted);
+    if (m->recipe_path)
+        recipe_listed(mpath, m, pr);
     manifest_digest_of(m->files, m->n_files, m->digest);
     if (listing_ok && has_digest && strcmp(m->digest, m->recorded_digest) != 0)
         problems_add(pr, "%s: $.manifest_digest is %s, but the listing's digest (FORMAT.md §4) is %s", mpath,

@@ -22,6 +22,10 @@ typedef struct {
     char digest[65];          /* recomputed from the listing */
     manifest_file *files;
     size_t n_files;
+    /* a recipe set's "recipe" (vectorset/recipe_set.h): its path in the set
+     * and SHA-256, checked against the listing; NULL in an official set */
+    char *recipe_path;
+    char recipe_sha256[65];
 } manifest_info;
 
 void manifest_free(manifest_info *m);

@@ -777,8 +777,10 @@ size_t vectors_load(const char *dir, const manifest_info *m, vector_set *vs, pro
         problems_add(pr, "%s: not a directory (expected a vector set, FORMAT.md §1)", dir);
         return pr->n - before;
     }
-    size_t n;
-    char **names = list_json(dir, "ops", &n, pr);
+    size_t n = 0;
+    /* a recipe set (recipe_set.h) holds no op vectors: the official set's
+     * are the ops of every member of the family */
+    char **names = m && m->recipe_path ? NULL : list_json(dir, "ops", &n, pr);
     for (size_t i = 0; i < n; i++) {
         load_ops_file(dir, names[i], m, vs, pr);
         free(names[i]);

@@ -28,6 +28,7 @@ void run_outcome_verdict(const run_outcome *o, run_verdict *out)
             f.set_steps = tv->steps;
     }
     f.official = o->official;
+    f.recipe_sha256 = o->recipe_sha256;
     f.manifest_digest = o->manifest_digest;
     f.req = o->req;
     req_apply(o->req, o->res); /* every case, the protocol ones too */

@@ -24,6 +24,7 @@ typedef struct {
     const conform_args *a;
     const vector_set *vs;
     const char *manifest_digest;
+    const char *recipe_sha256; /* a recipe set's recipe (its verdict names it), or NULL */
     req_ctx *req; /* after hello: the spec version judged by */
     results *res; /* every case (req_apply sets their required flags) */
 } run_outcome;

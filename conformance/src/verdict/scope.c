@@ -88,6 +88,8 @@ void scope_verdict(const scope_facts *f, run_verdict *v)
     const tally *t[3] = {&f->ops, &f->train, &f->fresh};
     for (int l = 0; l < 3; l++) {
         int selected = all || !strcmp(f->level, levels[l]) || l == 2;
+        if (f->recipe_sha256) /* a recipe's certification is its run; its ops are the official set's */
+            selected = l == 1;
         if (selected)
             level_scope(v, levels[l], t[l], f->first_skip_id[l], f->first_skip_reason[l]);
     }
@@ -99,7 +101,7 @@ void scope_verdict(const scope_facts *f, run_verdict *v)
     if (f->seed_given)
         reason(v, xasprintf("a reproduction of run seed %s, not a certification: the fresh-case seed was chosen by "
                             "the caller (--seed)", f->seed ? f->seed : "?"));
-    if (!f->official)
+    if (!f->official && !f->recipe_sha256)
         reason(v, xasprintf("UNOFFICIAL vector set: manifest digest %s is not one the runner pins",
                             f->manifest_digest ? f->manifest_digest : "(none)"));
     if (f->interrupted)
@@ -115,7 +117,10 @@ void scope_verdict(const scope_facts *f, run_verdict *v)
     } else if (narrowing) {
         v->word = "PARTIAL";
         v->exit_code = EXIT_PARTIAL;
-    } else if (!f->official) {
+    } else if (f->recipe_sha256 && !f->seed_given) {
+        v->word = v->word_own = xasprintf("PASS (recipe sha256:%s)", f->recipe_sha256);
+        v->exit_code = EXIT_RECIPE_PASS;
+    } else if (!f->official && !f->recipe_sha256) {
         v->word = "UNOFFICIAL";
         v->exit_code = EXIT_UNOFFICIAL;
     } else if (f->seed_given) {
@@ -134,4 +139,6 @@ void run_verdict_free(run_verdict *v)
     v->n_reasons = 0;
     free(v->first_failure);
     v->first_failure = NULL;
+    free(v->word_own);
+    v->word_own = NULL;
 }

@@ -13,7 +13,7 @@
 enum { SCOPE_MAX_REASONS = 24 };
 
 /* Exit codes of `run`; 2 stays "bad usage, refused vectors, I/O". */
-enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_PARTIAL = 3, EXIT_UNOFFICIAL = 4, EXIT_REPRODUCTION = 5 };
+enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_PARTIAL = 3, EXIT_UNOFFICIAL = 4, EXIT_REPRODUCTION = 5, EXIT_RECIPE_PASS = 6 };
 
 typedef struct {
     int hello_ok;
@@ -43,10 +43,16 @@ typedef struct {
     int subject_unbound;
     int fresh_only;
     int interrupted;      /* the runner got this signal (P8): ERROR, exit 128 + it */
+    /* a recipe set's recipe digest (vectorset/recipe_set.h), NULL for an
+     * official set: its certification is the recipe's run (the train
+     * level), worded "PASS (recipe sha256:HEX)", never the official PASS */
+    const char *recipe_sha256;
 } scope_facts;
 
 typedef struct {
-    const char *word; /* PASS, FAIL, PARTIAL, UNOFFICIAL, REPRODUCTION, or ERROR (interrupted) */
+    const char *word; /* PASS, FAIL, PARTIAL, UNOFFICIAL, REPRODUCTION, ERROR (interrupted), or
+                       * "PASS (recipe sha256:HEX)" (in word_own) */
+    char *word_own;
     int exit_code;
     char *reasons[SCOPE_MAX_REASONS]; /* why this is not a full certification */
     size_t n_reasons;

@@ -1,0 +1,37 @@
+#!/bin/sh
+# The reference, except that a recipe run (`train --recipe FILE`, P7 1.3.0)
+# leaves every checkpoint from step 2 on with the lowest bit of its first
+# byte flipped: right at steps 0 and 1, wrong after. The negative control of
+# a recipe certification (tests/test_recipe_vectors.c). NO_RECIPE_HELLO=1:
+# the reference's hello without train_recipe=1, and a train run given
+# --recipe then fails loudly (a runner MUST NOT pass it, P7).
+. "$(dirname "$0")/common.sh"
+case $1 in
+hello)
+    if [ "${NO_RECIPE_HELLO:-}" = 1 ]; then
+        "$IT_REF_CLI" hello | sed 's/ train_recipe=1//'
+    else
+        exec "$IT_REF_CLI" hello
+    fi ;;
+train)
+    shift; parse_train "$@"
+    recipe=
+    prev=
+    for a in "$@"; do
+        [ "$prev" = --recipe ] && recipe=$a
+        prev=$a
+    done
+    if [ -n "$recipe" ] && [ "${NO_RECIPE_HELLO:-}" = 1 ]; then
+        echo "recipe_wrong: told --recipe without advertising train_recipe=1" >&2
+        exit 99
+    fi
+    ref_train "$@" || exit $?
+    [ -n "$recipe" ] || exit 0
+    for f in "$CKDIR"/step-*.bin; do
+        n=${f##*/step-}; n=${n%.bin}; n=$(expr "$n" + 0)
+        [ "$n" -ge 2 ] || continue
+        byte=$(dd if="$f" bs=1 count=1 2>/dev/null | od -An -tu1 | tr -d ' ')
+        printf "$(printf '\\%03o' $(( byte ^ 1 )))" | dd of="$f" bs=1 count=1 conv=notrunc 2>/dev/null
+    done ;;
+*) exec "$IT_REF_CLI" "$@" ;;
+esac
