@@ -209,8 +209,9 @@ Test(recipe_vectors, reference_passes_the_recipe)
     char *out = make_set("spec/recipes/tiny.json", "tiny", "3");
     char hex[65];
     sha256_of_file("spec/recipes/tiny.json", hex);
-    char *receipt = at("r.json");
-    tu_result r = tu_conform("run", "--vectors", out, "--receipt", receipt, "--", tu_env("IT_REF_CLI"), NULL);
+    char *receipt = at("r.json"), *junit = at("junit.xml");
+    tu_result r = tu_conform("run", "--vectors", out, "--receipt", receipt, "--junit", junit, "--",
+                             tu_env("IT_REF_CLI"), NULL);
     char *word = xasprintf("PASS (recipe sha256:%s)", hex);
     cr_assert_eq(r.code, 6, "exit %d, expected 6 (a recipe's PASS)\n%s%s", r.code, r.out, r.err);
     char *closing = xasprintf("; %s\n", word);
@@ -227,6 +228,13 @@ Test(recipe_vectors, reference_passes_the_recipe)
     cr_assert_eq(get(rj, "exit_code")->valueint, 6);
     cr_assert(cJSON_IsFalse(get(get(rj, "scope"), "full_certification")));
     cJSON_Delete(rj);
+    /* JUnit: the certification passes (no failure, not skipped), named a recipe's */
+    char *x = tu_read(junit);
+    tu_assert_has(x, "<testsuite name=\"isotrain-verdict\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"0\">");
+    tu_assert_has(x, "<property name=\"vectors\" value=\"RECIPE\"/>");
+    tu_assert_has(x, word);
+    free(x);
+    free(junit);
     tu_conform_says(0, 0, "RECIPE certification: of recipe sha256:", "verify", "--allow-unsigned", "--vectors", out,
                     receipt, NULL);
     /* the receipt is bound to its set: against another set it does not verify */
@@ -272,11 +280,18 @@ Test(recipe_vectors, mutated_iut_fails)
 {
     char *out = make_set("spec/recipes/tiny.json", "tiny", "3");
     unsetenv("NO_RECIPE_HELLO");
-    tu_result r = tu_run_script("recipe_wrong.sh", out, NULL);
+    char *junit = at("junit.xml");
+    tu_result r = tu_run_script("recipe_wrong.sh", out, "--junit", junit, NULL);
     cr_assert_eq(r.code, 1, "exit %d, expected 1 (FAIL)\n%s%s", r.code, r.out, r.err);
     tu_assert_has(r.out, "FAIL: first failure: recipe/2: parameters differ");
     tu_assert_lacks(r.out, "PASS (recipe");
     tu_result_free(&r);
+    /* the control of the JUnit pass above: this certification is a failure */
+    char *x = tu_read(junit);
+    tu_assert_has(x, "<testsuite name=\"isotrain-verdict\" tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\">");
+    tu_assert_has(x, "<property name=\"vectors\" value=\"RECIPE\"/>");
+    free(x);
+    free(junit);
     free(out);
 }
 
