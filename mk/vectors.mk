@@ -26,11 +26,16 @@ deps-vectors:
 # profile, one case emitter) links the native library and the CLI's P4
 # encoder (wire.c), so the vectors spell values exactly as the reference IUT does.
 MAKE_VECTORS_SRCS := $(sort $(wildcard reference/tools/make_vectors/*.c))
+# The training and windows files' builder is the runner's vectorset/set_docs.c,
+# the one writer of FORMAT.md §3 and §6 (recipe sets use it too).
+SET_DOCS := conformance/src/vectorset/set_docs.c
 $(MAKE_VECTORS): $(MAKE_VECTORS_SRCS) reference/tools/make_vectors/mv.h reference/iut/wire.c reference/iut/wire.h \
+                 $(SET_DOCS) conformance/src/vectorset/set_docs.h \
                  reference/include/isotrain.h $(NATIVE)/libisotrain.a | deps-vectors
 	@mkdir -p $(TOOLS)
 	$(CC) $(WARN_CFLAGS) -O2 $(NUMERIC_CFLAGS) -pthread -Ireference/include -Ireference/iut \
-	    -Ireference/tools/make_vectors $(MAKE_VECTORS_SRCS) reference/iut/wire.c $(NATIVE)/libisotrain.a \
+	    -Ireference/tools/make_vectors -Iconformance/src $(MAKE_VECTORS_SRCS) $(SET_DOCS) reference/iut/wire.c \
+	    $(NATIVE)/libisotrain.a \
 	    -lcjson -o $@
 
 # Generates into a scratch directory first, so a failed generation leaves

@@ -24,6 +24,7 @@
 #include "trust/sshsig.h"
 #include "vectorset/manifest.h"
 #include "vectorset/recipe_set.h"
+#include "vectorset/set_docs.h"
 
 enum { RECIPE_FILE_MAX = 1 << 20, PROGRESS_EVERY_S = 5 };
 
@@ -244,55 +245,23 @@ static cJSON *header(const char *schema, const char *clause, const char *generat
     return o;
 }
 
-/* train/recipe.json and its checkpoint files (FORMAT.md §3's format). */
+static int sink_put(void *ctx, const char *rel, const void *data, size_t len)
+{
+    return put(ctx, rel, data, len);
+}
+
+/* train/recipe.json and its checkpoint files (FORMAT.md §3), through the
+ * builder the official sets' generator uses too. */
 static int write_train(set_writer *w, const it_gpt_profile *g, const recipe_run *run, const char *gen)
 {
     const it_profile *p = &g->p;
-    cJSON *root = header("isotrain-train-vectors-v1", p->clause, gen);
-    cJSON_AddNumberToObject(root, "parameters", (double)p->nparams);
-    cJSON *tensors = cJSON_AddArrayToObject(root, "tensors");
-    for (size_t t = 0; t < p->ntensors; t++) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "name", p->tensors[t].name);
-        cJSON_AddNumberToObject(o, "rows", (double)p->tensors[t].rows);
-        cJSON_AddNumberToObject(o, "cols", (double)p->tensors[t].cols);
-        cJSON_AddNumberToObject(o, "offset", (double)p->tensors[t].offset);
-        cJSON_AddItemToArray(tensors, o);
-    }
     char corpus[65];
     it_hex(g->r->corpus_sha256, 32, corpus);
-    cJSON_AddStringToObject(root, "corpus_sha256", corpus);
-    cJSON_AddNumberToObject(root, "steps", run->steps);
-    cJSON *cks = cJSON_AddArrayToObject(root, "checkpoint_steps");
-    for (size_t i = 0; i < run->n_ck; i++)
-        cJSON_AddItemToArray(cks, cJSON_CreateNumber(run->ck_steps[i]));
-    cJSON *trace = cJSON_AddArrayToObject(root, "trace");
-    for (uint32_t t = 0; t <= run->steps; t++) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "step", t);
-        if (t > 0) {
-            char bits[9];
-            snprintf(bits, sizeof bits, "%08x", (unsigned)run->loss[t]);
-            cJSON_AddStringToObject(o, "loss", bits);
-        }
-        cJSON_AddStringToObject(o, "digest", run->digest[t]);
-        cJSON_AddItemToArray(trace, o);
-    }
-    cJSON *files = cJSON_AddArrayToObject(root, "checkpoints");
-    int rc = 0;
-    for (size_t i = 0; i < run->n_ck && !rc; i++) {
-        char file[64], rel[96], hex[65];
-        snprintf(file, sizeof file, "%s/step-%06u.bin", RECIPE_SET_PROFILE, (unsigned)run->ck_steps[i]);
-        snprintf(rel, sizeof rel, "train/%s", file);
-        unsigned char *b = state_bytes(run->ck[i], p->nparams, hex);
-        rc = put(w, rel, b, 4 * p->nparams);
-        free(b);
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "step", run->ck_steps[i]);
-        cJSON_AddStringToObject(o, "file", file);
-        cJSON_AddStringToObject(o, "sha256", hex);
-        cJSON_AddItemToArray(files, o);
-    }
+    const train_file tf = {RECIPE_SET_PROFILE, p->tensors, p->ntensors, p->nparams, corpus, run->steps, run->loss,
+                           run->digest, run->ck_steps, run->n_ck, (const float *const *)run->ck};
+    const set_sink sink = {sink_put, w};
+    cJSON *root = header("isotrain-train-vectors-v1", p->clause, gen);
+    int rc = set_docs_train(root, &tf, &sink, w->err, sizeof w->err);
     if (!rc)
         rc = put_json(w, "train/" RECIPE_SET_PROFILE ".json", root);
     cJSON_Delete(root);
@@ -302,32 +271,16 @@ static int write_train(set_writer *w, const it_gpt_profile *g, const recipe_run 
 /* windows/recipe.json and the state files of each start (FORMAT.md §6). */
 static int write_windows(set_writer *w, const it_gpt_profile *g, const recipe_run *run, const char *gen)
 {
-    const it_profile *p = &g->p;
-    cJSON *root = header("isotrain-window-vectors-v1", "8.4", gen);
-    cJSON_AddNumberToObject(root, "parameters", (double)p->nparams);
-    cJSON *arr = cJSON_AddArrayToObject(root, "windows");
-    static const char *const kind[3] = {"step", "adam-m", "adam-v"};
-    int rc = 0;
-    for (size_t i = 0; i < run->n_from && !rc; i++) {
-        uint32_t f = run->from[i], to = f + WINDOW_STEPS < run->steps ? f + WINDOW_STEPS : run->steps;
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "from", f);
-        cJSON_AddNumberToObject(o, "to", to);
-        cJSON *st = cJSON_AddArrayToObject(o, "state");
-        for (int k = 0; f > 0 && k < 3 && !rc; k++) {
-            char file[96], rel[128], hex[65];
-            snprintf(file, sizeof file, "%s/%s-%06u.bin", RECIPE_SET_PROFILE, kind[k], (unsigned)f);
-            snprintf(rel, sizeof rel, "windows/%s", file);
-            unsigned char *b = state_bytes(run->win[i][k], p->nparams, hex);
-            rc = put(w, rel, b, 4 * p->nparams);
-            free(b);
-            cJSON *e = cJSON_CreateObject();
-            cJSON_AddStringToObject(e, "file", file);
-            cJSON_AddStringToObject(e, "sha256", hex);
-            cJSON_AddItemToArray(st, e);
-        }
-        cJSON_AddItemToArray(arr, o);
+    window_desc wd[N_WINDOWS];
+    for (size_t i = 0; i < run->n_from; i++) {
+        uint32_t f = run->from[i];
+        wd[i] = (window_desc){f, f + WINDOW_STEPS < run->steps ? f + WINDOW_STEPS : run->steps, run->win[i][0],
+                              run->win[i][1], run->win[i][2]};
     }
+    const set_sink sink = {sink_put, w};
+    cJSON *root = header("isotrain-window-vectors-v1", "8.4", gen);
+    int rc = set_docs_windows(root, RECIPE_SET_PROFILE, g->p.nparams, 1, wd, run->n_from, run->digest, &sink, w->err,
+                              sizeof w->err);
     if (!rc)
         rc = put_json(w, "windows/" RECIPE_SET_PROFILE ".json", root);
     cJSON_Delete(root);
@@ -437,83 +390,104 @@ static char *corpus_rel(const char *text, size_t len, const char *recipe_path, c
     return rel;
 }
 
-static int fail(const char *fmt, const char *msg)
+/* One `vectors` command's parts, freed together whatever step failed. */
+typedef struct {
+    it_gpt_recipe r;
+    int loaded;
+    char *text; /* the recipe's bytes, copied into the set as they are */
+    size_t len;
+    char *crel, *rrel, *gen; /* the corpus's and recipe's paths in the set; the generator line */
+    it_gpt_profile g;
+    recipe_run run;
+    set_writer w;
+} recipe_job;
+
+static void job_free(recipe_job *j)
 {
-    fprintf(stderr, fmt, msg);
-    return 2;
+    for (size_t i = 0; i < j->w.n; i++)
+        free(j->w.files[i].path);
+    free(j->w.files);
+    run_free(&j->run);
+    if (j->g.p.name)
+        it_gpt_profile_free(&j->g);
+    if (j->loaded)
+        it_gpt_recipe_free(&j->r);
+    free(j->text);
+    free(j->crel);
+    free(j->rrel);
+    free(j->gen);
+}
+
+/* The run's steps (--steps N narrows it), its checkpoint steps and window
+ * starts, and the arrays the training fills. */
+static int plan_run(const recipe_job *j, long steps, recipe_run *run, const char *recipe, char *err, size_t cap)
+{
+    const it_gpt_recipe *r = &j->r;
+    if (steps == 0 || steps > (long)r->steps)
+        return snprintf(err, cap, "--steps %ld: expected 1 to the recipe's steps (%u, %s)", steps,
+                        (unsigned)r->steps, recipe),
+               -1;
+    if (r->n_checkpoint_steps >= sizeof run->ck_steps / sizeof run->ck_steps[0])
+        return snprintf(err, cap, "%s: checkpoint_steps: expected at most %zu entries for a vector set", recipe,
+                        sizeof run->ck_steps / sizeof run->ck_steps[0] - 1),
+               -1;
+    run->steps = steps >= 1 ? (uint32_t)steps : r->steps;
+    run->digest = xcalloc(run->steps + 1, sizeof *run->digest);
+    run->loss = xcalloc(run->steps + 1, sizeof *run->loss);
+    run->n_ck = ck_steps_of(r, run->steps, run->ck_steps);
+    run->ck = xcalloc(run->n_ck, sizeof *run->ck);
+    run->n_from = window_starts(run->steps, run->from);
+    return 0;
+}
+
+/* Everything before training: the recipe read and checked, where its files
+ * go in the set, the out directory, the profile and the run's plan. */
+static int job_prepare(const conform_args *a, recipe_job *j, char *err, size_t cap)
+{
+    if (it_gpt_recipe_load(a->recipe, &j->r, err, cap) != 0) /* its message names the file and field */
+        return -1;
+    j->loaded = 1;
+    if (read_file(a->recipe, RECIPE_FILE_MAX, &j->text, &j->len, err, cap) != 0)
+        return -1;
+    const char *base = strrchr(a->recipe, '/') ? strrchr(a->recipe, '/') + 1 : a->recipe;
+    j->rrel = xasprintf("recipe/%s", base);
+    j->gen = xasprintf("isotrain-conform vectors %s (reference %s, portable kernels, git %s)", CONFORM_VERSION,
+                       IT_VERSION, conform_git_revision());
+    j->w = (set_writer){a->out, NULL, 0, ""};
+    if (!(j->crel = corpus_rel(j->text, j->len, a->recipe, err, cap)))
+        return -1;
+    if (!strcmp(j->crel, j->rrel))
+        return snprintf(err, cap, "%s: corpus.path: expected another file than the recipe itself", a->recipe), -1;
+    if (plan_run(j, a->steps, &j->run, a->recipe, err, cap) != 0 || out_dir_ready(a->out, err, cap) != 0)
+        return -1;
+    if (it_gpt_profile_make(&j->r, &j->g) != 0)
+        return snprintf(err, cap, "%s: out of memory", a->recipe), -1;
+    return 0;
+}
+
+/* The set's files in the order FORMAT.md lists them, then the manifest. */
+static int write_set(recipe_job *j, const char *sign_key, char *err, size_t cap)
+{
+    set_writer *w = &j->w;
+    if (put(w, j->rrel, j->text, j->len) != 0 || put(w, j->crel, j->r.corpus, j->r.corpus_len) != 0 ||
+        write_train(w, &j->g, &j->run, j->gen) != 0 || write_windows(w, &j->g, &j->run, j->gen) != 0 ||
+        write_manifest(w, j->rrel, j->gen, sign_key) != 0)
+        return snprintf(err, cap, "%s", w->err), -1;
+    return 0;
 }
 
 int vectors_command(const conform_args *a)
 {
-    char err[640];
-    it_gpt_recipe r;
-    if (it_gpt_recipe_load(a->recipe, &r, err, sizeof err) != 0) /* its message names the file and field */
-        return fail("isotrain-conform vectors: %s\n", err);
-    char *text = NULL;
-    size_t len = 0;
-    if (read_file(a->recipe, RECIPE_FILE_MAX, &text, &len, err, sizeof err) != 0) {
-        it_gpt_recipe_free(&r);
-        return fail("isotrain-conform vectors: %s\n", err);
-    }
-    int rc = 2;
-    char *crel = corpus_rel(text, len, a->recipe, err, sizeof err);
-    recipe_run run;
-    memset(&run, 0, sizeof run);
-    it_gpt_profile g;
-    memset(&g, 0, sizeof g);
-    set_writer w = {a->out, NULL, 0, ""};
-    const char *base = strrchr(a->recipe, '/') ? strrchr(a->recipe, '/') + 1 : a->recipe;
-    char *rrel = xasprintf("recipe/%s", base);
-    char *gen = xasprintf("isotrain-conform vectors %s (reference %s, portable kernels, git %s)", CONFORM_VERSION,
-                          IT_VERSION, conform_git_revision());
-    if (crel && !strcmp(crel, rrel))
-        snprintf(err, sizeof err, "%s: corpus.path: expected another file than the recipe itself", a->recipe);
-    if (!crel || !strcmp(crel, rrel))
-        goto out;
-    if (a->steps == 0 || a->steps > (long)r.steps) {
-        snprintf(err, sizeof err, "--steps %ld: expected 1 to the recipe's steps (%u, %s)", a->steps,
-                 (unsigned)r.steps, a->recipe);
-        goto out;
-    }
-    if (out_dir_ready(a->out, err, sizeof err) != 0)
-        goto out;
-    if (it_gpt_profile_make(&r, &g) != 0) {
-        snprintf(err, sizeof err, "%s: out of memory", a->recipe);
-        goto out;
-    }
-    run.steps = a->steps >= 1 ? (uint32_t)a->steps : r.steps;
-    run.digest = xcalloc(run.steps + 1, sizeof *run.digest);
-    run.loss = xcalloc(run.steps + 1, sizeof *run.loss);
-    if (r.n_checkpoint_steps >= sizeof run.ck_steps / sizeof run.ck_steps[0]) {
-        snprintf(err, sizeof err, "%s: checkpoint_steps: expected at most %zu entries for a vector set", a->recipe,
-                 sizeof run.ck_steps / sizeof run.ck_steps[0] - 1);
-        goto out;
-    }
-    run.n_ck = ck_steps_of(&r, run.steps, run.ck_steps);
-    run.ck = xcalloc(run.n_ck, sizeof *run.ck);
-    run.n_from = window_starts(run.steps, run.from);
-    if (train(&g, &run, r.name, err, sizeof err) != 0)
-        goto out;
-    if (put(&w, rrel, text, len) != 0 || put(&w, crel, r.corpus, r.corpus_len) != 0 ||
-        write_train(&w, &g, &run, gen) != 0 || write_windows(&w, &g, &run, gen) != 0 ||
-        write_manifest(&w, rrel, gen, a->sign_key) != 0) {
-        snprintf(err, sizeof err, "%s", w.err);
-        goto out;
-    }
-    rc = 0;
-out:
+    char err[640] = "";
+    recipe_job j;
+    memset(&j, 0, sizeof j);
+    int rc = job_prepare(a, &j, err, sizeof err);
+    if (!rc)
+        rc = train(&j.g, &j.run, j.r.name, err, sizeof err);
+    if (!rc)
+        rc = write_set(&j, a->sign_key, err, sizeof err);
     if (rc)
         fprintf(stderr, "isotrain-conform vectors: %s\n", err);
-    for (size_t i = 0; i < w.n; i++)
-        free(w.files[i].path);
-    free(w.files);
-    run_free(&run);
-    if (g.p.name)
-        it_gpt_profile_free(&g);
-    it_gpt_recipe_free(&r);
-    free(text);
-    free(crel);
-    free(rrel);
-    free(gen);
-    return rc;
+    job_free(&j);
+    return rc ? 2 : 0;
 }

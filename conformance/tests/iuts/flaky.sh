@@ -10,9 +10,7 @@ hello) hello flaky ;;
 train)
     shift; parse_train "$@"; ref_train "$@" || exit 1
     if [ "$run" = 2 ]; then
-        f="$CKDIR/step-000009.bin"
-        byte=$(dd if="$f" bs=1 count=1 2>/dev/null | od -An -tu1 | tr -d ' ')
-        printf "$(printf '\\%03o' $(( byte ^ 1 )))" | dd of="$f" bs=1 count=1 conv=notrunc 2>/dev/null
+        flip_bit0 "$CKDIR/step-000009.bin"
     fi ;;
 *) unsupported ;;
 esac

@@ -5,8 +5,6 @@
 case $1 in
 train)
     shift; parse_train "$@"; ref_train "$@" || exit 1
-    f="$CKDIR/step-000000.bin"
-    byte=$(dd if="$f" bs=1 count=1 2>/dev/null | od -An -tu1 | tr -d ' ')
-    printf "$(printf '\\%03o' $(( byte ^ 1 )))" | dd of="$f" bs=1 count=1 conv=notrunc 2>/dev/null ;;
+    flip_bit0 "$CKDIR/step-000000.bin" ;;
 *) exec "$IT_REF_CLI" "$@" ;;
 esac

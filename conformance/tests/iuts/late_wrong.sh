@@ -9,19 +9,8 @@
 case $1 in
 train)
     shift; parse_train "$@"
-    profile=
-    prev=
-    for a in "$@"; do
-        [ "$prev" = --profile ] && profile=$a
-        prev=$a
-    done
     ref_train "$@" || exit $?
-    [ "$profile" = mlp13k ] || exit 0
-    for f in "$CKDIR"/step-*.bin; do
-        n=${f##*/step-}; n=${n%.bin}; n=$(expr "$n" + 0)
-        [ "$n" -ge 2 ] || continue
-        byte=$(dd if="$f" bs=1 count=1 2>/dev/null | od -An -tu1 | tr -d ' ')
-        printf "$(printf '\\%03o' $(( byte ^ 1 )))" | dd of="$f" bs=1 count=1 conv=notrunc 2>/dev/null
-    done ;;
+    [ "$PROFILE" = mlp13k ] || exit 0
+    flip_checkpoints_after 1 ;;
 *) exec "$IT_REF_CLI" "$@" ;;
 esac

@@ -15,23 +15,12 @@ hello)
     fi ;;
 train)
     shift; parse_train "$@"
-    recipe=
-    prev=
-    for a in "$@"; do
-        [ "$prev" = --recipe ] && recipe=$a
-        prev=$a
-    done
-    if [ -n "$recipe" ] && [ "${NO_RECIPE_HELLO:-}" = 1 ]; then
+    if [ -n "$RECIPE" ] && [ "${NO_RECIPE_HELLO:-}" = 1 ]; then
         echo "recipe_wrong: told --recipe without advertising train_recipe=1" >&2
         exit 99
     fi
     ref_train "$@" || exit $?
-    [ -n "$recipe" ] || exit 0
-    for f in "$CKDIR"/step-*.bin; do
-        n=${f##*/step-}; n=${n%.bin}; n=$(expr "$n" + 0)
-        [ "$n" -ge 2 ] || continue
-        byte=$(dd if="$f" bs=1 count=1 2>/dev/null | od -An -tu1 | tr -d ' ')
-        printf "$(printf '\\%03o' $(( byte ^ 1 )))" | dd of="$f" bs=1 count=1 conv=notrunc 2>/dev/null
-    done ;;
+    [ -n "$RECIPE" ] || exit 0
+    flip_checkpoints_after 1 ;;
 *) exec "$IT_REF_CLI" "$@" ;;
 esac

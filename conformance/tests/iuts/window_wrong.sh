@@ -9,20 +9,9 @@
 case $1 in
 train)
     shift; parse_train "$@"
-    profile= from= prev=
-    for a in "$@"; do
-        [ "$prev" = --profile ] && profile=$a
-        [ "$prev" = --from-step ] && from=$a
-        prev=$a
-    done
     ref_train "$@" || exit $?
-    [ "$profile" = mlp13k ] && [ -n "$from" ] || exit 0
-    for f in "$CKDIR"/step-*.bin; do
-        n=${f##*/step-}; n=${n%.bin}; n=$(expr "$n" + 0)
-        [ "$n" -gt "$from" ] || continue
-        byte=$(dd if="$f" bs=1 count=1 2>/dev/null | od -An -tu1 | tr -d ' ')
-        printf "$(printf '\\%03o' $(( byte ^ 1 )))" | dd of="$f" bs=1 count=1 conv=notrunc 2>/dev/null
-    done ;;
+    [ "$PROFILE" = mlp13k ] && [ -n "$FROM" ] || exit 0
+    flip_checkpoints_after "$FROM" ;;
 ops)
     # the last hex digit of sgd's first output value, its lowest bit flipped
     "$IT_REF_CLI" ops | awk '

@@ -9,7 +9,7 @@ enum { AMP = IT_AM_NPARAMS, AMD = IT_AM_D, AMSTEPS = IT_AM_STEPS };
 
 static float am_hist[4][AMP];   /* parameters at steps 0, 100, 200, 300 */
 static uint32_t am_loss[AMSTEPS + 1];
-static char am_digest[AMSTEPS + 1][65];
+char am_digest[AMSTEPS + 1][65];
 static uint32_t am_perm[IT_AM_PAIRS];
 
 /* The reference run of spec 13.8, through the library's own loop pieces. */
@@ -315,9 +315,9 @@ static void gen_am_train(void)
             pb[4 * i + b] = (unsigned char)(am_perm[i] >> (8 * b));
     it_sha256(pb, sizeof pb, d);
     it_hex(d, 32, hex);
-    const train_file tf = {it_profile_addmod113.name, it_profile_addmod113.clause, it_addmod113_tensors, 11, AMP, hex, AMSTEPS, am_loss, am_digest,
+    const train_file tf = {it_profile_addmod113.name, it_addmod113_tensors, 11, AMP, hex, AMSTEPS, am_loss, am_digest,
                            ck_steps, 4, ck_params};
-    emit_train_file(&tf);
+    emit_train_file(&tf, it_profile_addmod113.clause);
 }
 
 /* The 1.1.0 set: every file of the 1.0.0 set, byte for byte, then

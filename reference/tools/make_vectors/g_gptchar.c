@@ -605,9 +605,9 @@ static void gen_gptchar_train(void)
     it_sha256(it_gptchar_corpus, it_gptchar_corpus_len, d);
     it_hex(d, 32, corpus_hex);
     const it_profile *gp = &it_profile_gptchar, *ap = &it_profile_addmod113;
-    const train_file tf = {gp->name, gp->clause, it_gptchar_tensors, IT_GC_NTENSORS, CP, corpus_hex, IT_GC_STEPS,
+    const train_file tf = {gp->name, it_gptchar_tensors, IT_GC_NTENSORS, CP, corpus_hex, IT_GC_STEPS,
                            gc_loss, gc_digest, ck_steps, GC_CKPTS, ck_params};
-    emit_train_file(&tf);
+    emit_train_file(&tf, gp->clause);
     /* the windows of the table (profiles.c); the states were kept at their
      * starts by gc_train and the addmod113 run */
     require(gp->n_windows == 3 && ap->n_windows == 3, "three windows a profile");
@@ -615,12 +615,12 @@ static void gen_gptchar_train(void)
     const window_desc gw[3] = {{g[0].from, g[0].to, NULL, NULL, NULL},
                                {g[1].from, g[1].to, gc_state[0][0], gc_state[0][1], gc_state[0][2]},
                                {g[2].from, g[2].to, gc_state[1][0], gc_state[1][1], gc_state[1][2]}};
-    emit_windows(gp->name, CP, 1, gw, 3, gc_trace_digest);
+    emit_windows(gp->name, CP, 1, gw, 3, gc_digest);
     const window_desc aw[3] = {
         {a[0].from, a[0].to, NULL, NULL, NULL},
         {a[1].from, a[1].to, am_window_state[0][0], am_window_state[0][1], am_window_state[0][2]},
         {a[2].from, a[2].to, am_window_state[1][0], am_window_state[1][1], am_window_state[1][2]}};
-    emit_windows(ap->name, IT_AM_NPARAMS, 1, aw, 3, am_trace_digest);
+    emit_windows(ap->name, IT_AM_NPARAMS, 1, aw, 3, am_digest);
     for (int i = 1; i < 3; i++) {
         check_window(gp, gw[i].from, gw[i].to, gc_trace_digest);
         check_window(ap, aw[i].from, aw[i].to, am_trace_digest);

@@ -92,7 +92,7 @@ void gen_train(void)
     char corpus_hex[65];
     it_sha256(recipe.corpus, recipe.corpus_len, d);
     it_hex(d, 32, corpus_hex);
-    const train_file tf = {it_profile_mlp13k.name, it_profile_mlp13k.clause, it_mlp13k_tensors, 5, NP, corpus_hex, STEPS, loss_bits, digests,
+    const train_file tf = {it_profile_mlp13k.name, it_mlp13k_tensors, 5, NP, corpus_hex, STEPS, loss_bits, digests,
                            ck_steps, 5, ck_params};
-    emit_train_file(&tf);
+    emit_train_file(&tf, it_profile_mlp13k.clause);
 }

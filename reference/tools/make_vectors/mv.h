@@ -26,6 +26,7 @@
 
 #include "isotrain.h"
 #include "isotrain_profile.h"
+#include "vectorset/set_docs.h"
 #include "wire.h"
 
 /* The claims are checked with binary32 arithmetic in C; excess precision
@@ -155,20 +156,9 @@ const char *op_signature(const char *op, int output);
 
 /* ---- train files (train_file.c, FORMAT.md §3) ---- */
 
-typedef struct {
-    const char *profile, *clause;
-    const it_tensor_info *tensors;
-    size_t n_tensors, n_params;
-    const char *corpus_sha256; /* the profile's data (FORMAT.md §3) */
-    uint32_t steps;
-    const uint32_t *loss_bits;  /* [steps + 1], index 0 unused */
-    char (*digests)[65];        /* [steps + 1] */
-    const uint32_t *ck_steps;
-    size_t n_ck;
-    const float *const *ck_params; /* the parameters of each checkpoint step */
-} train_file;
-
-void emit_train_file(const train_file *tf);
+/* train_file is vectorset/set_docs.h's: one builder for the generator and the
+ * runner's recipe sets. */
+void emit_train_file(const train_file *tf, const char *clause);
 
 /* ---- the mlp13k run (run_mlp13k.c) ---- */
 
@@ -244,17 +234,15 @@ void gen_addmod113(void);
 enum { AM_WINDOWS = 2 };
 extern float am_window_state[AM_WINDOWS][3][IT_AM_NPARAMS];
 const char *am_trace_digest(uint32_t step);
+extern char am_digest[][65];
 
 /* ---- vector set 1.2.0: profile gptchar (run_gptchar.c, g_gptchar.c) ---- */
 
 void gc_train(void);
 void gen_gptchar(void);
-/* windows/<profile>.json and its state files (FORMAT.md §6) */
-typedef struct {
-    uint32_t from, to;
-    const float *params, *m, *v; /* the state of step `from`; NULL for from = 0 */
-} window_desc;
+/* windows/<profile>.json and its state files (FORMAT.md §6); window_desc is
+ * vectorset/set_docs.h's */
 void emit_windows(const char *profile, size_t n_params, int adamw, const window_desc *w, size_t n,
-                  const char *(*digest)(uint32_t step));
+                  char (*digests)[65]);
 
 #endif
