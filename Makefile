@@ -21,7 +21,7 @@ SAN_FLAGS      := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-om
 
 REF = $(MAKE) --no-print-directory -f mk/reference.mk
 
-.PHONY: suite-tmp
+.PHONY: suite-tmp test-prebuild
 .PHONY: all reference reference-O0 reference-sanitize reference-aarch64 \
         test test-unit test-sanitize test-cross test-python-minimal check-export conformance conformance-kernels conformance-kernels-full \
         check-no-fma lint-vectors bench \
@@ -138,12 +138,25 @@ suite-tmp:
 # TEST_MATRIX= leaves the host matrix out (the GitHub workflow runs it as
 # one job per host and gathers the receipts; .github/workflows/isotrain.yml).
 TEST_MATRIX ?= check-matrix
-# The groups run one after another by ci/run-stages.sh, which prints each
-# one's wall and CPU time and a table at the end (README.md "Checks, tiers
-# and their cost" quotes it); the first group that fails stops the run.
-TEST_STAGES = check-layers check-mutant-patches test-unit test-sanitize test-cross test-conformance test-python-minimal check-export test-install \
-      check-workflow conformance conformance-kernels check-threads check-no-fma lint-vectors check-vectors prove-math-share \
-      $(TEST_MATRIX) check-published matrix-gptchar-windows-share check-mutants check-mutants-fresh test-report test-mpi test-mpi-faults
+# The groups run by ci/run-stages.sh, which prints each one's wall and CPU
+# time and a table at the end (README.md "Checks, tiers and their cost"
+# quotes it); the first group that fails stops the run. `A,B+C,D` is two
+# lanes side by side (A then B beside C then D): each lane keeps about one
+# core busy (a runner waiting on its IUT, a browser, MPI's deadlines), so
+# the pair ends in the time of the longer lane. test-prebuild first builds
+# and installs what the lanes share, so no two lanes build one file or run
+# apt-get at once (each lane's own builds are its own: cross/, fma-gate/,
+# mpi/, install-test/).
+TEST_LANES_1 = test-conformance+check-no-fma,check-export,test-install,test-mpi,test-mpi-faults,test-python-minimal
+TEST_LANES_2 = conformance-kernels+conformance,check-threads,test-report,lint-vectors,check-workflow
+TEST_STAGES = check-layers check-mutant-patches test-unit test-sanitize test-cross test-prebuild $(TEST_LANES_1) $(TEST_LANES_2) \
+      check-vectors prove-math-share $(TEST_MATRIX) check-published matrix-gptchar-windows-share check-mutants check-mutants-fresh
+# What the lanes share, built (and its packages installed) before they start.
+test-prebuild: reference reference-sanitize conformance-runner conformance-mutants deps-mpi deps-browser
+	@sh ci/ensure-deps.sh numpy sign
+	@$(MAKE) --no-print-directory $(CONFORM) $(CONF)/conform_tests $(CONF_SAN)/isotrain-conform \
+	    $(CONF_SAN)/conform_tests $(CONF_WINDOWS_RECEIPT)
+
 test: suite-tmp
 	+@bash ci/run-stages.sh test "$(MAKE)" $(TEST_STAGES)
 	@sh ci/check-leftovers.sh --self-test

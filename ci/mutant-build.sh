@@ -18,9 +18,22 @@ if [ "$p" = - ]; then
 fi
 case $p in */*) ;; *) p=spec/mutants/$p ;; esac
 [ -f "$p" ] || { echo "mutant-build: no patch $p" >&2; exit 2; }
+# What the build is made of: the patch, the variables, every file of the
+# copied tree. Equal to the key of the last build that finished, the build
+# stands as it is: make test asks for the same two mutants from four stages,
+# some running side by side (ci/run-stages.sh lanes), and a second copy and
+# relink under a running binary would race with it.
+key=$({ printf '%s\n' "$mk" "$*"; cat "$p"; find reference mk spec -type f | LC_ALL=C sort | xargs cat; } |
+      sha256sum | cut -d' ' -f1)
+if [ -f "$out/build.key" ] && [ "$(cat "$out/build.key")" = "$key" ]; then
+    echo "mutant-build: $out is up to date ($p)"
+    exit 0
+fi
+rm -f "$out/build.key"
 tree=$out/tree
 rm -rf "$tree"
 mkdir -p "$tree"
 cp -R reference mk spec "$tree"/
 patch -s --fuzz=0 -p1 -d "$tree" < "$p" || { echo "mutant-build: $p does not apply to this tree" >&2; exit 2; }
-exec $make --no-print-directory -C "$tree" -f "$mk" OUT="$out" "$@"
+$make --no-print-directory -C "$tree" -f "$mk" OUT="$out" "$@"
+echo "$key" > "$out/build.key"
