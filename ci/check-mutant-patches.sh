@@ -63,3 +63,20 @@ if [ "$bad" -gt 0 ]; then
     exit 1
 fi
 echo "check-mutant-patches: all $n mutant patches apply"
+
+# ci/mutant-build.sh reuses a build while its key is the same: the key must
+# change with a variable and with any byte of the copied tree, or a stale
+# mutant would stand in for the one asked for. Computed in a scratch copy
+# (the checkout is never edited).
+kt=$tmp/keytree
+mkdir -p "$kt" && cp -R reference mk spec "$kt"/
+mb=$(pwd)/ci/mutant-build.sh
+key() { (cd "$kt" && MUTANT_BUILD_KEY_ONLY=1 sh "$mb" "$kt/out" flip-step.patch "$@"); }
+k1=$(key OPT=-O2) k2=$(key OPT=-O2) k3=$(key OPT=-O1)
+printf ' ' >> "$kt/spec/recipes/README.md"
+k4=$(key OPT=-O2)
+if [ -z "$k1" ] || [ "$k1" != "$k2" ] || [ "$k1" = "$k3" ] || [ "$k1" = "$k4" ]; then
+    echo "check-mutant-patches: mutant-build's reuse key is wrong: same inputs $k1 / $k2, another variable $k3, a spec byte added $k4" >&2
+    exit 1
+fi
+echo "check-mutant-patches: mutant-build's reuse key: equal for the same inputs, another for another variable or one byte more in spec/"

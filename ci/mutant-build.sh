@@ -25,15 +25,17 @@ case $p in */*) ;; *) p=spec/mutants/$p ;; esac
 # relink under a running binary would race with it.
 key=$({ printf '%s\n' "$mk" "$*"; cat "$p"; find reference mk spec -type f | LC_ALL=C sort | xargs cat; } |
       sha256sum | cut -d' ' -f1)
-if [ -f "$out/build.key" ] && [ "$(cat "$out/build.key")" = "$key" ]; then
+# the key alone, for ci/check-mutant-patches.sh's controls of it
+[ "${MUTANT_BUILD_KEY_ONLY:-0}" = 1 ] && { echo "$key"; exit 0; }
+if [ -f "$out/mutant-build.key" ] && [ "$(cat "$out/mutant-build.key")" = "$key" ]; then
     echo "mutant-build: $out is up to date ($p)"
     exit 0
 fi
-rm -f "$out/build.key"
+rm -f "$out/mutant-build.key"
 tree=$out/tree
 rm -rf "$tree"
 mkdir -p "$tree"
 cp -R reference mk spec "$tree"/
 patch -s --fuzz=0 -p1 -d "$tree" < "$p" || { echo "mutant-build: $p does not apply to this tree" >&2; exit 2; }
 $make --no-print-directory -C "$tree" -f "$mk" OUT="$out" "$@"
-echo "$key" > "$out/build.key"
+echo "$key" > "$out/mutant-build.key"
