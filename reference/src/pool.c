@@ -40,15 +40,22 @@ void it_parallel(unsigned parts, it_part_fn fn, void *ctx)
 }
 #else
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 
 /* Before sleeping on a condition variable, a worker waiting for work and
- * the caller waiting for the last share spin this many times on the atomic
- * they wait for (about 20 us on a Zen 3): a gptchar step makes about 60
- * parallel calls a few hundred microseconds apart, and a wake-up from sleep
- * costs tens of microseconds. Short enough that an idle pool sleeps, not
- * burns a core (speed only). */
-enum { SPIN = 300 };
+ * the caller waiting for the last share spin on the atomic they wait for,
+ * SPIN_PAUSES pauses (about 40 us on a Zen 4, 19 ns a pause), yielding the
+ * core every SPIN_YIELD of them so that on a loaded machine a runnable
+ * thread goes first. A gptchar step makes about 60 parallel calls of
+ * 20-200 us each; a wake-up from sleep costs tens of microseconds (more in
+ * a VM). Measured on the 2-core Zen 4 VM under the other sessions' load
+ * (nice -10, min..max of interleaved runs, 2 threads): gptchar 300 steps
+ * 1.23-1.54 s with this spin, 1.44-1.64 s spinning 1 ms, 1.65-1.91 s with
+ * the old 300 pauses and a locked hand-off; addmod113 20 steps 1.01-1.32 s,
+ * 1.21-1.56 s spinning 1 ms (the long spin burns the core another process
+ * wanted), 1.00-1.21 s old. Speed only, never bits. */
+enum { SPIN_PAUSES = 2048, SPIN_YIELD = 1024 };
 
 static inline void relax(void)
 {
@@ -60,40 +67,76 @@ static inline void relax(void)
 }
 
 static pthread_mutex_t owner = PTHREAD_MUTEX_INITIALIZER; /* held for a whole parallel call */
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;    /* guards the job and the sleeps */
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;    /* guards the sleeps only */
 static pthread_cond_t go = PTHREAD_COND_INITIALIZER, done = PTHREAD_COND_INITIALIZER;
-static unsigned workers;     /* started so far: ids 1 .. workers */
-static atomic_uint round_;   /* bumped once per parallel call (under mu) */
-static unsigned seen0[IT_POOL_MAX]; /* the round each worker was started in */
+static unsigned workers; /* started so far: ids 1 .. workers (the owner is 0) */
+static unsigned long long seen0[IT_POOL_MAX]; /* the round each worker was started in */
+/* The job of the current round: written by the owner before it publishes
+ * the round, used by a thread only once it holds a share of that round
+ * (the owner cannot start the next round before that share has finished,
+ * so what it reads is that round's). */
 static it_part_fn job_fn;
 static void *job_ctx;
-static unsigned job_parts;
-/* Shares are claimed, not assigned: (round << 32) | next share. Any thread
- * may run any share (each computes its own outputs), so a worker the OS has
- * not scheduled yet delays nothing: the caller takes its shares. The round
- * in the ticket keeps a late worker from claiming a later call's share. */
-static _Atomic unsigned long long ticket;
-static atomic_uint finished; /* shares of this round finished */
-static int retired; /* a worker failed its FTZ/DAZ probe, or could not start */
+/* round << 7 | parts, one word so that a thread never pairs one call's
+ * round with another's parts. Rounds count parallel calls (57 bits: they
+ * never wrap). Workers wait for this word to change, spinning, then
+ * asleep: no lock on the way to work. */
+static atomic_ullong round_;
+enum { PARTS_BITS = 7 };
+_Static_assert(IT_POOL_MAX < 1 << PARTS_BITS, "parts fit beside the round");
+static unsigned long long round_now(void) { return atomic_load(&round_) >> PARTS_BITS; }
+/* Shares are claimed, not assigned: share i belongs to the round stored in
+ * claimed[i] by the one compare-and-swap that took it. Thread k (the owner
+ * is 0) claims share k first, then the others in turn: with the same split
+ * in consecutive calls, each thread keeps computing the same rows, which
+ * its core's cache holds (a pass over rows another core wrote last took
+ * twice as long on a Zen 4 VM). Any thread may run any share, so a worker
+ * the OS has not scheduled yet delays nothing: the others take its shares. */
+static atomic_ullong claimed[IT_POOL_MAX];
+static atomic_uint finished;      /* shares of this round finished */
+static atomic_uint sleepers;      /* workers asleep (or going to sleep) on go */
+static atomic_uint caller_sleeps; /* the owner asleep (or going to sleep) on done */
+static int retired; /* a worker failed its FTZ/DAZ probe, or could not start (under mu) */
 
-/* Runs shares of round r until none is left; returns how many it ran. */
-static unsigned claim_and_run(unsigned r, it_part_fn fn, void *ctx, unsigned parts)
+/* Spins until the round differs from r (want == 0) or finished reaches
+ * want, for at most SPIN_PAUSES. Returns 1 when what it waited for came. */
+static int spin_for(unsigned long long r, unsigned want)
 {
-    unsigned ran = 0;
-    unsigned long long t = atomic_load(&ticket);
-    for (;;) {
-        if ((unsigned)(t >> 32) != r || (unsigned)(t & 0xffffffffu) >= parts)
-            return ran;
-        if (!atomic_compare_exchange_weak(&ticket, &t, t + 1))
-            continue; /* t now holds the current ticket */
-        fn(ctx, (unsigned)(t & 0xffffffffu), parts);
-        ran++;
-        if (atomic_fetch_add(&finished, 1) + 1 == parts) {
-            pthread_mutex_lock(&mu); /* the caller may be about to sleep */
+    for (unsigned i = 1; i <= SPIN_PAUSES; i++) {
+        if (want ? atomic_load(&finished) >= want : round_now() != r)
+            return 1;
+        if (i % SPIN_YIELD == 0)
+            sched_yield();
+        relax();
+    }
+    return 0;
+}
+
+/* Takes share i of round r: 1 when this thread holds it. A claim made
+ * after the round moved on is void (the round is read again after it). */
+static int claim(unsigned long long r, unsigned i)
+{
+    unsigned long long x = atomic_load(&claimed[i]);
+    return x < r && atomic_compare_exchange_strong(&claimed[i], &x, r) && round_now() == r;
+}
+
+/* Thread me runs shares of round r until none is left to claim. */
+static void claim_and_run(unsigned long long r, unsigned me)
+{
+    for (unsigned k = 0;; k++) {
+        unsigned long long word = atomic_load(&round_);
+        unsigned parts = (unsigned)(word & ((1u << PARTS_BITS) - 1));
+        if (word >> PARTS_BITS != r || k >= parts)
+            return;
+        unsigned i = (me + k) % parts;
+        if (!claim(r, i))
+            continue;
+        job_fn(job_ctx, i, parts);
+        if (atomic_fetch_add(&finished, 1) + 1 == parts && atomic_load(&caller_sleeps)) {
+            pthread_mutex_lock(&mu); /* the caller is asleep or about to be */
             pthread_cond_signal(&done);
             pthread_mutex_unlock(&mu);
         }
-        t = atomic_load(&ticket);
     }
 }
 
@@ -102,32 +145,28 @@ static void *worker(void *arg)
     unsigned id = (unsigned)(uintptr_t)arg;
     int ok = it_fpenv_probe(NULL) == 0;
     pthread_mutex_lock(&mu);
-    unsigned seen = seen0[id];
+    unsigned long long seen = seen0[id];
     if (!ok)
         retired = 1;
+    pthread_mutex_unlock(&mu);
     for (;;) {
-        if (atomic_load(&round_) == seen) {
-            pthread_mutex_unlock(&mu);
-            for (int i = 0; i < SPIN && atomic_load(&round_) == seen; i++)
-                relax();
+        if (!spin_for(seen, 0)) {
             pthread_mutex_lock(&mu);
-            while (atomic_load(&round_) == seen)
+            atomic_fetch_add(&sleepers, 1); /* then the owner's new round, or its check of sleepers, is seen */
+            while (round_now() == seen)
                 pthread_cond_wait(&go, &mu);
+            atomic_fetch_sub(&sleepers, 1);
+            pthread_mutex_unlock(&mu);
         }
-        seen = atomic_load(&round_);
-        it_part_fn fn = job_fn;
-        void *ctx = job_ctx;
-        unsigned parts = job_parts;
-        pthread_mutex_unlock(&mu);
+        seen = round_now();
         if (ok)
-            claim_and_run(seen, fn, ctx, parts);
-        pthread_mutex_lock(&mu);
+            claim_and_run(seen, id);
     }
     return NULL;
 }
 
 /* Starts workers up to id want - 1 (called by the owner); returns how many
- * exist. */
+ * exist, or 0 when the pool is retired. */
 static unsigned start_workers(unsigned want)
 {
     pthread_mutex_lock(&mu);
@@ -135,7 +174,7 @@ static unsigned start_workers(unsigned want)
         pthread_t t;
         pthread_attr_t attr;
         unsigned id = workers + 1;
-        seen0[id] = atomic_load(&round_);
+        seen0[id] = round_now();
         int rc = pthread_attr_init(&attr);
         if (rc == 0) {
             pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -146,7 +185,7 @@ static unsigned start_workers(unsigned want)
             break; /* the shares without a worker run on the caller */
         workers = id;
     }
-    unsigned n = workers;
+    unsigned n = retired ? 0 : workers;
     pthread_mutex_unlock(&mu);
     return n;
 }
@@ -159,30 +198,28 @@ void it_parallel(unsigned parts, it_part_fn fn, void *ctx)
         run_inline(parts, fn, ctx, 0);
         return;
     }
-    unsigned have = start_workers(parts);
-    pthread_mutex_lock(&mu);
-    if (retired || have == 0) {
-        pthread_mutex_unlock(&mu);
+    if (start_workers(parts) == 0) {
         pthread_mutex_unlock(&owner);
         run_inline(parts, fn, ctx, 0);
         return;
     }
     job_fn = fn;
     job_ctx = ctx;
-    job_parts = parts;
     atomic_store(&finished, 0);
-    unsigned r = atomic_load(&round_) + 1;
-    atomic_store(&ticket, (unsigned long long)r << 32);
-    atomic_store(&round_, r);
-    pthread_cond_broadcast(&go);
-    pthread_mutex_unlock(&mu);
-    claim_and_run(r, fn, ctx, parts);
-    for (int i = 0; i < SPIN && atomic_load(&finished) < parts; i++)
-        relax();
-    if (atomic_load(&finished) < parts) {
+    unsigned long long r = round_now() + 1;
+    atomic_store(&round_, r << PARTS_BITS | parts);
+    if (atomic_load(&sleepers)) {
         pthread_mutex_lock(&mu);
+        pthread_cond_broadcast(&go);
+        pthread_mutex_unlock(&mu);
+    }
+    claim_and_run(r, 0);
+    if (!spin_for(0, parts)) {
+        pthread_mutex_lock(&mu);
+        atomic_store(&caller_sleeps, 1); /* then the last share's finish, or its check, is seen */
         while (atomic_load(&finished) < parts)
             pthread_cond_wait(&done, &mu);
+        atomic_store(&caller_sleeps, 0);
         pthread_mutex_unlock(&mu);
     }
     pthread_mutex_unlock(&owner);

@@ -3,6 +3,8 @@
  * outputs the linked reference computes, through one `ops` process; and a
  * training run under a fresh seed (P7 `--seed`, spec 1.1.0) compared step by
  * step with the linked reference. Published vectors alone cannot pass them. */
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +128,20 @@ static void reference_run(const it_profile *p, uint64_t seed, uint32_t steps, st
     if (p->work_free && run.work)
         p->work_free(run.work);
     it_train_state_free(s);
+}
+
+typedef struct {
+    const it_profile *p;
+    uint64_t seed;
+    uint32_t steps;
+    struct fresh_step *fs;
+} ref_job;
+
+static void *reference_thread(void *arg)
+{
+    ref_job *j = arg;
+    reference_run(j->p, j->seed, j->steps, j->fs);
+    return NULL;
 }
 
 /* Why the state the IUT wrote at step k is not one to resume from, or NULL:
@@ -315,7 +331,18 @@ static void fresh_train(run_ctx *rc, const train_vec *tv, const runner_profile *
     }
     for (uint32_t t = 0; t <= n; t++)
         fs[t].step = t;
-    reference_run(row->ref, rc->run_seed, n, fs);
+    /* the linked reference computes its steps while the IUT runs (the
+     * IUT's run is mostly a separate process's time: on two cores the
+     * two overlap); fs is read only after the join */
+    ref_job rj = {row->ref, rc->run_seed, n, fs};
+    pthread_t ref_thread;
+    sigset_t all, keep; /* the runner's signals (iut_keeper.h) stay the main thread's */
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &keep);
+    const int ref_async = pthread_create(&ref_thread, NULL, reference_thread, &rj) == 0;
+    pthread_sigmask(SIG_SETMASK, &keep, NULL);
+    if (!ref_async)
+        reference_run(row->ref, rc->run_seed, n, fs);
 
     char err[512], state_step[16];
     train_exec x;
@@ -323,8 +350,12 @@ static void fresh_train(run_ctx *rc, const train_vec *tv, const runner_profile *
     const uint32_t k = n / 2;
     const int resume = hello_advertises(rc->hello_line, "train_resume=1") && k >= 1;
     snprintf(state_step, sizeof state_step, "%u", (unsigned)k);
-    if (train_exec_run_states(a->iut, tv->profile, n, seed, resume ? state_step : NULL, 4 * tv->parameters,
-                              rc_timeout_train(rc, tv->profile, n), &x, err, sizeof err) != 0) {
+    const int ran = train_exec_run_states(a->iut, tv->profile, n, seed, resume ? state_step : NULL,
+                                          4 * tv->parameters, rc_timeout_train(rc, tv->profile, n), &x, err,
+                                          sizeof err);
+    if (ref_async)
+        pthread_join(ref_thread, NULL);
+    if (ran != 0) {
         char *why = xasprintf("runner: %s", err);
         results_add(&rc->res, "fresh", suite, run_id, V_ERROR, why, 1, 0);
         free(why);

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,76 @@ static char *find_failure(const char *err)
     return xstrndup(found, n > 200 ? 200 : n);
 }
 
+/* The checkpoints of steps [s0, s1): each one's SHA-256, or its problem. */
+typedef struct {
+    train_exec *x;
+    uint64_t ck_size;
+    int ck_errno;
+    uint32_t s0, s1;
+} hash_share;
+
+static void *hash_steps(void *arg)
+{
+    const hash_share *h = arg;
+    train_exec *x = h->x;
+    for (uint32_t s = h->s0; s < h->s1; s++) {
+        char name[32];
+        snprintf(name, sizeof name, "step-%06u.bin", (unsigned)s);
+        ckpt_file *c = &x->ck[s];
+        struct stat st;
+        if (x->ck_fd < 0) {
+            if (h->ck_errno != ENOENT) {
+                c->present = 1;
+                c->problem = xasprintf("the checkpoint directory is not a directory the runner made (%s)",
+                                       h->ck_errno == ENOTDIR || h->ck_errno == ELOOP ? "replaced by a link or a file"
+                                                                                     : strerror(h->ck_errno));
+            }
+            continue;
+        }
+        if (fstatat(x->ck_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            continue;
+        c->present = 1;
+        char e[256];
+        if (sha256_file_at(x->ck_fd, name, h->ck_size, RF_NOFOLLOW, c->sha256, &c->size, e, sizeof e) != 0) {
+            c->sha256[0] = '\0';
+            c->problem = xstrdup(e);
+        }
+    }
+    return NULL;
+}
+
+/* Every checkpoint's digest, the steps split over up to HASH_THREADS
+ * threads (each writes only its own steps' records): after the run the
+ * IUT's cores are free, and the runner's portable SHA-256 over 300-500
+ * checkpoints took 1-2 s of `make conformance` on one of them. A thread
+ * that cannot start leaves its steps to the caller. */
+enum { HASH_THREADS = 4, HASH_MIN_STEPS = 16 };
+
+static void hash_all(train_exec *x, uint64_t ck_size, int ck_errno)
+{
+    const uint32_t n = x->steps + 1;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned parts = cpus < 1 ? 1 : cpus > HASH_THREADS ? HASH_THREADS : (unsigned)cpus;
+    if (n < HASH_MIN_STEPS || x->ck_fd < 0)
+        parts = 1;
+    hash_share sh[HASH_THREADS];
+    pthread_t th[HASH_THREADS];
+    int started[HASH_THREADS] = {0};
+    for (unsigned p = 0; p < parts; p++) {
+        sh[p] = (hash_share){x, ck_size, ck_errno, (uint32_t)((uint64_t)n * p / parts),
+                             (uint32_t)((uint64_t)n * (p + 1) / parts)};
+        if (p > 0)
+            started[p] = pthread_create(&th[p], NULL, hash_steps, &sh[p]) == 0;
+    }
+    hash_steps(&sh[0]);
+    for (unsigned p = 1; p < parts; p++) {
+        if (started[p])
+            pthread_join(th[p], NULL);
+        else
+            hash_steps(&sh[p]);
+    }
+}
+
 /* Names in error messages are the IUT's ("trace.txt", "step-000007.bin"),
  * not the runner's temporary paths. */
 static void read_outputs(train_exec *x, uint64_t ck_size)
@@ -87,28 +158,7 @@ static void read_outputs(train_exec *x, uint64_t ck_size)
     x->ck_fd = openat(wd, "checkpoints", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     int ck_errno = errno;
     close(wd);
-    for (uint32_t s = 0; s <= x->steps; s++) {
-        char name[32];
-        snprintf(name, sizeof name, "step-%06u.bin", (unsigned)s);
-        ckpt_file *c = &x->ck[s];
-        if (x->ck_fd < 0) {
-            if (ck_errno != ENOENT) {
-                c->present = 1;
-                c->problem = xasprintf("the checkpoint directory is not a directory the runner made (%s)",
-                                       ck_errno == ENOTDIR || ck_errno == ELOOP ? "replaced by a link or a file"
-                                                                                 : strerror(ck_errno));
-            }
-            continue;
-        }
-        if (fstatat(x->ck_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-            continue;
-        c->present = 1;
-        char e[256];
-        if (sha256_file_at(x->ck_fd, name, ck_size, RF_NOFOLLOW, c->sha256, &c->size, e, sizeof e) != 0) {
-            c->sha256[0] = '\0';
-            c->problem = xstrdup(e);
-        }
-    }
+    hash_all(x, ck_size, ck_errno);
 }
 
 int train_exec_run(const char *cmd, const char *profile, uint32_t steps, uint64_t ck_size, double timeout,
