@@ -212,7 +212,7 @@ int matrix_command(const conform_args *a)
     size_t d = compare ? compare_published(a, &m) : 0;
     ok &= d == 0;
     char summary[640];
-    mx_summary_text(summary, sizeof summary, ok, t.ok, m.nh, t.pass, t.windows, t.prefix, t.xfail, all_agree,
+    mx_summary_text(summary, sizeof summary, ok, m.nh, &t, all_agree,
                     !compare ? "" : d ? "; DIFFERENT from the published receipts" : "; same as the published receipts");
     if (a->markdown && write_markdown(a->markdown, &m, &pt, ok, summary) != 0)
         ok = 0;

@@ -2,7 +2,9 @@
  * the table only as a DSSE envelope that verifies (trust/verify_receipt.h:
  * every verdict recomputed, every cross-reference checked, the signature
  * against the allowed signers — the project's by default — unsigned only
- * with --allow-unsigned) and only as a full certification, a FAIL, or a
+ * with --allow-unsigned) and only as a full certification, a FAIL, a
+ * recipe's certification (verify checked its recipe digest against the set;
+ * the table shows it apart from the official ones, issue 32 item 3) or a
  * certification by windows: a PARTIAL whose only narrowing is --steps (a
  * training prefix on a slow host) and in which every profile of the set is
  * covered by the fresh windows its run seed draws (fresh/fresh_windows.h:
@@ -194,7 +196,8 @@ cJSON *mx_open_receipt(const char *file, verify_info *info, int *by_windows, int
         mx_bad(file, "verdict", "refused: REPRODUCTION is %s", SCOPE_NOT_EVIDENCE);
         cJSON_Delete(r);
         r = NULL;
-    } else if (strcmp(info->verdict, "PASS") != 0 && strcmp(info->verdict, "FAIL") != 0) {
+    } else if (strcmp(info->verdict, "PASS") != 0 && strcmp(info->verdict, "FAIL") != 0 &&
+               !mx_is_recipe_pass(info->verdict, info->recipe_sha256)) {
         const char *why = mx_not_by_windows(r);
         if (!why)
             *by_windows = 1;
