@@ -14,6 +14,7 @@
 #include "testutil.h"
 #include "core/util.h"
 #include "isotrain.h"
+#include "report/matrix/matrix.h"
 
 TU_DIR_SUITE(recipe_display, 0, .timeout = 240);
 
@@ -33,6 +34,30 @@ static void certify_tiny(char **set, char **receipt, char hex[65])
     tu_result r = tu_conform("run", "--vectors", *set, "--receipt", *receipt, "--", tu_env("IT_REF_CLI"), NULL);
     cr_assert_eq(r.code, 6, "exit %d, expected 6 (a recipe's PASS)\n%s%s", r.code, r.out, r.err);
     tu_result_free(&r);
+}
+
+/* The word a recipe row must carry: exactly scope.c's for the digest verify
+ * checked, so neither the official PASS nor another recipe's word passes. */
+Test(recipe_display, only_the_verified_recipes_word_is_its_pass)
+{
+    static const char hex[] = "45997462578cf82f81101e780332d4b7b4bfdf9dfa95e28672283132a8fdb06a";
+    static const struct {
+        const char *verdict, *recipe;
+        int pass;
+        const char *why;
+    } rows[] = {
+        {"PASS (recipe sha256:45997462578cf82f81101e780332d4b7b4bfdf9dfa95e28672283132a8fdb06a)", hex, 1, "its word"},
+        {"PASS", hex, 0, "the official word is not a recipe's"},
+        {"PASS (recipe sha256:45997462578cf82f81101e780332d4b7b4bfdf9dfa95e28672283132a8fdb06a)", "", 0,
+         "no verified digest, no recipe pass"},
+        {"PASS (recipe sha256:00997462578cf82f81101e780332d4b7b4bfdf9dfa95e28672283132a8fdb06a)", hex, 0,
+         "another recipe's word"},
+        {"PASS (recipe sha256:45997462578cf82f81101e780332d4b7b4bfdf9dfa95e28672283132a8fdb06a) ", hex, 0,
+         "trailing text"},
+        {NULL, hex, 0, "no verdict"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        cr_assert_eq(mx_is_recipe_pass(rows[i].verdict, rows[i].recipe), rows[i].pass, "row %zu: %s", i, rows[i].why);
 }
 
 Test(recipe_display, matrix_and_page_show_a_recipe_apart)

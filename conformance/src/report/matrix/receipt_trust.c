@@ -193,7 +193,7 @@ cJSON *mx_open_receipt(const char *file, verify_info *info, int *by_windows, int
         mx_bad(file, NULL, "refused: the receipt does not verify (%zu problem%s):", pr.n, pr.n == 1 ? "" : "s");
         problems_print(&pr, mx_messages(), "  ");
     } else if (info->reproduction) {
-        mx_bad(file, "verdict", "refused: REPRODUCTION is %s", SCOPE_NOT_EVIDENCE);
+        mx_bad(file, receipt_fields[RF_VERDICT].path, "refused: REPRODUCTION is %s", SCOPE_NOT_EVIDENCE);
         cJSON_Delete(r);
         r = NULL;
     } else if (strcmp(info->verdict, "PASS") != 0 && strcmp(info->verdict, "FAIL") != 0 &&
@@ -204,7 +204,7 @@ cJSON *mx_open_receipt(const char *file, verify_info *info, int *by_windows, int
         else if (mx_prefix_only(r))
             *prefix_only = 1;
         else {
-            mx_bad(file, "verdict", "refused: %s is not a certification (a full run on an official vector set with a "
+            mx_bad(file, receipt_fields[RF_VERDICT].path, "refused: %s is not a certification (a full run on an official vector set with a "
                                     "bound subject is PASS or FAIL; a PARTIAL only by --steps whose fresh windows "
                                     "cover every profile and passed is a certification by windows, and this is not "
                                     "one: %s; see the "
