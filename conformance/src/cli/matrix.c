@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "report/matrix/matrix.h"
+#include "trust/receipt_schema.h"
 
 static void list_hosts(const mhost *hs, size_t n)
 {
@@ -56,7 +57,7 @@ static int place_receipts(const conform_args *a, matrix_in *m)
         for (size_t k = 0; k < nlisted; k++)
             known |= !strcmp(m->rs[i].host, m->hs[k].name);
         if (!known && m->rs[i].build_failed) {
-            mx_bad(m->rs[i].path, "matrix_host", "a build-failure record for host '%s', which %s does not list",
+            mx_bad(m->rs[i].path, receipt_fields[RF_MATRIX_HOST].path, "a build-failure record for host '%s', which %s does not list",
                    m->rs[i].host, a->hosts ? a->hosts : "(no hosts file)");
             return 2;
         } else if (!known) {
@@ -67,7 +68,7 @@ static int place_receipts(const conform_args *a, matrix_in *m)
         }
         for (size_t k = 0; k < i; k++)
             if (!strcmp(m->rs[i].host, m->rs[k].host)) {
-                mx_bad(m->rs[i].path, "matrix_host", "host '%s' already has a receipt (%s)", m->rs[i].host,
+                mx_bad(m->rs[i].path, receipt_fields[RF_MATRIX_HOST].path, "host '%s' already has a receipt (%s)", m->rs[i].host,
                        m->rs[k].path);
                 return 2;
             }
@@ -212,7 +213,7 @@ int matrix_command(const conform_args *a)
     size_t d = compare ? compare_published(a, &m) : 0;
     ok &= d == 0;
     char summary[640];
-    mx_summary_text(summary, sizeof summary, ok, t.ok, m.nh, t.pass, t.windows, t.prefix, t.xfail, all_agree,
+    mx_summary_text(summary, sizeof summary, ok, m.nh, &t, all_agree,
                     !compare ? "" : d ? "; DIFFERENT from the published receipts" : "; same as the published receipts");
     if (a->markdown && write_markdown(a->markdown, &m, &pt, ok, summary) != 0)
         ok = 0;

@@ -212,15 +212,14 @@ int rp_load(rp_page *p, const char *const *files, size_t n)
     }
     p->rows = xcalloc(p->nh + 1, sizeof *p->rows);
     mx_tally t = mx_judge_rows(p->rows, p->hs, p->nh, p->rs, p->nr);
-    p->n_ok = t.ok, p->n_pass = t.pass, p->n_xfail = t.xfail, p->n_prefix = t.prefix, p->n_windows = t.windows;
+    p->n_ok = t.ok;
     for (size_t i = 0; i < p->nr; i++)
         rp_facts(&p->rx[i], &p->rs[i]);
     load_vectors(p);
     /* the summary line `matrix` prints for these rows (cli/matrix.c) */
     p->all_agree = mx_all_agree(p->rows, p->nh);
     p->ok = p->nh > 0 && p->n_ok == p->nh && p->all_agree;
-    mx_summary_text(p->summary, sizeof p->summary, p->ok, p->n_ok, p->nh, p->n_pass, p->n_windows, p->n_prefix, p->n_xfail,
-                    p->all_agree, NULL);
+    mx_summary_text(p->summary, sizeof p->summary, p->ok, p->nh, &t, p->all_agree, NULL);
     return 0;
 }
 

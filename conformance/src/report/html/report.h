@@ -104,7 +104,7 @@ typedef struct {
     rp_divergence div[RP_MAX_DIVERGENCE];
     size_t n_div;
     /* the matrix's own summary */
-    size_t n_ok, n_pass, n_xfail, n_prefix, n_windows;
+    size_t n_ok;
     int all_agree, ok;
     char summary[640];
 } rp_page;

@@ -121,6 +121,25 @@ static void vector_facts(hw *w, const rp_page *p)
      * here as one more gather()/values() pair, e.g. "certified spec version". */
 }
 
+/* Issue 32 item 3: the recipes the receipts certify, apart from the
+ * official sets (nothing when no receipt is a recipe's certification). */
+static void recipe_facts(hw *w, const rp_page *p)
+{
+    distinct rec;
+    gather(p, &rec, RF_VECTORS_RECIPE_SHA256);
+    if (!rec.n)
+        return;
+    dt(w, "recipe certifications");
+    for (size_t i = 0; i < rec.n; i++) {
+        if (i)
+            HW(w, "; ");
+        HW_WRAP(w, "<code>recipe sha256:", rec.v[i], HW_CAP_CELL, "</code>");
+        HW_F(w, " (%zu receipt%s)", rec.count[i], rec.count[i] == 1 ? "" : "s");
+    }
+    HW(w, ": each certifies the training of that recipe against the set made from it, not an official vector "
+          "set</dd>");
+}
+
 static void runner_facts(hw *w, const rp_page *p)
 {
     distinct v, rev;
@@ -265,6 +284,7 @@ void sec_about(hw *w, const rp_page *p)
 {
     HW(w, "<section id=\"about\" aria-label=\"About these results\"><dl class=\"facts\">");
     vector_facts(w, p);
+    recipe_facts(w, p);
     runner_facts(w, p);
     signer_facts(w, p);
     HW(w, "</dl>\n<p>A <strong>receipt</strong> is one run of <code>isotrain-conform run</code>: an in-toto "

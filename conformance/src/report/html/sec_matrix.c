@@ -93,7 +93,7 @@ void rp_result_badge(hw *w, const mrow *row)
         HW(w, "<span class=\"v pass\">");
     else if (mx_row_ok(row) && row->st == ST_XFAIL)
         HW(w, "<span class=\"v xfail\">");
-    else if (row->st == ST_MISSING || (mx_row_ok(row) && row->st == ST_PREFIX))
+    else if (row->st == ST_MISSING || (mx_row_ok(row) && (row->st == ST_PREFIX || row->st == ST_RECIPE)))
         HW(w, "<span class=\"v other\">");
     else
         HW(w, "<span class=\"v fail\">");

@@ -60,6 +60,10 @@ typedef struct {
     /* certified to a prefix only: the same, on a vector set without windows
      * (a host of the hosts file with prefix_steps is expected to give it) */
     int prefix_only;
+    /* a recipe certification (issue 32 item 3): the recipe's SHA-256 verify
+     * checked against the set's manifest, "" for the official sets' runs, and
+     * the words the table shows for its pass, never the official PASS */
+    char recipe[65], recipe_label[40];
     /* every profile of the train level, in the receipt's order; the fields
      * below (first_diff ... ck_same) are one profile's: prof[0]'s as read,
      * another's in a view (mx_profile_view) */
@@ -90,7 +94,7 @@ typedef struct {
     receipt_facts facts;
 } mreceipt;
 
-typedef enum { ST_PASS, ST_XFAIL, ST_FAIL, ST_XPASS, ST_XFAIL_OTHER, ST_BUILD_FAILED, ST_MISSING, ST_PREFIX } mstatus;
+typedef enum { ST_PASS, ST_XFAIL, ST_FAIL, ST_XPASS, ST_XFAIL_OTHER, ST_BUILD_FAILED, ST_MISSING, ST_PREFIX, ST_RECIPE } mstatus;
 
 typedef struct {
     const mhost *h;
@@ -157,6 +161,10 @@ const mreceipt *mx_find_receipt(const mreceipt *rs, size_t n, const char *host);
 void mx_machine_host(const mreceipt *r, mhost *h);
 
 /* judge.c: is the host what it claims, and is its verdict the expected one. */
+/* 1 when VERDICT is the word of a recipe's certification (verdict/scope.c)
+ * of RECIPE (a SHA-256, "" none): "PASS (recipe sha256:HEX)". */
+int mx_is_recipe_pass(const char *verdict, const char *recipe);
+/* A full certification, one by windows, or a recipe's certification (r->recipe). */
 int mx_passed(const mreceipt *r);
 const char *mx_status_text(mstatus s);
 int mx_row_ok(const mrow *w);
@@ -184,15 +192,16 @@ const mwindow *mx_window_of(const mreceipt *r, uint32_t from, uint32_t to);
 int mx_all_agree(const mrow *rows, size_t n);
 /* The counts of the summary line. */
 typedef struct {
-    size_t ok, pass, xfail, prefix, windows;
+    size_t ok, pass, xfail, prefix, windows, recipe;
 } mx_tally;
 /* rows[i] for hs[i] with its receipt among rs, judged (mx_judge): the one
  * judging loop of `matrix` and the page. */
 mx_tally mx_judge_rows(mrow *rows, mhost *hs, size_t nh, const mreceipt *rs, size_t nr);
-/* The summary line of `matrix` (and of the page); TAIL is appended. */
-void mx_summary_text(char *buf, size_t cap, int ok, size_t n_ok, size_t nh, size_t n_pass, size_t n_windows,
-                     size_t n_prefix, size_t n_xfail, int all_agree, const char *tail);
-/* "PASS", "PASS (windows)": what the table's result column says of a pass. */
+/* The summary line of `matrix` (and of the page) from the tally T; TAIL is
+ * appended. Recipe certifications are counted apart from the passes. */
+void mx_summary_text(char *buf, size_t cap, int ok, size_t nh, const mx_tally *t, int all_agree, const char *tail);
+/* "PASS", "PASS (windows)", "recipe sha256:HEX12": what the table's result
+ * column says of a pass (a recipe's is never the official PASS). */
 const char *mx_pass_text(const mreceipt *r);
 
 /* table.c: hosts as rows, one profile's checkpoint steps and windows as

@@ -70,6 +70,8 @@ const mwindow *mx_window_of(const mreceipt *r, uint32_t from, uint32_t to)
 
 const char *mx_pass_text(const mreceipt *r)
 {
+    if (r && r->recipe[0])
+        return r->recipe_label;
     return r && r->by_windows ? "PASS (windows)" : "PASS";
 }
 
@@ -93,7 +95,7 @@ int mx_all_agree(const mrow *rows, size_t n)
 
 mx_tally mx_judge_rows(mrow *rows, mhost *hs, size_t nh, const mreceipt *rs, size_t nr)
 {
-    mx_tally t = {0, 0, 0, 0, 0};
+    mx_tally t = {0, 0, 0, 0, 0, 0};
     for (size_t i = 0; i < nh; i++) {
         mrow *w = &rows[i];
         w->h = &hs[i];
@@ -107,22 +109,26 @@ mx_tally mx_judge_rows(mrow *rows, mhost *hs, size_t nh, const mreceipt *rs, siz
         t.xfail += ok && w->st == ST_XFAIL;
         t.prefix += ok && w->st == ST_PREFIX;
         t.windows += ok && w->st == ST_PASS && w->r->by_windows;
+        t.recipe += ok && w->st == ST_RECIPE;
     }
     return t;
 }
 
-void mx_summary_text(char *buf, size_t cap, int ok, size_t n_ok, size_t nh, size_t n_pass, size_t n_windows,
-                     size_t n_prefix, size_t n_xfail, int all_agree, const char *tail)
+void mx_summary_text(char *buf, size_t cap, int ok, size_t nh, const mx_tally *t, int all_agree, const char *tail)
 {
-    char prefix[96] = "";
-    if (n_windows && n_prefix)
-        snprintf(prefix, sizeof prefix, " (%zu by windows), %zu certified to a prefix only", n_windows, n_prefix);
-    else if (n_windows)
-        snprintf(prefix, sizeof prefix, " (%zu by windows)", n_windows);
-    else if (n_prefix)
-        snprintf(prefix, sizeof prefix, ", %zu certified to a prefix only", n_prefix);
-    snprintf(buf, cap, "matrix: %s: %zu of %zu hosts as expected (%zu passed%s, %zu expected failure%s failed as expected)%s%s",
-             ok ? "OK" : "FAIL", n_ok, nh, n_pass, prefix, n_xfail, n_xfail == 1 ? "" : "s",
+    char prefix[96] = "", recipe[96] = "";
+    if (t->windows && t->prefix)
+        snprintf(prefix, sizeof prefix, " (%zu by windows), %zu certified to a prefix only", t->windows, t->prefix);
+    else if (t->windows)
+        snprintf(prefix, sizeof prefix, " (%zu by windows)", t->windows);
+    else if (t->prefix)
+        snprintf(prefix, sizeof prefix, ", %zu certified to a prefix only", t->prefix);
+    /* a recipe's certification is not the official one: counted apart, and
+     * only when there is one, so the official matrices read as before */
+    if (t->recipe)
+        snprintf(recipe, sizeof recipe, ", %zu certified against a recipe (not the official vectors)", t->recipe);
+    snprintf(buf, cap, "matrix: %s: %zu of %zu hosts as expected (%zu passed%s%s, %zu expected failure%s failed as expected)%s%s",
+             ok ? "OK" : "FAIL", t->ok, nh, t->pass, prefix, recipe, t->xfail, t->xfail == 1 ? "" : "s",
              all_agree ? "; every host expected to pass agrees with the vectors at every checkpoint and window"
                        : "; the hosts expected to pass do NOT all agree with the vectors",
              tail ? tail : "");

@@ -172,6 +172,11 @@ static void keep_signer(mreceipt *r, verify_info *info)
     else
         r->signer_short = xasprintf("other: %.24s %.15s...", sg->principal, sg->fingerprint);
     r->legacy = info->legacy;
+    /* the recipe digest verify checked against the set's manifest (a recipe
+     * certification is labelled by it, never by the official PASS) */
+    snprintf(r->recipe, sizeof r->recipe, "%s", info->recipe_sha256);
+    if (r->recipe[0])
+        snprintf(r->recipe_label, sizeof r->recipe_label, "recipe sha256:%.12s", r->recipe);
     r->facts = info->facts;
     memset(&info->facts, 0, sizeof info->facts);
 }
@@ -212,10 +217,11 @@ static int read_verdicts(const char *file, const receipt_model *m, mreceipt *r)
         r->lv_train = mx_dup(fstr(file, ltrain, RF_LEVELS_TRAIN_VERDICT, 0, &ok));
     if (!ok)
         return -1;
-    if (strcmp(r->verdict, "PASS") && strcmp(r->verdict, "FAIL") &&
+    if (strcmp(r->verdict, "PASS") && strcmp(r->verdict, "FAIL") && !mx_is_recipe_pass(r->verdict, r->recipe) &&
         !((r->by_windows || r->prefix_only) && !strcmp(r->verdict, "PARTIAL")))
         return mx_bad(file, receipt_fields[RF_VERDICT].path,
-                      "expected \"PASS\", \"FAIL\" or a certification by windows, got \"%s\"", r->verdict);
+                      "expected \"PASS\", \"FAIL\", a recipe's PASS or a certification by windows, got \"%s\"",
+                      r->verdict);
     const cJSON *profs = rm_in(ltrain, RF_LEVELS_TRAIN_PROFILES);
     if (!cJSON_IsArray(profs))
         return mx_bad(file, receipt_fields[RF_LEVELS_TRAIN_PROFILES].path, "%s",
@@ -340,7 +346,9 @@ int mx_receipt_load(const char *file, mreceipt *r)
     if (read_verdicts(file, &m, r) != 0)
         goto out;
     const char *vv = rm_get_str(&m, RF_VECTORS_VECTOR_VERSION);
-    if (vv && strlen(vv) < 32)
+    if (r->recipe[0]) /* a recipe set is named by its recipe, apart from the official sets */
+        r->vset = xstrdup(r->recipe_label);
+    else if (vv && strlen(vv) < 32)
         r->vset = xstrdup(vv);
     read_self_report(file, &m, r, &ok);
     read_emulator(file, &m, r, &ok);

@@ -2,7 +2,9 @@
  * the table only as a DSSE envelope that verifies (trust/verify_receipt.h:
  * every verdict recomputed, every cross-reference checked, the signature
  * against the allowed signers — the project's by default — unsigned only
- * with --allow-unsigned) and only as a full certification, a FAIL, or a
+ * with --allow-unsigned) and only as a full certification, a FAIL, a
+ * recipe's certification (verify checked its recipe digest against the set;
+ * the table shows it apart from the official ones, issue 32 item 3) or a
  * certification by windows: a PARTIAL whose only narrowing is --steps (a
  * training prefix on a slow host) and in which every profile of the set is
  * covered by the fresh windows its run seed draws (fresh/fresh_windows.h:
@@ -191,17 +193,18 @@ cJSON *mx_open_receipt(const char *file, verify_info *info, int *by_windows, int
         mx_bad(file, NULL, "refused: the receipt does not verify (%zu problem%s):", pr.n, pr.n == 1 ? "" : "s");
         problems_print(&pr, mx_messages(), "  ");
     } else if (info->reproduction) {
-        mx_bad(file, "verdict", "refused: REPRODUCTION is %s", SCOPE_NOT_EVIDENCE);
+        mx_bad(file, receipt_fields[RF_VERDICT].path, "refused: REPRODUCTION is %s", SCOPE_NOT_EVIDENCE);
         cJSON_Delete(r);
         r = NULL;
-    } else if (strcmp(info->verdict, "PASS") != 0 && strcmp(info->verdict, "FAIL") != 0) {
+    } else if (strcmp(info->verdict, "PASS") != 0 && strcmp(info->verdict, "FAIL") != 0 &&
+               !mx_is_recipe_pass(info->verdict, info->recipe_sha256)) {
         const char *why = mx_not_by_windows(r);
         if (!why)
             *by_windows = 1;
         else if (mx_prefix_only(r))
             *prefix_only = 1;
         else {
-            mx_bad(file, "verdict", "refused: %s is not a certification (a full run on an official vector set with a "
+            mx_bad(file, receipt_fields[RF_VERDICT].path, "refused: %s is not a certification (a full run on an official vector set with a "
                                     "bound subject is PASS or FAIL; a PARTIAL only by --steps whose fresh windows "
                                     "cover every profile and passed is a certification by windows, and this is not "
                                     "one: %s; see the "

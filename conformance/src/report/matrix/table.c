@@ -297,6 +297,8 @@ static void md_row(sbuf *m, const mrow *w, const columns *c)
         sbuf_adds(m, "❌ host mismatch");
     else if (w->st == ST_PASS)
         sbuf_printf(m, "✅ pass%s", w->r->by_windows ? " (windows)" : "");
+    else if (w->st == ST_RECIPE) /* never the official pass */
+        sbuf_printf(m, "🔷 %s", res);
     else if (w->st == ST_XFAIL)
         sbuf_printf(m, "➖ %s", res);
     else if (w->st == ST_PREFIX)
