@@ -17,6 +17,9 @@
 #include "core/version.h"
 #include "fresh/fresh.h"
 #include "protocol/proc_seen.h"
+#include "trust/set_signature.h"
+#include "vectorset/ops_base.h"
+#include "vectorset/recipe_set.h"
 
 /* FORMAT.md §4: a vector set that does not verify or load runs no case; the
  * problems go to stderr, the refusal to the summary. Frees everything. */
@@ -143,11 +146,59 @@ static int key_out_of_reach(run_ctx *rc, const char *key)
     return -1;
 }
 
+/* A recipe set (vectorset/recipe_set.h) after its manifest verified: its
+ * recipe, who signed it (signed_by: a key's fingerprint, NULL unsigned),
+ * and the op vectors its certification runs; 0, or 2 once refused. */
+static int recipe_vectors(run_ctx *rc, const char *signed_by)
+{
+    char err[640];
+    if (recipe_set_open(rc, err, sizeof err) != 0) {
+        fprintf(stderr, "isotrain-conform: refusing the vector set %s: its recipe: %s\n", rc->a->vectors, err);
+        fprintf(rc->out, "vectors: REFUSED (its recipe, see stderr); no case was run\n");
+        run_ctx_free(rc);
+        return 2;
+    }
+    fprintf(rc->out, "vectors: RECIPE: recipe %s (%s) sha256:%s, made by %s; a PASS certifies this recipe's "
+                     "run, not the official profiles\n",
+            rc->recipe_name, rc->man.recipe_path, rc->man.recipe_sha256, rc->man.generator);
+    if (signed_by)
+        fprintf(rc->out, "vectors: signed: %s verifies over MANIFEST.json, by the key %s (whoever holds it: judge "
+                         "the maker by that key)\n", RECIPE_SET_SIGNATURE, signed_by);
+    else
+        fprintf(rc->out, "vectors: UNSIGNED: no %s beside MANIFEST.json; nothing says who made this set\n",
+                RECIPE_SET_SIGNATURE);
+    if (recipe_ops_open(rc) != 0) {
+        run_ctx_free(rc);
+        return 2;
+    }
+    fprintf(rc->out, "vectors: the recipe's op vectors: %zu op groups the GPT family uses, of the official set "
+                     "%s (manifest %s, pinned)\n", rc->vs.n_groups, rc->ops_dir, rc->ops_digest);
+    return 0;
+}
+
+/* A signed set's MANIFEST.json.sig (trust/set_signature.h), before its
+ * manifest is believed: the fingerprint into fp ("" unsigned); 0, or 2 once
+ * a signature that does not verify refused the set. */
+static int check_signature(run_ctx *rc, char fp[64])
+{
+    char err[1200];
+    if (set_signature_check(rc->a->vectors, fp, err, sizeof err) != SET_BAD)
+        return 0;
+    fprintf(stderr, "isotrain-conform: ERROR: %s\n", err);
+    fprintf(rc->out, "vectors: ERROR: %s; no case was run\n", err);
+    run_ctx_free(rc);
+    return 2;
+}
+
 /* The vector set, verified and loaded (FORMAT.md §4: no case runs on a
  * vector set that does not verify), described; 0, or 2 once refused. */
 static int load_vectors(run_ctx *rc)
 {
     const conform_args *a = rc->a;
+    char fp[64];
+    if (check_signature(rc, fp) != 0)
+        return 2;
+    const char *signed_by = fp[0] ? fp : NULL;
     problems pr;
     problems_init(&pr);
     double t0 = now_s();
@@ -172,18 +223,9 @@ static int load_vectors(run_ctx *rc)
             a->vectors, rc->vs.spec_version, rc->vs.vector_version, rc->man.digest, rc->man.n_files, rc->vs.n_groups,
             n_cases, rc->vs.n_trains, rc->vs.n_trains == 1 ? "" : "s");
     rc->official = official_find(rc->man.digest);
-    if (rc->man.recipe_path) { /* a recipe set: its recipe, read as an IUT will read it */
-        char err[640];
-        if (recipe_set_open(rc, err, sizeof err) != 0) {
-            fprintf(stderr, "isotrain-conform: refusing the vector set %s: its recipe: %s\n", a->vectors, err);
-            fprintf(rc->out, "vectors: REFUSED (its recipe, see stderr); no case was run\n");
-            run_ctx_free(rc);
-            return 2;
-        }
-        fprintf(rc->out, "vectors: RECIPE: recipe %s (%s) sha256:%s, made by %s; a PASS certifies this recipe's "
-                         "run, not the official profiles\n",
-                rc->recipe_name, rc->man.recipe_path, rc->man.recipe_sha256, rc->man.generator);
-    } else if (rc->official)
+    if (rc->man.recipe_path) /* a recipe set: its recipe, read as an IUT will read it */
+        return recipe_vectors(rc, signed_by);
+    if (rc->official)
         fprintf(rc->out, "vectors: OFFICIAL: vector set %s (manifest digest pinned in the runner)\n",
                 rc->official->vector_version);
     else
@@ -249,17 +291,12 @@ static int run_levels(run_ctx *rc)
     int hello_ok = hello_run(rc) == 0;
     rc->lv_ops = rc->lv_train = rc->lv_fresh = L_NOT_RUN;
     if (hello_ok) {
-        /* a recipe set holds its run alone: no op vectors, no fresh cases */
-        if (cli_level_on(a, "ops") && !a->fresh_only && !rc->recipe_name) /* --fresh-only: the fresh cases alone */
+        /* a recipe set's op groups are the official set's (recipe_ops_open) */
+        if (cli_level_on(a, "ops") && !a->fresh_only) /* --fresh-only: the fresh cases alone */
             level_ops_run(rc);
         if (cli_level_on(a, "train") && !a->fresh_only)
             level_train_run(rc);
-        if (!rc->recipe_name)
-            level_fresh_run(rc);
-        else {
-            rc->ops_note = xstrdup("not run: a recipe set holds no op vectors");
-            rc->fresh_note = xstrdup("not run: a recipe set is certified by its run alone");
-        }
+        level_fresh_run(rc);
         binary_unchanged(rc);
         return 1;
     }
@@ -305,8 +342,9 @@ static void print_summary(run_ctx *rc, const char *overall, const char *reached)
         fprintf(rc->out, "spec: %s %s\n", !strcmp(overall, "PASS") ? "certified:" : "judged by, not certified:",
                 spec_line);
     if (rc->recipe_name && rc->verdict.exit_code == EXIT_RECIPE_PASS)
-        fprintf(rc->out, "scope: recipe certification: every step of recipe %s (sha256:%s) as the set made by %s "
-                         "has it; not an official certification\n",
+        fprintf(rc->out, "scope: recipe certification: the GPT family's op vectors of the official set v%s, fresh "
+                         "cases, and every step of recipe %s (sha256:%s) as the set made by %s has it; not an "
+                         "official certification\n", RECIPE_OPS_SET,
                 rc->recipe_name, rc->man.recipe_sha256, rc->man.generator);
     else if (!strcmp(overall, "PASS"))
         fprintf(rc->out, "scope: full certification of spec %s against the official vector set %s, fresh cases included\n",

@@ -20,6 +20,7 @@ typedef struct {
     const char *iut;
     const char *vectors;  /* default vectors/v1.2.0 */
     int vectors_given;    /* --vectors was on the command line */
+    const char *ops_vectors; /* run: --ops-vectors DIR, a recipe set's op vectors (vectorset/ops_base.h) */
     const char *level;    /* ops, train or all */
     const char *profile;  /* NULL: every profile of the vectors */
     const char *receipt, *junit;

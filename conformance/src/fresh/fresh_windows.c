@@ -27,16 +27,23 @@ int fresh_windows_plan(uint64_t run_seed, const char *profile, uint32_t steps, f
     const it_profile *row = it_profile_find(profile);
     if (!row || !row->window_steps)
         return -1;
-    p->len = row->window_steps;
-    if (steps < 3 * (p->len + 1) + 3)
+    return fresh_windows_plan_len(run_seed, profile, row->window_steps, steps, PUBLISHED_SEED, p);
+}
+
+int fresh_windows_plan_len(uint64_t run_seed, const char *name, uint32_t len, uint32_t steps, uint64_t published,
+                           fresh_window_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->len = len;
+    if (!len || steps < 3 * (p->len + 1) + 3)
         return -1;
     char stream[64];
-    snprintf(stream, sizeof stream, "windows/%s", profile);
+    snprintf(stream, sizeof stream, "windows/%s", name);
     fresh_rng r;
     fresh_rng_init(&r, run_seed, stream);
     uint64_t hi32 = fresh_u32(&r);
     p->seed = hi32 << 32 | fresh_u32(&r);
-    if (p->seed == PUBLISHED_SEED)
+    if (p->seed == published)
         p->seed ^= 1;
     for (int i = 0; i < FRESH_WINDOWS; i++) {
         uint32_t lo = i == 0 ? 1 : (uint32_t)((uint64_t)i * steps / 3);
@@ -49,9 +56,8 @@ int fresh_windows_plan(uint64_t run_seed, const char *profile, uint32_t steps, f
     return 0;
 }
 
-size_t fresh_windows_state_files(const char *profile, const char *dir, uint32_t k, char *names[3])
+size_t fresh_windows_state_files(const it_profile *row, const char *dir, uint32_t k, char *names[3])
 {
-    const it_profile *row = it_profile_find(profile);
     names[0] = xasprintf("%s/step-%06u.bin", dir, (unsigned)k);
     if (!row || row->optimizer != IT_OPT_ADAMW) /* the moments of §8.3 */
         return 1;
@@ -60,11 +66,11 @@ size_t fresh_windows_state_files(const char *profile, const char *dir, uint32_t 
     return 3;
 }
 
-void fresh_windows_cleanup(const char *profile, const fresh_window_plan *p, const char *dir)
+void fresh_windows_cleanup(const it_profile *row, const fresh_window_plan *p, const char *dir)
 {
     for (int w = 0; w < FRESH_WINDOWS; w++) {
         char *files[3] = {NULL, NULL, NULL};
-        size_t nf = fresh_windows_state_files(profile, dir, p->from[w], files);
+        size_t nf = fresh_windows_state_files(row, dir, p->from[w], files);
         for (size_t k = 0; k < nf; k++) {
             unlink(files[k]);
             free(files[k]);
@@ -75,13 +81,8 @@ void fresh_windows_cleanup(const char *profile, const fresh_window_plan *p, cons
 
 /* The profile's run (spec §11.8, §13.8, §14.8) under seed with options o,
  * through the reference's one run loop. */
-static it_status ref_run(const char *profile, uint64_t seed, const it_run_options *o, char *err, size_t cap)
+static it_status ref_run(const it_profile *p, uint64_t seed, const it_run_options *o, char *err, size_t cap)
 {
-    const it_profile *p = it_profile_find(profile);
-    if (!p) {
-        snprintf(err, cap, "the runner links no reference for profile %s", profile);
-        return IT_ERR_ARG;
-    }
     it_train_config c = it_train_config_default(p);
     c.seed = seed;
     /* any thread count gives the same bits (isotrain.h); the starts are the
@@ -90,7 +91,7 @@ static it_status ref_run(const char *profile, uint64_t seed, const it_run_option
     c.threads = !p->threaded ? 1u : cpus > 4 ? 4u : cpus > 1 ? (unsigned)cpus : 1u;
     it_train_state *s = it_train_state_new(p);
     if (!s) {
-        snprintf(err, cap, "out of memory for the state of profile %s", profile);
+        snprintf(err, cap, "out of memory for the state of profile %s", p->name);
         return IT_ERR_IO;
     }
     it_status st = it_train_run_profile(p, &c, o, NULL, s, err, cap);
@@ -100,7 +101,7 @@ static it_status ref_run(const char *profile, uint64_t seed, const it_run_option
 
 /* The continuation of one window, resumed by the reference from the state
  * in dir; the trace goes to memory and is read by the runner's own parser. */
-static int continuation(const char *profile, const fresh_window_plan *p, int w, const char *dir, fresh_wstep *want,
+static int continuation(const it_profile *row, const fresh_window_plan *p, int w, const char *dir, fresh_wstep *want,
                         char *err, size_t cap)
 {
     char *text = NULL;
@@ -119,7 +120,7 @@ static int continuation(const char *profile, const fresh_window_plan *p, int w, 
     o.resume_dir = dir;
     o.from_step = p->from[w];
     err[0] = '\0';
-    it_status st = ref_run(profile, p->seed, &o, err, cap);
+    it_status st = ref_run(row, p->seed, &o, err, cap);
     fclose(f);
     trace_doc t;
     memset(&t, 0, sizeof t);
@@ -144,7 +145,7 @@ static int continuation(const char *profile, const fresh_window_plan *p, int w, 
     return rc;
 }
 
-int fresh_windows_reference(const char *profile, const fresh_window_plan *p, const char *dir,
+int fresh_windows_reference(const it_profile *row, const fresh_window_plan *p, const char *dir,
                             fresh_wstep *want[FRESH_WINDOWS], char *err, size_t cap)
 {
     it_run_options o;
@@ -161,7 +162,7 @@ int fresh_windows_reference(const char *profile, const fresh_window_plan *p, con
         snprintf(err, cap, "the linked reference has no kernel set for this CPU");
         return -1;
     }
-    it_status st = ref_run(profile, p->seed, &o, err, cap);
+    it_status st = ref_run(row, p->seed, &o, err, cap);
     /* what the IUT is compared with: the portable definition (cli/main.c) */
     if (it_kernels_select("portable") != 0) {
         snprintf(err, cap, "the linked reference has no portable kernel set");
@@ -170,7 +171,7 @@ int fresh_windows_reference(const char *profile, const fresh_window_plan *p, con
     if (st != IT_OK)
         return -1;
     for (int w = 0; w < FRESH_WINDOWS; w++)
-        if (continuation(profile, p, w, dir, want[w], err, cap) != 0)
+        if (continuation(row, p, w, dir, want[w], err, cap) != 0)
             return -1;
     return 0;
 }

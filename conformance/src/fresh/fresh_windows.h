@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "isotrain_profile.h"
+
 enum { FRESH_WINDOWS = 3 };
 
 typedef struct {
@@ -26,6 +28,11 @@ typedef struct {
  * -1 when the runner knows no window length for the profile or the run is
  * too short for three windows. */
 int fresh_windows_plan(uint64_t run_seed, const char *profile, uint32_t steps, fresh_window_plan *p);
+/* The same for windows of len steps drawn on the stream "windows/NAME",
+ * never under the seed `published` (whose states ship): what a row the
+ * profile table does not hold (a recipe's, isotrain_gpt.h) is planned with. */
+int fresh_windows_plan_len(uint64_t run_seed, const char *name, uint32_t len, uint32_t steps, uint64_t published,
+                           fresh_window_plan *p);
 
 /* One step of the linked reference's continuation: loss bits (step > from)
  * and the parameters' digest. */
@@ -40,14 +47,14 @@ typedef struct {
  * into dir (spec §8.3 file names), then resumes each window with the
  * portable kernels (the readable definition) and fills want[w][0..len]
  * (index = step - from). Returns 0, or -1 with err. */
-int fresh_windows_reference(const char *profile, const fresh_window_plan *p, const char *dir,
+int fresh_windows_reference(const it_profile *row, const fresh_window_plan *p, const char *dir,
                             fresh_wstep *want[FRESH_WINDOWS], char *err, size_t cap);
 
 /* Removes what fresh_windows_reference wrote, and dir. */
-void fresh_windows_cleanup(const char *profile, const fresh_window_plan *p, const char *dir);
+void fresh_windows_cleanup(const it_profile *row, const fresh_window_plan *p, const char *dir);
 
 /* The state file names of step k in dir (1 for SGD, 3 for AdamW profiles);
  * returns how many were written into names (each freed by the caller). */
-size_t fresh_windows_state_files(const char *profile, const char *dir, uint32_t k, char *names[3]);
+size_t fresh_windows_state_files(const it_profile *row, const char *dir, uint32_t k, char *names[3]);
 
 #endif

@@ -144,6 +144,23 @@ static void *reference_thread(void *arg)
     return NULL;
 }
 
+/* Starts the linked reference's run beside the IUT's (the IUT's run is
+ * mostly another process's time: on two cores the two overlap); 1 when it
+ * runs in thread *t, to be joined before j->fs is read, 0 when it already
+ * ran here (no thread could be made). The runner's signals (iut_keeper.h)
+ * stay the main thread's. */
+static int reference_start(ref_job *j, pthread_t *t)
+{
+    sigset_t all, keep;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &keep);
+    const int async = pthread_create(t, NULL, reference_thread, j) == 0;
+    pthread_sigmask(SIG_SETMASK, &keep, NULL);
+    if (!async)
+        reference_run(j->p, j->seed, j->steps, j->fs);
+    return async;
+}
+
 /* Why the state the IUT wrote at step k is not one to resume from, or NULL:
  * every file of spec §8.3 a regular file of exactly 4·P bytes. */
 static char *own_state_problem(char *const *files, size_t nf, uint64_t size)
@@ -170,18 +187,21 @@ static void own_state_resume(run_ctx *rc, const train_vec *tv, const train_exec 
     char id[96], err[512];
     snprintf(id, sizeof id, "fresh/%s/resume/%u-%u", tv->profile, (unsigned)k, (unsigned)n);
     char *files[3] = {NULL, NULL, NULL};
-    size_t nf = fresh_windows_state_files(tv->profile, x->ckdir, k, files);
+    size_t nf = fresh_windows_state_files(rc_runner_profile(rc, tv)->ref, x->ckdir, k, files);
     char *why = own_state_problem(files, nf, 4 * (uint64_t)tv->parameters);
     train_exec y;
     memset(&y, 0, sizeof y);
     int ran = 0;
     if (!why) {
-        if (train_exec_run_resume(rc->a->iut, tv->profile, n, seed, k, (const char *const *)files, nf,
-                                  4 * tv->parameters, rc_timeout_train(rc, tv->profile, n - k), &y, err,
-                                  sizeof err) != 0)
+        train_what w;
+        train_recipe rec;
+        rc_train_what(rc, tv, &w, &rec);
+        if (train_exec_run_what(rc->a->iut, &w, n, seed, k, (const char *const *)files, nf, NULL, 4 * tv->parameters,
+                                rc_timeout_train(rc, tv->profile, n - k), &y, err, sizeof err) != 0)
             why = xasprintf("runner: %s", err);
         else
             ran = 1;
+        recipe_inputs_free(&rec);
     }
     if (ran && (!y.started || !y.r.exited_ok))
         why = xasprintf("the run resumed from its own state did not complete: %s", y.r.status_text);
@@ -331,18 +351,9 @@ static void fresh_train(run_ctx *rc, const train_vec *tv, const runner_profile *
     }
     for (uint32_t t = 0; t <= n; t++)
         fs[t].step = t;
-    /* the linked reference computes its steps while the IUT runs (the
-     * IUT's run is mostly a separate process's time: on two cores the
-     * two overlap); fs is read only after the join */
     ref_job rj = {row->ref, rc->run_seed, n, fs};
     pthread_t ref_thread;
-    sigset_t all, keep; /* the runner's signals (iut_keeper.h) stay the main thread's */
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &keep);
-    const int ref_async = pthread_create(&ref_thread, NULL, reference_thread, &rj) == 0;
-    pthread_sigmask(SIG_SETMASK, &keep, NULL);
-    if (!ref_async)
-        reference_run(row->ref, rc->run_seed, n, fs);
+    const int ref_async = reference_start(&rj, &ref_thread);
 
     char err[512], state_step[16];
     train_exec x;
@@ -350,12 +361,15 @@ static void fresh_train(run_ctx *rc, const train_vec *tv, const runner_profile *
     const uint32_t k = n / 2;
     const int resume = hello_advertises(rc->hello_line, "train_resume=1") && k >= 1;
     snprintf(state_step, sizeof state_step, "%u", (unsigned)k);
-    const int ran = train_exec_run_states(a->iut, tv->profile, n, seed, resume ? state_step : NULL,
-                                          4 * tv->parameters, rc_timeout_train(rc, tv->profile, n), &x, err,
-                                          sizeof err);
+    train_what w;
+    train_recipe rec;
+    rc_train_what(rc, tv, &w, &rec);
+    int started = train_exec_run_what(a->iut, &w, n, seed, 0, NULL, 0, resume ? state_step : NULL, 4 * tv->parameters,
+                                      rc_timeout_train(rc, tv->profile, n), &x, err, sizeof err);
+    recipe_inputs_free(&rec);
     if (ref_async)
         pthread_join(ref_thread, NULL);
-    if (ran != 0) {
+    if (started != 0) {
         char *why = xasprintf("runner: %s", err);
         results_add(&rc->res, "fresh", suite, run_id, V_ERROR, why, 1, 0);
         free(why);
@@ -406,7 +420,9 @@ void level_fresh_run(run_ctx *rc)
             const train_vec *tv = &rc->vs.trains[i];
             if ((a->profile && strcmp(a->profile, tv->profile) != 0) || !cli_filter_match(a, tv->profile))
                 continue;
-            const runner_profile *row = runner_profile_of(tv);
+            const runner_profile *row = rc_runner_profile(rc, tv);
+            if (rc->recipe_name && !hello_advertises(rc->hello_line, "train_recipe=1"))
+                continue; /* the train level records the recipe's run as not implemented (P7) */
             if (!row) {
                 fprintf(rc->out, "  fresh %s: the runner links no reference for this profile\n", tv->profile);
                 continue;

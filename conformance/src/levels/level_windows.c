@@ -21,6 +21,7 @@
 #include "isotrain.h"
 #include "levels/levels.h"
 #include "levels/localize.h"
+#include "levels/runner_profiles.h"
 #include "levels/time_budget.h"
 #include "protocol/train_exec.h"
 
@@ -107,9 +108,13 @@ static void run_window(run_ctx *rc, const train_vec *tv, const window_job *j, co
 {
     char err[512];
     train_exec x;
-    int rc_run = train_exec_run_resume(rc->a->iut, tv->profile, j->to, j->seed, j->from, files, n_files,
-                                       4 * tv->parameters, rc_timeout_train(rc, tv->profile, j->to - j->from), &x,
-                                       err, sizeof err);
+    train_what what;
+    train_recipe rec;
+    rc_train_what(rc, tv, &what, &rec);
+    int rc_run = train_exec_run_what(rc->a->iut, &what, j->to, j->seed, j->from, files, n_files, NULL,
+                                     4 * tv->parameters, rc_timeout_train(rc, tv->profile, j->to - j->from), &x, err,
+                                     sizeof err);
+    recipe_inputs_free(&rec);
     if (rc_run != 0) {
         char *why = xasprintf("runner: %s", err);
         results_add(&rc->res, "train", j->suite, j->id, V_ERROR, why, 1, 0);
@@ -198,12 +203,26 @@ static void golden_windows(run_ctx *rc, const train_vec *tv, const window_set *w
     }
 }
 
+/* The fresh windows' plan of tv: a profile's by its row; a recipe's over
+ * the recipe's whole run (its `steps`, whatever the set's length), windows
+ * of the family's length (gptchar's row: the family at §14's values), never
+ * under the recipe's own seed, whose states the set ships. */
+static int plan_of(const run_ctx *rc, const train_vec *tv, const it_profile *row, fresh_window_plan *p)
+{
+    if (!rc->recipe_name)
+        return fresh_windows_plan(rc->run_seed, tv->profile, tv->steps, p);
+    return fresh_windows_plan_len(rc->run_seed, tv->profile, it_profile_gptchar.window_steps, row->steps, row->seed,
+                                  p);
+}
+
 /* The fresh windows of a profile (fresh/fresh_windows.h). */
 static void fresh_windows(run_ctx *rc, const train_vec *tv)
 {
     fresh_window_plan p;
     char suite[160], ids[FRESH_WINDOWS][160], seed[24], err[512];
-    if (fresh_windows_plan(rc->run_seed, tv->profile, tv->steps, &p) != 0) {
+    const runner_profile *rp = rc_runner_profile(rc, tv);
+    const it_profile *row = rp ? rp->ref : NULL;
+    if (!row || plan_of(rc, tv, row, &p) != 0) {
         fprintf(rc->out, "  %s: the runner draws no fresh windows for this profile\n", tv->profile);
         return;
     }
@@ -226,13 +245,13 @@ static void fresh_windows(run_ctx *rc, const train_vec *tv)
     if (!ok)
         snprintf(err, sizeof err, "cannot make a directory %s for the start states", dir);
     else
-        ok = fresh_windows_reference(tv->profile, &p, dir, want, err, sizeof err) == 0;
+        ok = fresh_windows_reference(row, &p, dir, want, err, sizeof err) == 0;
     fprintf(rc->out, "level train: profile %s, %d fresh windows under seed %s (drawn from the run seed; start states "
                      "by the linked reference, %.1f s)\n", tv->profile, FRESH_WINDOWS, seed, now_s() - t0);
     fflush(rc->out);
     for (int w = 0; w < FRESH_WINDOWS; w++) {
         char *files[3] = {NULL, NULL, NULL};
-        size_t nf = fresh_windows_state_files(tv->profile, dir, p.from[w], files);
+        size_t nf = fresh_windows_state_files(row, dir, p.from[w], files);
         window_job j = {suite, ids[w], seed, p.seed, p.from[w], p.to[w], want[w], dir};
         if (ok)
             run_window(rc, tv, &j, (const char *const *)files, nf);
@@ -246,7 +265,7 @@ static void fresh_windows(run_ctx *rc, const train_vec *tv)
             free(files[k]);
         free(want[w]);
     }
-    fresh_windows_cleanup(tv->profile, &p, dir);
+    fresh_windows_cleanup(row, &p, dir);
     free(dir);
 }
 

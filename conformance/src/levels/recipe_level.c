@@ -9,7 +9,35 @@
 
 #include "isotrain_gpt.h"
 #include "levels/levels.h"
+#include "levels/runner_profiles.h"
+#include "vectorset/ops_base.h"
 #include "vectorset/recipe_set.h"
+
+/* The recipe a run holds (run_ctx.h): read once, its row of the run loop
+ * built from it, and the runner's row around that (no localizer: the op
+ * replay is per profile, and a failed recipe step is told by its tensor
+ * and element alone). */
+struct it_gpt_recipe_ctx {
+    it_gpt_recipe r;
+    it_gpt_profile row;
+    runner_profile rp;
+};
+
+void recipe_ctx_free(struct it_gpt_recipe_ctx *c)
+{
+    if (!c)
+        return;
+    it_gpt_profile_free(&c->row);
+    it_gpt_recipe_free(&c->r);
+    free(c);
+}
+
+const runner_profile *rc_runner_profile(const run_ctx *rc, const train_vec *tv)
+{
+    if (rc->recipe && !strcmp(tv->profile, RECIPE_SET_PROFILE))
+        return rc->recipe->rp.ref->nparams == tv->parameters ? &rc->recipe->rp : NULL;
+    return runner_profile_of(tv);
+}
 
 int recipe_set_open(run_ctx *rc, char *err, size_t cap)
 {
@@ -23,15 +51,43 @@ int recipe_set_open(run_ctx *rc, char *err, size_t cap)
     char *dir = slash ? xasprintf("%s/%.*s", rc->a->vectors, (int)(slash - rc->man.recipe_path), rc->man.recipe_path)
                       : xstrdup(rc->a->vectors);
     char *name = xasprintf("%s/%s", rc->a->vectors, rc->man.recipe_path);
-    it_gpt_recipe r;
-    int bad = it_gpt_recipe_parse((const char *)f->data, f->len, name, dir, &r, err, cap) != 0;
+    struct it_gpt_recipe_ctx *c = xcalloc(1, sizeof *c);
+    int bad = it_gpt_recipe_parse((const char *)f->data, f->len, name, dir, &c->r, err, cap) != 0;
     free(dir);
     free(name);
-    if (bad)
+    if (bad) {
+        free(c);
         return -1;
-    rc->recipe_name = xstrdup(r.name);
-    it_gpt_recipe_free(&r);
+    }
+    if (it_gpt_profile_make(&c->r, &c->row) != 0) {
+        it_gpt_recipe_free(&c->r);
+        free(c);
+        return snprintf(err, cap, "out of memory for the recipe's tensors"), -1;
+    }
+    c->rp.ref = &c->row.p;
+    rc->recipe = c;
+    rc->recipe_name = xstrdup(c->r.name);
     return 0;
+}
+
+int recipe_ops_open(run_ctx *rc)
+{
+    problems pr;
+    problems_init(&pr);
+    rc->ops_dir = recipe_ops_dir(rc->a->ops_vectors);
+    manifest_info m;
+    size_t bad = recipe_ops_adopt(rc->ops_dir, &rc->vs, req_group_family, &m, &pr);
+    snprintf(rc->ops_digest, sizeof rc->ops_digest, "%s", m.digest);
+    manifest_free(&m);
+    if (bad) {
+        fprintf(stderr, "isotrain-conform: refusing the op vectors %s of recipe set %s:\n", rc->ops_dir,
+                rc->a->vectors);
+        problems_print(&pr, stderr, "  ");
+        fprintf(rc->out, "vectors: REFUSED (the op vectors %s: %zu problem%s, see stderr; --ops-vectors DIR names "
+                         "the set v%s); no case was run\n", rc->ops_dir, bad, bad == 1 ? "" : "s", RECIPE_OPS_SET);
+    }
+    problems_free(&pr);
+    return bad ? -1 : 0;
 }
 
 /* The set's files outside the vector files: the recipe and its corpus. */
@@ -57,4 +113,15 @@ void recipe_inputs_free(train_recipe *rec)
 {
     free((void *)rec->files);
     memset(rec, 0, sizeof *rec);
+}
+
+void rc_train_what(const run_ctx *rc, const train_vec *tv, train_what *w, train_recipe *rec)
+{
+    memset(rec, 0, sizeof *rec);
+    w->profile = tv->profile;
+    w->recipe = NULL;
+    if (rc->recipe_name) {
+        recipe_inputs(rc, rec);
+        w->recipe = rec;
+    }
 }

@@ -72,6 +72,8 @@ void run_ctx_free(run_ctx *rc)
     free(rc->trains);
     free(rc->reached);
     free(rc->recipe_name);
+    recipe_ctx_free(rc->recipe);
+    free(rc->ops_dir);
     for (size_t i = 0; i < rc->n_warnings; i++)
         free(rc->warnings[i]);
 }

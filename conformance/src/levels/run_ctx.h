@@ -129,9 +129,18 @@ typedef struct {
     /* a recipe set (vectorset/recipe_set.h; man.recipe_path not NULL): the
      * recipe's name, the profile its traces carry (levels/recipe_level.c) */
     char *recipe_name;
+    /* the recipe as the linked reference reads it and its row of the run
+     * loop (isotrain_gpt.h): what the fresh-seed run and the fresh windows
+     * of a recipe set are computed with */
+    struct it_gpt_recipe_ctx *recipe;
+    /* the op set a recipe set's ops come from (vectorset/ops_base.h) */
+    char *ops_dir, ops_digest[65];
 } run_ctx;
 
 void run_warn(run_ctx *rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Frees a recipe (levels/recipe_level.c); NULL is nothing. */
+void recipe_ctx_free(struct it_gpt_recipe_ctx *c);
 
 /* Frees everything the run holds (not rc itself). */
 void run_ctx_free(run_ctx *rc);

@@ -34,6 +34,10 @@ typedef struct {
  * NULL otherwise. */
 const runner_profile *runner_profile_of(const train_vec *tv);
 
+/* The same, with a recipe set's recipe (levels/recipe_level.c): its row
+ * of the run loop for the set's one profile. */
+const runner_profile *rc_runner_profile(const run_ctx *rc, const train_vec *tv);
+
 /* The names of every row, "a, b and c" (for a message). */
 void runner_profile_names(char *buf, size_t cap);
 

@@ -300,6 +300,14 @@ int train_exec_run_recipe(const char *cmd, const train_recipe *rec, uint32_t ste
     return run_train(cmd, NULL, steps, NULL, 0, NULL, 0, NULL, rec, ck_size, timeout, x, err, cap);
 }
 
+int train_exec_run_what(const char *cmd, const train_what *w, uint32_t steps, const char *seed, uint32_t from,
+                        const char *const *state_files, size_t n_state, const char *state_steps, uint64_t ck_size,
+                        double timeout, train_exec *x, char *err, size_t cap)
+{
+    return run_train(cmd, w->recipe ? NULL : w->profile, steps, seed, from, state_files, n_state, state_steps,
+                     w->recipe, ck_size, timeout, x, err, cap);
+}
+
 int train_exec_refused(const train_exec *x)
 {
     const iut_result *r = &x->r;

@@ -76,6 +76,17 @@ typedef struct {
  * under WORKDIR/set first) in place of `--profile`. */
 int train_exec_run_recipe(const char *cmd, const train_recipe *rec, uint32_t steps, uint64_t ck_size, double timeout,
                           train_exec *x, char *err, size_t cap);
+/* What a run trains (P7): a profile by name, or a recipe (1.3.0). */
+typedef struct {
+    const char *profile;
+    const train_recipe *recipe; /* not NULL: `--recipe`, and profile is unused */
+} train_what;
+/* The one general form of the runs above: from step 0 (n_state 0) or
+ * resumed from the state of step `from`, with `--seed` when seed is not
+ * NULL and `--state-steps` when state_steps is not NULL. */
+int train_exec_run_what(const char *cmd, const train_what *w, uint32_t steps, const char *seed, uint32_t from,
+                        const char *const *state_files, size_t n_state, const char *state_steps, uint64_t ck_size,
+                        double timeout, train_exec *x, char *err, size_t cap);
 /* 1 if the IUT declined the run (P7): it started and ended by itself with a
  * non-zero status, no signal, no time-out, not killed by the runner. What
  * the refusal means (not implemented, a FAIL) is the level's to judge. */

@@ -98,44 +98,87 @@ int sshsig_sign(const char *key, const void *msg, size_t n, char **armored, char
     return rc;
 }
 
+/* A private directory with the message ("payload"), its signature
+ * ("payload.sig") and where ssh-keygen's stdout and stderr go: what both
+ * checks below hand ssh-keygen. */
+typedef struct {
+    char *dir, *m, *s, *o, *e;
+} sig_scratch;
+
+static int scratch_open(sig_scratch *x, const void *msg, size_t n, const char *armored, char *err, size_t cap)
+{
+    memset(x, 0, sizeof *x);
+    if (!(x->dir = make_temp_dir("isotrain-verify", err, cap)))
+        return -1;
+    x->m = tmpfile_in(x->dir, "payload", msg, n);
+    x->s = tmpfile_in(x->dir, "payload.sig", armored, strlen(armored));
+    x->o = xasprintf("%s/out", x->dir);
+    x->e = xasprintf("%s/err", x->dir);
+    if (x->m && x->s)
+        return 0;
+    snprintf(err, cap, "cannot write the signature to check");
+    return -1;
+}
+
+static void scratch_close(sig_scratch *x)
+{
+    if (x->dir)
+        remove_tree(x->dir);
+    free(x->dir), free(x->m), free(x->s), free(x->o), free(x->e);
+}
+
+int sshsig_check(const void *msg, size_t n, const char *armored, char fp[64], char *err, size_t cap)
+{
+    fp[0] = 0;
+    if (sshsig_fingerprint(armored, fp) != 0)
+        return snprintf(err, cap, "not an SSH signature (PROTOCOL.sshsig)"), -1;
+    sig_scratch x;
+    int rc = -1;
+    if (scratch_open(&x, msg, n, armored, err, cap) == 0) {
+        char *argv[] = {"ssh-keygen", "-Y", "check-novalidate", "-n", SSHSIG_NAMESPACE, "-s", x.s, NULL};
+        int st = run(argv, x.m, x.o, x.e);
+        if (st == 127)
+            snprintf(err, cap, "ssh-keygen not found (Debian package openssh-client)");
+        else if (st != 0)
+            last_line(x.e, err, cap, "the signature does not verify");
+        else
+            rc = 0;
+    }
+    scratch_close(&x);
+    return rc;
+}
+
 int sshsig_verify(const char *allowed_signers, const void *msg, size_t n, const char *armored, char **principal,
                   char *err, size_t cap)
 {
     *principal = NULL;
-    char *dir = make_temp_dir("isotrain-verify", err, cap);
-    if (!dir)
-        return -1;
-    char *m = tmpfile_in(dir, "payload", msg, n), *s = tmpfile_in(dir, "payload.sig", armored, strlen(armored));
-    char *o = xasprintf("%s/out", dir), *e = xasprintf("%s/err", dir);
+    sig_scratch x;
     int rc = -1;
-    if (!m || !s)
-        snprintf(err, cap, "cannot write the signature to check");
-    else {
+    if (scratch_open(&x, msg, n, armored, err, cap) == 0) {
         /* who signed (by the key in the signature), then whether that
          * principal's key signed exactly these bytes */
-        char *find[] = {"ssh-keygen", "-Y", "find-principals", "-s", s, "-f", (char *)allowed_signers, NULL};
-        int st = run(find, NULL, o, e);
+        char *find[] = {"ssh-keygen", "-Y", "find-principals", "-s", x.s, "-f", (char *)allowed_signers, NULL};
+        int st = run(find, NULL, x.o, x.e);
         if (st == 127)
             snprintf(err, cap, "ssh-keygen not found (Debian package openssh-client)");
         else if (st != 0)
             snprintf(err, cap, "the signing key is not in the allowed signers file %s", allowed_signers);
         else {
-            char *who = slurp(o);
+            char *who = slurp(x.o);
             who[strcspn(who, "\n")] = 0;
             char *ver[] = {"ssh-keygen", "-Y", "verify", "-f", (char *)allowed_signers, "-I", who,
-                           "-n", SSHSIG_NAMESPACE, "-s", s, NULL};
-            st = run(ver, m, o, e);
+                           "-n", SSHSIG_NAMESPACE, "-s", x.s, NULL};
+            st = run(ver, x.m, x.o, x.e);
             if (st == 0) {
                 *principal = who;
                 rc = 0;
             } else {
-                last_line(e, err, cap, "the signature does not verify");
+                last_line(x.e, err, cap, "the signature does not verify");
                 free(who);
             }
         }
     }
-    remove_tree(dir);
-    free(dir), free(m), free(s), free(o), free(e);
+    scratch_close(&x);
     return rc;
 }
 

@@ -17,6 +17,13 @@ int sshsig_sign(const char *key, const void *msg, size_t n, char **armored, char
 int sshsig_verify(const char *allowed_signers, const void *msg, size_t n, const char *armored, char **principal,
                   char *err, size_t cap);
 
+/* Checks that the key inside an armored signature signed exactly msg (in
+ * SSHSIG_NAMESPACE), whoever holds it (ssh-keygen -Y check-novalidate): a
+ * set made on demand is "signed by whoever made it" (DESIGN.md), so who
+ * that is comes back as the key's fingerprint, for the reader to judge.
+ * 0 good, -1 with err otherwise. */
+int sshsig_check(const void *msg, size_t n, const char *armored, char fp[64], char *err, size_t cap);
+
 /* The SHA256 fingerprint ("SHA256:" + unpadded base64 of the SHA-256 of the
  * public key blob, as ssh-keygen -l prints it) of the key inside an armored
  * SSHSIG signature (PROTOCOL.sshsig: "SSHSIG", version, publickey, namespace,

@@ -21,6 +21,7 @@
 #include "trust/receipt_schema.h"
 #include "vectorset/manifest.h"
 #include "vectorset/official.h"
+#include "vectorset/ops_base.h"
 #include "vectorset/vectors_load.h"
 #include "verdict/requirements.h"
 #include "verdict/scope.h"
@@ -902,6 +903,25 @@ static struct {
     int have;
 } last;
 
+/* A recipe set's op groups, as `run` adopted them (vectorset/ops_base.h):
+ * the pinned set, found where `run` finds its default set (any copy of it
+ * has the one pinned digest); 0, or -1 with the problem. */
+static int recipe_ops(const char *file, vector_set *vs, problems *pr)
+{
+    problems own;
+    problems_init(&own);
+    char *dir = recipe_ops_dir(NULL);
+    manifest_info om;
+    int bad = recipe_ops_adopt(dir, vs, req_group_family, &om, &own) != 0;
+    if (bad)
+        problems_add(pr, "%s: vectors: the recipe set's op vectors %s (vector set %s) do not verify: %s", file, dir,
+                     RECIPE_OPS_SET, own.n ? own.items[0] : "?");
+    manifest_free(&om);
+    problems_free(&own);
+    free(dir);
+    return bad ? -1 : 0;
+}
+
 /* The receipt's recipe digest against the set's manifest: both absent, or
  * the same; 1 (with the problem) if not. */
 static int recipe_mismatch(const char *file, const char *rs, const manifest_info *m, const char *dir, problems *pr)
@@ -947,6 +967,8 @@ static int load_vectors(const char *file, const cJSON *r, const verify_opts *vo,
         ; /* a recipe certification is of the recipe the set pins, and only of it */
     else if (vectors_load(dir, &m, &loaded, &own) != 0)
         problems_add(pr, "%s: vectors: the vector set %s does not load", file, dir);
+    else if (m.recipe_path && recipe_ops(file, &loaded, pr) != 0)
+        ; /* a recipe certification ran the family's op cases of the pinned set */
     else {
         if (last.have)
             vectors_free(&last.vs);

@@ -28,7 +28,7 @@ typedef struct {
 } verify_opts;
 
 typedef struct {
-    char verdict[96]; /* "PASS (recipe sha256:HEX)" the longest */
+    char verdict[96]; /* "PASS (recipe sha256:HEX, windows)" the longest */
     char *signer;  /* the principal of a good signature, NULL if none */
     size_t cases;
     int enveloped; /* it came in a DSSE envelope */

@@ -202,6 +202,11 @@ int req_group_serves(const op_group *g, const char *profile)
     return g->n_cases == 0;
 }
 
+int req_group_family(const op_group *g)
+{
+    return req_group_serves(g, it_profile_gptchar.name);
+}
+
 int req_group_in_scope(const req_ctx *q, const op_group *g)
 {
     return !q->profile || req_group_serves(g, q->profile);

@@ -72,6 +72,10 @@ int req_beyond_iut(const req_ctx *q, const char *file_spec_version);
 
 /* The group has an op that profile uses (op_users). */
 int req_group_serves(const op_group *g, const char *profile);
+/* The group has an op the GPT family uses (spec §16: §14 with parameters,
+ * so gptchar's ops): the groups a recipe set's certification runs
+ * (vectorset/ops_base.h). */
+int req_group_family(const op_group *g);
 /* The group is in the run's scope: no --profile, or the profile uses it. */
 int req_group_in_scope(const req_ctx *q, const op_group *g);
 

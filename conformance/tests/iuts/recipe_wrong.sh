@@ -1,8 +1,13 @@
 #!/bin/sh
 # The reference, except that a recipe run (`train --recipe FILE`, P7 1.3.0)
 # leaves every checkpoint from step 2 on with the lowest bit of its first
-# byte flipped: right at steps 0 and 1, wrong after. The negative control of
-# a recipe certification (tests/test_recipe_vectors.c). NO_RECIPE_HELLO=1:
+# byte flipped: right at steps 0 and 1, wrong after (RECIPE_WRONG_FROM=K: from
+# step K on, so a short run passes and only a window late in the run can
+# see it). The negative control of a recipe certification
+# (tests/test_recipe_vectors.c). RECIPE_WRONG_OP=1: instead, training is
+# the reference's and one op the GPT family uses answers wrong (exp(+0) =
+# 0x3f800001 for case exp/1), which the recipe's op level must catch.
+# NO_RECIPE_HELLO=1:
 # the reference's hello without train_recipe=1, and a train run given
 # --recipe then fails loudly (a runner MUST NOT pass it, P7).
 . "$(dirname "$0")/common.sh"
@@ -20,7 +25,13 @@ train)
         exit 99
     fi
     ref_train "$@" || exit $?
-    [ -n "$RECIPE" ] || exit 0
-    flip_checkpoints_after 1 ;;
+    [ -n "$RECIPE" ] && [ "${RECIPE_WRONG_OP:-}" != 1 ] || exit 0
+    flip_checkpoints_after $(( ${RECIPE_WRONG_FROM:-2} - 1 )) ;;
+ops)
+    if [ "${RECIPE_WRONG_OP:-}" = 1 ]; then
+        "$IT_REF_CLI" ops | sed -u 's|^id=exp/1 y=3f800000$|id=exp/1 y=3f800001|'
+    else
+        exec "$IT_REF_CLI" ops
+    fi ;;
 *) exec "$IT_REF_CLI" "$@" ;;
 esac

@@ -1,0 +1,167 @@
+/* A recipe certification is ops + fresh + the recipe's run, like an
+ * official one (issue 32 item 3; conformance/README.md "Recipe vector
+ * sets"): the GPT family's op groups of the pinned set v1.2.0 (found where
+ * `run` finds its default set, or at --ops-vectors DIR), fresh op cases and
+ * a fresh-seed recipe run; `run --windows` adds fresh windows over the
+ * recipe's whole run from start states the linked reference makes. Each
+ * test has its negative control: a wrong op, a wrong late step. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "core/util.h"
+
+TU_DIR_SUITE(recipe_certify, 0, .timeout = 900);
+
+static char *make_set(const char *recipe, const char *name, const char *steps)
+{
+    char *out = at(name);
+    tu_conform_says(0, 0, "recipe sha256:", "vectors", "--recipe", recipe, "--out", out, "--steps", steps, NULL);
+    return out;
+}
+
+/* tiny.json at 20 steps (schedule 20, its checkpoint at 20): long enough
+ * for three windows of the family's 3 steps, one in each third; the corpus
+ * beside it, as the recipe names it. */
+static char *recipe20(void)
+{
+    char *text = tu_read("spec/recipes/tiny.json"), *corpus = tu_read("spec/recipes/shakespeare100k.txt");
+    const char *from[] = {"\"steps\": 5", "\"schedule_length\": 10", "\"checkpoint_steps\": [5]", "\"name\": \"tiny\""};
+    const char *to[] = {"\"steps\": 20", "\"schedule_length\": 20", "\"checkpoint_steps\": [20]",
+                        "\"name\": \"tiny20\""};
+    for (size_t i = 0; i < 4; i++) {
+        char *p = strstr(text, from[i]);
+        cr_assert(p, "spec/recipes/tiny.json has no %s", from[i]);
+        char *next = xasprintf("%.*s%s%s", (int)(p - text), text, to[i], p + strlen(from[i]));
+        free(text);
+        text = next;
+    }
+    tu_put(dir, "r20/tiny20.json", text, 0);
+    tu_put(dir, "r20/shakespeare100k.txt", corpus, 0);
+    free(text);
+    free(corpus);
+    return at("r20/tiny20.json");
+}
+
+/* The reference: the family's op groups run (and no group only other
+ * profiles use), fresh op cases and the fresh-seed recipe run pass, the
+ * verdict is the recipe's PASS (exit 6) and verify recomputes it with the
+ * same op set. Control: an op the family uses answering wrong FAILs the
+ * certification at the op level (exit 1), the recipe's run still passing. */
+Test(recipe_certify, ops_and_fresh_are_part_of_it)
+{
+    char *out = make_set("spec/recipes/tiny.json", "tiny", "3"), *receipt = at("r.json");
+    tu_result r = tu_conform("run", "--vectors", out, "--ops-vectors", "vectors/v1.2.0", "--receipt", receipt, "--",
+                             tu_env("IT_REF_CLI"), NULL);
+    cr_assert_eq(r.code, 6, "exit %d, expected 6\n%s%s", r.code, r.out, r.err);
+    tu_assert_has(r.out, "op groups the GPT family uses, of the official set vectors/v1.2.0");
+    tu_assert_has(r.out, "\n  layernorm ");
+    tu_assert_lacks(r.out, "\n  mlp13k "); /* mlp13k's group: not the family's */
+    tu_assert_has(r.out, "level ops: PASS");
+    tu_assert_has(r.out, "level fresh: PASS");
+    tu_assert_has(r.out, "fresh recipe seed ");
+    tu_assert_has(r.out, "scope: recipe certification: the GPT family's op vectors");
+    tu_result_free(&r);
+    tu_conform_says(0, 0, "RECIPE certification", "verify", "--allow-unsigned", "--vectors", out, receipt, NULL);
+    setenv("RECIPE_WRONG_OP", "1", 1);
+    r = tu_run_script("recipe_wrong.sh", out, NULL);
+    unsetenv("RECIPE_WRONG_OP");
+    cr_assert_eq(r.code, 1, "exit %d, expected 1 (FAIL)\n%s%s", r.code, r.out, r.err);
+    tu_assert_has(r.out, "level ops: FAIL");
+    tu_assert_has(r.out, "FAIL: first failure: exp/1: ");
+    tu_assert_has(r.out, "level train: PASS");
+    tu_assert_lacks(r.out, "PASS (recipe");
+    tu_result_free(&r);
+    free(receipt);
+    free(out);
+}
+
+/* The op set is the pinned v1.2.0 and no other: an official set of
+ * another version (v1.1.0, without the family's groups) is refused before
+ * any case runs, naming its manifest. */
+Test(recipe_certify, another_op_set_is_refused)
+{
+    char *out = make_set("spec/recipes/tiny.json", "tiny", "2");
+    tu_result r = tu_conform("run", "--vectors", out, "--ops-vectors", "vectors/v1.1.0", "--", tu_env("IT_REF_CLI"),
+                             NULL);
+    cr_assert_eq(r.code, 2, "exit %d, expected 2\n%s%s", r.code, r.out, r.err);
+    tu_assert_has(r.err, "vectors/v1.1.0/MANIFEST.json: manifest digest ");
+    tu_assert_has(r.err, "is not the pinned digest of vector set 1.2.0");
+    tu_assert_has(r.out, "no case was run");
+    tu_result_free(&r);
+    free(out);
+}
+
+/* run --windows: three fresh windows over the recipe's 20 steps, start
+ * states by the linked reference under a drawn seed; the verdict names the
+ * recipe and the windows, and verify agrees. Control: an IUT wrong from
+ * step 8 on passes the set's 3 steps, and a window late in the run FAILs. */
+Test(recipe_certify, fresh_windows_over_the_whole_run)
+{
+    char *recipe = recipe20();
+    char *out = make_set(recipe, "t20", "3"), *receipt = at("w.json");
+    tu_result r = tu_conform("run", "--windows", "--vectors", out, "--receipt", receipt, "--", tu_env("IT_REF_CLI"),
+                             NULL);
+    cr_assert_eq(r.code, 6, "exit %d, expected 6\n%s%s", r.code, r.out, r.err);
+    tu_assert_has(r.out, "profile recipe, 3 fresh windows under seed ");
+    int late = 0; /* the last window lies in the run's last third: it ends at 16..20 */
+    for (int end = 16; end <= 20; end++) {
+        char *w = xasprintf("-> %d under seed ", end);
+        late |= strstr(r.out, w) != NULL;
+        free(w);
+    }
+    cr_assert(late, "no window ends in steps 16..20:\n%s", r.out);
+    tu_assert_has(r.out, ", windows)\n");
+    tu_result_free(&r);
+    tu_conform_says(0, 0, ", windows) recomputed", "verify", "--allow-unsigned", "--vectors", out, receipt, NULL);
+    setenv("RECIPE_WRONG_FROM", "8", 1);
+    r = tu_run_script("recipe_wrong.sh", out, "--windows", "--level", "train", NULL);
+    unsetenv("RECIPE_WRONG_FROM");
+    cr_assert_eq(r.code, 1, "exit %d, expected 1 (FAIL)\n%s%s", r.code, r.out, r.err);
+    tu_assert_has(r.out, "  recipe                   4 steps passed"); /* the set's run: steps 0..3 */
+    tu_assert_has(r.out, "FAIL recipe/fresh-window/");
+    tu_assert_lacks(r.out, "PASS (recipe");
+    tu_result_free(&r);
+    free(receipt);
+    free(out);
+    free(recipe);
+}
+
+/* The runner checks a signed set's MANIFEST.json.sig itself: a good one is
+ * named with its key's fingerprint (ssh-keygen -l's); one blank added to the
+ * manifest (its listing, and so the manifest check, unchanged) is an ERROR
+ * naming the file, no case run. Control: an unsigned set says so. */
+Test(recipe_certify, signed_set_checked_by_the_runner)
+{
+    char *cmd = xasprintf("cd '%s' && ssh-keygen -q -t ed25519 -N '' -C rc@example.org -f key", dir);
+    tu_sh_ok(cmd);
+    char *fpcmd = xasprintf("ssh-keygen -l -f '%s/key.pub' | cut -d' ' -f2", dir);
+    tu_result f = tu_sh(fpcmd);
+    cr_assert_eq(f.code, 0, "%s", f.err);
+    f.out[strcspn(f.out, "\n")] = 0;
+    char *key = at("key"), *out = at("signed");
+    tu_conform_says(0, 0, "signed (MANIFEST.json.sig)", "vectors", "--recipe", "spec/recipes/tiny.json", "--out", out,
+                    "--steps", "2", "--sign-key", key, NULL);
+    char *says = xasprintf("vectors: signed: MANIFEST.json.sig verifies over MANIFEST.json, by the key %s", f.out);
+    tu_conform_says(3, 0, says, "run", "--level", "train", "--vectors", out, "--", tu_env("IT_REF_CLI"), NULL);
+    tu_edit(out, "MANIFEST.json", "\"recipe\"", "\"recipe\" ");
+    tu_conform_says(0, 0, "clean", "lint", out, NULL); /* the manifest alone still verifies */
+    tu_result r = tu_conform("run", "--level", "train", "--vectors", out, "--", tu_env("IT_REF_CLI"), NULL);
+    cr_assert_eq(r.code, 2, "exit %d, expected 2\n%s%s", r.code, r.out, r.err);
+    char *names = xasprintf("ERROR: %s/MANIFEST.json: its signature %s/MANIFEST.json.sig does not verify", out, out);
+    tu_assert_has(r.err, names);
+    tu_assert_has(r.out, "no case was run");
+    tu_result_free(&r);
+    char *plain = make_set("spec/recipes/tiny.json", "plain", "2");
+    tu_conform_says(3, 0, "vectors: UNSIGNED: no MANIFEST.json.sig", "run", "--level", "train", "--vectors", plain, "--",
+                    tu_env("IT_REF_CLI"), NULL);
+    free(plain);
+    free(names);
+    free(says);
+    free(key);
+    free(out);
+    free(fpcmd);
+    tu_result_free(&f);
+    free(cmd);
+}
