@@ -47,7 +47,9 @@ export ISOTRAIN_EVAL=0
 # fast core (12 steps of addmod113 on 3 ranks took 0.9 s on a Zen 5, and the
 # run ended before the poll below found rank 1), short enough for a loaded
 # machine (about 0.2 s a step there).
-FAULT_STEPS=100
+# long enough that the signal lands mid-run on a fast machine (gptchar's
+# 500 steps on 3 ranks take a few seconds; addmod113's are slower)
+FAULT_STEPS=${FAULT_STEPS:-300}
 mark="mpi-faults-$$-$(date +%s)"
 export MPI_FAULTS_MARK=$mark
 root=${TMPDIR:-/tmp}
@@ -83,16 +85,22 @@ fault() { # fault killed|hung SIGNAL TIMEOUT PROFILE
     TMPDIR=$base sh ci/mpi-private-tmp.sh "$conform" run --vectors "$(vectors_of "$prof")" --level train \
         --profile "$prof" --steps $FAULT_STEPS --timeout-run "$timeout" --receipt "$base.json" -- $(iut 3) >"$log" 2>&1 &
     runner=$!
+    # Rank 1 of the training job is looked for as soon as the run's trace
+    # exists (not before: hello and info are jobs of their own), and signalled
+    # as soon as step 2 is in the trace: scanning /proc takes longer than a
+    # fast profile's whole run (gptchar ran its 100 steps while the scan of
+    # an earlier version went on, and the signal came after the end).
     target=
-    for _ in $(seq 1 6000); do # up to 10 minutes for step 2 on a loaded machine
+    for _ in $(seq 1 30000); do # up to 10 minutes for step 2 on a loaded machine
         tr=$(ls "$base"/isotrain-mpi.*/isotrain-conform.*/trace.txt 2>/dev/null | head -1)
-        if [ -n "$tr" ] && [ "$(grep -c '^step=' "$tr")" -ge 3 ]; then
+        if [ -n "$tr" ] && [ -z "$target" ]; then
             target=$(marked OMPI_COMM_WORLD_RANK=1 | while read -r p; do
-                [ "$(cat "/proc/$p/comm" 2>/dev/null)" = isotrain-mpi ] && echo "$p"; done | head -1)
-            [ -n "$target" ] && break
+                [ "$(cat "/proc/$p/comm" 2>/dev/null)" = isotrain-mpi ] &&
+                    tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q ' train ' && echo "$p"; done | head -1)
         fi
+        [ -n "$target" ] && [ "$(grep -c '^step=' "$tr")" -ge 3 ] && break
         kill -0 "$runner" 2>/dev/null || break
-        sleep 0.1
+        sleep 0.02
     done
     if [ -z "$target" ]; then
         fail "$what ($prof): never found rank 1 mid-run"
@@ -104,6 +112,8 @@ fault() { # fault killed|hung SIGNAL TIMEOUT PROFILE
     t1=$(date +%s)
     at=$(($(grep -c '^step=' "$tr") - 1))
     kill "-$sig" "$target"
+    # a signal after the last step tests nothing: say so, never pass it
+    [ "$at" -lt "$FAULT_STEPS" ] || fail "$what ($prof): rank 1 was signalled after the run's last step ($at): no mid-run fault was made"
     wait "$runner"
     rc=$?
     t2=$(date +%s)
