@@ -178,7 +178,7 @@ test: suite-tmp
 # test-mpi, matrix-gptchar-windows-share, make fuzz).
 CI_PYTORCH_STAGES = test-pytorch pytorch-matrix test-pytorch-conforming
 CI_SCHEDULED_STAGES = prove-math conformance-kernels-full test-conformance-sanitize-all pytorch-divergence test-pytorch-conforming-all \
-      pytorch-cross-isa pytorch-conforming-cross-isa conformance-mpi matrix-windows matrix-gptchar-full
+      pytorch-cross-isa pytorch-conforming-cross-isa-windows conformance-mpi matrix-windows matrix-gptchar-full
 .PHONY: ci-pytorch ci-scheduled
 ci-pytorch:
 	+@bash ci/run-stages.sh pytorch "$(MAKE)" $(CI_PYTORCH_STAGES)

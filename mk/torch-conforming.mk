@@ -15,6 +15,11 @@
 #                                  beside plain pinned PyTorch
 #   make own-model-cross-isa       a model of no profile, 20 steps natively and under
 #                                  qemu-aarch64: the same digest at every step (scheduled)
+#   make test-pytorch-recipe       a recipe of the GPT family (spec §16) through nanogpt.py,
+#                                  certified against the runner's recipe set natively and by
+#                                  windows under qemu-aarch64 (scheduled)
+#   make pytorch-conforming-cross-isa-windows  the cross-ISA run with the runner's windows:
+#                                  PASS (windows) on aarch64, s390x, ppc64le (scheduled)
 #   make bench-torch-conforming    steps/s: conforming path vs plain PyTorch vs the C
 #                                  reference, the three profiles, CPU time
 #
@@ -27,7 +32,8 @@
 # adapters/python/isotrain/torch/_rows.c, row loops over isotrain.h's one-row
 # LayerNorm and one-sequence causal attention (pointer arithmetic only), so
 # isotrain.torch makes one ctypes call per layer, not one per row; _chain.c,
-# a chain of row layers forward or backward in one call (conform's fusion).
+# a chain of row layers forward or backward in one call (conform's fusion);
+# _tensors.c, AdamW over a parameter group's tensors in one call.
 
 TORCH_SO_ISAS := x86_64 aarch64 s390x ppc64le
 TORCH_SO_CC_x86_64  := $(CC)
@@ -63,11 +69,12 @@ TORCH_BENCH_PROFILES ?= mlp13k,addmod113,gptchar
 TORCH_CONFORMING_WINDOWS ?=
 
 .PHONY: torch-so $(addprefix torch-so-,$(TORCH_SO_ISAS)) test-pytorch-conforming test-pytorch-conforming-all pytorch-conforming-cross-isa \
-        bench-torch-conforming own-model-cross-isa
+        bench-torch-conforming own-model-cross-isa test-pytorch-recipe pytorch-conforming-cross-isa-windows
 
 torch-so: $(addprefix torch-so-,$(TORCH_SO_ISAS))
 
-TORCH_SO_SHIM := adapters/python/isotrain/torch/_rows.c adapters/python/isotrain/torch/_chain.c
+TORCH_SO_SHIM := adapters/python/isotrain/torch/_rows.c adapters/python/isotrain/torch/_chain.c \
+                  adapters/python/isotrain/torch/_tensors.c
 
 $(addprefix torch-so-,$(TORCH_SO_ISAS)): torch-so-%: deps-build
 	@$(REF) OUT=$(TORCH_SO_DIR)/$* CC=$(TORCH_SO_CC_$*) OPT=-O2 EXTRA_CFLAGS="-fPIC $(CROSS_FLAGS_$*)" \
@@ -77,7 +84,7 @@ $(addprefix torch-so-,$(TORCH_SO_ISAS)): torch-so-%: deps-build
 	    echo "$(TORCH_SO_CC_$*) -shared -o $(TORCH_SO_DIR)/$*/libisotrain.so (whole libisotrain.a, $(TORCH_SO_SHIM))"; \
 	    for c in $(TORCH_SO_SHIM); do \
 	        $(TORCH_SO_CC_$*) $(WARN_CFLAGS) -O2 -ffp-contract=off -fno-fast-math -fPIC $(CROSS_FLAGS_$*) \
-	            -Ireference/include -c $$c -o $(TORCH_SO_DIR)/$*/torch$$(basename $$c .c).o || exit 1; \
+	            -Ireference/include -Ireference/src -c $$c -o $(TORCH_SO_DIR)/$*/torch$$(basename $$c .c).o || exit 1; \
 	    done && \
 	    $(TORCH_SO_CC_$*) -shared -pthread -Wl,-z,defs -Wl,-soname,libisotrain.so \
 	        -o $(TORCH_SO_DIR)/$*/libisotrain.so.tmp $(addprefix $(TORCH_SO_DIR)/$*/torch,$(notdir $(TORCH_SO_SHIM:.c=.o))) \
@@ -111,9 +118,28 @@ own-model-cross-isa: pytorch-deps torch-so-x86_64 torch-so-aarch64
 	    --lib $(TORCH_SO) --qemu qemu-aarch64 --cpu cortex-a72 --sysroot $(PYTORCH_SYSROOTS)/arm64/root \
 	    --qemu-lib $(TORCH_SO_DIR)/aarch64/libisotrain.so --pycache $(BUILD)/pycache/arm64
 
+# a recipe of the GPT family through nanogpt.py (iut.py train --recipe, issue 32 item 5):
+# the runner's set of $(TORCH_RECIPE) certified natively with --windows (PASS (recipe
+# sha256:..., windows)), its negative controls (a §16.3 constant rounded once: FAIL) and
+# the usage errors; then by windows under qemu-aarch64 in Debian's arm64 python3-torch
+# (matrix: PASS (windows)). Scheduled (test-pytorch-conforming-all): each runner run is
+# ops + fresh + the run, minutes natively, and every emulated process imports torch
+# (about 35 s CPU under QEMU)
+TORCH_RECIPE ?= spec/recipes/tiny.json
+test-pytorch-recipe: pytorch-deps conformance-runner torch-so-x86_64 torch-so-aarch64
+	+@$(MAKE) --no-print-directory pytorch-sysroots PYTORCH_CROSS_ARCHES=arm64
+	@mkdir -p $(TORCH_CONFORMING_OUT)
+	PYTHONDONTWRITEBYTECODE=1 $(PYTORCH_PY) adapters/python/tests/test_recipe.py --conform $(PYTORCH_CONFORM) \
+	    --lib $(TORCH_SO) --python $(PYTORCH_PY) --recipe $(TORCH_RECIPE) --out $(TORCH_CONFORMING_OUT)/recipe
+	PYTHONPYCACHEPREFIX=$(abspath $(BUILD))/pycache/arm64 $(PYTORCH_PY) adapters/python/tests/test_recipe.py \
+	    --conform $(PYTORCH_CONFORM) --lib $(TORCH_SO_DIR)/aarch64/libisotrain.so --recipe $(TORCH_RECIPE) \
+	    --prefix 'qemu-aarch64 -L $(PYTORCH_SYSROOTS)/arm64/root -cpu cortex-a72' \
+	    --python $(PYTORCH_SYSROOTS)/arm64/root/usr/bin/python3 --out $(TORCH_CONFORMING_OUT)/recipe-aarch64
+
 test-pytorch-conforming-all:
 	+$(MAKE) --no-print-directory test-pytorch-conforming TORCH_CONFORMING_ROWS=all TORCH_CONFORMING_CONTROLS=all
 	+$(MAKE) --no-print-directory own-model-cross-isa
+	+$(MAKE) --no-print-directory test-pytorch-recipe
 
 pytorch-conforming-cross-isa: pytorch-deps conformance-runner pytorch-sysroots torch-so
 	@mkdir -p $(TORCH_CONFORMING_OUT)
@@ -123,6 +149,11 @@ pytorch-conforming-cross-isa: pytorch-deps conformance-runner pytorch-sysroots t
 	    --out $(TORCH_CONFORMING_OUT)/cross-isa --qemu-steps $(TORCH_CONFORMING_QEMU_STEPS) \
 	    --arches $(subst $(eval) ,$(comma),$(strip $(TORCH_CONFORMING_CROSS_ARCHES))) \
 	    $(if $(TORCH_CONFORMING_WINDOWS),--windows)
+
+# the scheduled tier's: every emulated host by windows (iut.py resumes), PASS (windows)
+# from `matrix` for each; a 1-step prefix, the windows cover the rest of every profile
+pytorch-conforming-cross-isa-windows:
+	+$(MAKE) --no-print-directory pytorch-conforming-cross-isa TORCH_CONFORMING_WINDOWS=1 TORCH_CONFORMING_QEMU_STEPS=1
 
 bench-torch-conforming: pytorch-deps reference torch-so-x86_64
 	@mkdir -p $(TOOLS)

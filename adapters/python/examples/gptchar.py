@@ -75,10 +75,11 @@ class GPTChar(nn.Module):
         return F.linear(self.ln_f(x), head)                      # logits through wte (§14.6 step 4)
 
 
-def init_(model, seed=SEED):
+def init_(model, seed=SEED, bounds=None):
     """spec §14.4: the tensor's number is its stream; wte, wpe by their
     bounds, every other matrix RN(1/sqrt(in_features)) (2^-3 for the 64-wide
-    inputs, 2^-4 for proj's 256); gains 1, biases +0."""
+    inputs, 2^-4 for proj's 256); gains 1, biases +0. bounds: in_features ->
+    the bound's bits, a recipe's b_D and b_F (spec §16.3, two roundings)."""
     bound = {"wte": 0x3D000000, "wpe": 0x3C800000}
     for stream, (name, p) in enumerate(model.named_parameters()):
         if name.endswith("bias"):
@@ -88,7 +89,12 @@ def init_(model, seed=SEED):
                 p.fill_(1.0)
         else:
             key = name.split(".")[-2]
-            c = it.random.from_bits(bound[key]) if key in bound else float(np.float32(1.0 / np.sqrt(p.shape[1])))
+            if key in bound:
+                c = it.random.from_bits(bound[key])
+            elif bounds is not None:
+                c = it.random.from_bits(bounds[p.shape[1]])
+            else:
+                c = float(np.float32(1.0 / np.sqrt(p.shape[1])))
             it.init.philox_uniform_(p, seed, stream, c)
     return model
 
@@ -104,11 +110,12 @@ def load_corpus():
     return token[np.frombuffer(data, dtype=np.uint8)]
 
 
-def batch(step, tokens, seed=SEED):
-    """spec §14.5: 16 windows of 33 bytes at below(word(seed, 64, (t-1)*16 + b), N - 32)."""
-    words = it.random.words(seed, SAMPLE_STREAM, (step - 1) * SEQS, SEQS)
-    starts = it.random.below(words, len(tokens) - CTX).astype(np.int64)
-    rows = starts[:, None] + np.arange(CTX + 1)[None, :]
+def batch(step, tokens, seed=SEED, seqs=SEQS, ctx=CTX, stream=SAMPLE_STREAM):
+    """spec §14.5: 16 windows of 33 bytes at below(word(seed, 64, (t-1)*16 + b), N - 32)
+    (§16.5: a recipe's B windows of T + 1 at below(word(seed, σ, (t-1)*B + b), N - T))."""
+    words = it.random.words(seed, stream, (step - 1) * seqs, seqs)
+    starts = it.random.below(words, len(tokens) - ctx).astype(np.int64)
+    rows = starts[:, None] + np.arange(ctx + 1)[None, :]
     win = torch.from_numpy(tokens[rows])
     return win[:, :-1].contiguous(), win[:, 1:].contiguous()
 

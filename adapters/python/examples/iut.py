@@ -5,12 +5,13 @@ under test (spec/iut-protocol.md), so the isotrain runner certifies them:
     build/conform/isotrain-conform run --level all --vectors vectors/v1.2.0 \\
         -- /usr/bin/python3 adapters/python/examples/iut.py
 
-Verbs: hello (P2, with train_seed=1 and train_resume=1), ops (P3-P6: every op of P5, through
+Verbs: hello (P2, with train_seed=1, train_resume=1 and train_recipe=1), ops (P3-P6: every op of P5, through
 the isotrain.torch functions the models use: iut_ops.py), train (P7:
 --profile mlp13k|addmod113|gptchar, --seed, the trace of spec §9.2 with a digest per
 step, checkpoint files, the exit statuses of P7; --state-steps and --resume
-SDIR --from-step K: the states of spec §8.3 and resuming from one, iut_state.py).
-Any other verb: exit 64.
+SDIR --from-step K: the states of spec §8.3 and resuming from one, iut_state.py;
+--recipe FILE in place of --profile, P7 1.3.0: a recipe of the GPT family, spec
+§16, through nanogpt.py at the recipe's sizes, gptfamily.py). Any other verb: exit 64.
 
 The training loop is the examples' own objects (model, loss, optimizer, data)
 in the plain loop a user writes; this file adds the protocol around it: the
@@ -86,7 +87,7 @@ def facts(torch, it):
 def parse_train(argv):
     names = {"--profile": "profile", "--steps": "steps", "--trace": "trace", "--checkpoint-dir": "dir",
              "--checkpoint-steps": "ck", "--seed": "seed", "--state-steps": "state", "--resume": "resume",
-             "--from-step": "from"}
+             "--from-step": "from", "--recipe": "recipe"}
     o = {}
     i = 0
     while i < len(argv):
@@ -103,15 +104,24 @@ def parse_train(argv):
             die(EX_USAGE, "train: %s given twice" % key)
         o[names[key]] = val
         i += 1
-    if "profile" not in o or "trace" not in o:
-        die(EX_USAGE, "train: --profile and --trace are required")
-    if o["profile"] not in PROFILES:  # P7: nothing written
+    if "profile" in o and "recipe" in o:
+        die(EX_USAGE, "train: --profile and --recipe exclude each other")
+    if ("profile" not in o and "recipe" not in o) or "trace" not in o:
+        die(EX_USAGE, "train: --profile (or --recipe FILE) and --trace are required")
+    if "recipe" in o:
+        o["recipe"] = load_recipe(o["recipe"])
+        o["profile"], most = o["recipe"].name, o["recipe"].steps
+    elif o["profile"] not in PROFILES:  # P7: nothing written
         sys.stderr.write("unsupported profile %s\n" % o["profile"])
         sys.exit(EX_UNSUPPORTED)
-    steps = o.get("steps", str(PROFILES[o["profile"]]))
+    else:
+        most = PROFILES[o["profile"]]
+    steps = o.get("steps", str(most))
     if not re.fullmatch(r"0|[1-9][0-9]{0,9}", steps) or int(steps) > 0xFFFFFFFF:
         die(EX_USAGE, "train: --steps %r is not a count (0 ... 4294967295)" % steps)
     o["steps"] = int(steps)
+    if "recipe" in o and o["steps"] > most:  # §16.2: lr(t) is defined for the recipe's steps only
+        die(EX_USAGE, "train: recipe %s has %d steps, --steps %d is beyond them" % (o["profile"], most, o["steps"]))
     seed = o.get("seed")
     if seed is not None:
         if not re.fullmatch(r"0|[1-9][0-9]{0,19}", seed) or int(seed) > M64:
@@ -127,6 +137,8 @@ def parse_train(argv):
         beyond = sorted(s for s in o["ck"] if s > o["steps"])
         if beyond:
             die(EX_USAGE, "train: checkpoint step %d is beyond --steps %d" % (beyond[0], o["steps"]))
+    elif "recipe" in o:  # P7 1.3.0: the recipe's checkpoint steps, those of this run
+        o["ck"] = set(t for t in o["recipe"].checkpoint_steps if t <= o["steps"])
     else:
         o["ck"] = set()
     if o["ck"] and "dir" not in o:
@@ -149,6 +161,17 @@ def parse_train(argv):
         die(EX_USAGE, "train: --from-step %r is not a step of the run (0 ... --steps %d)" % (o["from"], o["steps"]))
     o["from"] = int(o["from"])
     return o
+
+
+def load_recipe(path):
+    """P7 1.3.0: a file that is not a recipe of spec §16.1-§16.2 is a usage
+    error before anything is written; the library's reader names the field."""
+    setup_torch()
+    from isotrain.torch import recipe
+    try:
+        return recipe.load(path)
+    except recipe.RecipeError as e:
+        die(EX_USAGE, "train: --recipe: %s" % e)
 
 
 # ---- the run --------------------------------------------------------------------------
@@ -199,7 +222,13 @@ def train(argv):
     profile, steps = o["profile"], o["steps"]
     evaluate = None
     sched = None
-    if profile == "gptchar":
+    if "recipe" in o:
+        import gptfamily
+        import gptchar as ex
+        member = gptfamily.Member(o["recipe"], o.get("seed"), "plain" if ex.MODEL == "plain" else "nanogpt")
+        model, loss_fn, opt, sched = member.model, member.loss_fn, member.opt, member.sched
+        batch, clip_ = member.batch, member.clip_
+    elif profile == "gptchar":
         import gptchar as ex
         seed = o.get("seed", ex.SEED)
         tokens = ex.load_corpus()
@@ -207,6 +236,9 @@ def train(argv):
 
         def batch(t):
             return ex.batch(t, tokens, seed)
+
+        def clip_():
+            return ex.clip_(model)
     elif profile == "mlp13k":
         import mlp13k as ex
         seed = o.get("seed", ex.SEED)
@@ -283,8 +315,8 @@ def train(argv):
                 trace.close()
                 failure("nonfinite-loss", t)
             loss.backward()
-            if sched is not None:  # gptchar (spec §14.7): clip, AdamW at lr(t), then the next rate
-                ex.clip_(model)
+            if sched is not None:  # gptchar, a recipe (spec §14.7): clip, AdamW at lr(t), then the next rate
+                clip_()
             opt.step()
             if sched is not None:
                 sched.step()
@@ -298,7 +330,8 @@ def hello():
     torch = setup_torch()
     import isotrain.torch as it
     import gptchar
-    print("protocol=1 name=isotrain-torch version=%s spec=%s train_seed=1 train_resume=1 %s gptchar_model=%s"
+    print("protocol=1 name=isotrain-torch version=%s spec=%s train_seed=1 train_resume=1 train_recipe=1 %s "
+          "gptchar_model=%s"
           % (VERSION, it.SPEC_VERSION, facts(torch, it), gptchar.MODEL))
 
 

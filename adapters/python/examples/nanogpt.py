@@ -26,9 +26,11 @@ from torch import nn
 
 
 class CausalSelfAttention(nn.Module):
-    def __init__(self, d, heads, ctx):
+    def __init__(self, d, heads, ctx, scale=None):
         super().__init__()
         self.n_head, self.head_dim = heads, d // heads
+        # the scores' scale; a recipe of the GPT family gives its own (spec §16.3)
+        self.scale = 1.0 / math.sqrt(self.head_dim) if scale is None else scale
         self.q = nn.Linear(d, d)
         self.k = nn.Linear(d, d)
         self.v = nn.Linear(d, d)
@@ -40,7 +42,7 @@ class CausalSelfAttention(nn.Module):
         q = self.q(x).view(B, T, self.n_head, C // self.n_head).transpose(1, 2)   # (B, nh, T, hs)
         k = self.k(x).view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
         v = self.v(x).view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
-        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(self.head_dim))
+        att = (q @ k.transpose(-2, -1)) * self.scale
         att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float("-inf"))
         att = F.softmax(att, dim=-1)
         y = att @ v
@@ -60,10 +62,10 @@ class MLP(nn.Module):
 
 
 class Block(nn.Module):
-    def __init__(self, d, heads, hidden, ctx):
+    def __init__(self, d, heads, hidden, ctx, scale=None):
         super().__init__()
         self.ln_1 = nn.LayerNorm(d)
-        self.attn = CausalSelfAttention(d, heads, ctx)
+        self.attn = CausalSelfAttention(d, heads, ctx, scale)
         self.ln_2 = nn.LayerNorm(d)
         self.mlp = MLP(d, hidden)
 
@@ -74,11 +76,11 @@ class Block(nn.Module):
 
 
 class GPT(nn.Module):
-    def __init__(self, vocab=63, ctx=32, d=64, heads=4, hidden=256, layers=2):
+    def __init__(self, vocab=63, ctx=32, d=64, heads=4, hidden=256, layers=2, scale=None):
         super().__init__()
         self.wte = nn.Embedding(vocab, d)
         self.wpe = nn.Embedding(ctx, d)
-        self.h = nn.ModuleList([Block(d, heads, hidden, ctx) for _ in range(layers)])
+        self.h = nn.ModuleList([Block(d, heads, hidden, ctx, scale) for _ in range(layers)])
         self.ln_f = nn.LayerNorm(d)
 
     def forward(self, idx):

@@ -9,7 +9,10 @@ KIND: layernorm (nn.LayerNorm's forward), gelu (nn.GELU's), linear
 (F.linear: every Linear and x @ W.T), attention (the masked softmax in
 torch), residual (torch.add for the residual stream and the position
 embedding), fanout (autograd adds a tensor's gradients), tie (wte's two
-gradients added by autograd), clip (torch.nn.utils.clip_grad_norm_).
+gradients added by autograd), clip (torch.nn.utils.clip_grad_norm_);
+for a recipe (train --recipe, spec §16.3): scale-once (the attention scale
+nanogpt.py's own 1/math.sqrt(width), one rounding from binary64), bound-once
+(the init bounds likewise).
 conform() then builds its graph with torch's piece in place, as a user
 who left that one piece unconverted would ship; the runner must FAIL the
 run and name the first differing op.
@@ -49,7 +52,22 @@ MUTANTS = {
     "tie": lambda: (setattr(F, "tie", lambda w: (w, w, None)),
                     setattr(F, "tied_embedding", lambda idx, w, handle: TF.embedding(idx, w))),
     "clip": lambda: setattr(it, "clip_grad_norm_", torch.nn.utils.clip_grad_norm_),
+    # a recipe's §16.3 constants as 1/sqrt(n) rounded once from binary64 (killed by tiny.json)
+    "scale-once": lambda: _scale_once(),
+    "bound-once": lambda: _bound_once(),
 }
+
+
+def _scale_once():
+    import nanogpt
+    init = nanogpt.CausalSelfAttention.__init__
+    nanogpt.CausalSelfAttention.__init__ = lambda self, d, heads, ctx, scale=None: init(self, d, heads, ctx)
+
+
+def _bound_once():
+    import gptchar
+    init = gptchar.init_
+    gptchar.init_ = lambda model, seed=gptchar.SEED, bounds=None: init(model, seed)
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] not in MUTANTS:

@@ -112,6 +112,8 @@ _PROTOTYPES = {
     # _rows.c, linked into the same .so: row/sequence loops over the one-row entry points
     "itt_rows_layernorm_forward": (None, [Z, Z, P, P, P, F, P, P, P, P]),
     "itt_rows_layernorm_backward": (None, [Z, Z, P, P, P, P, P, P, P]),
+    "itt_gelu_forward_keep": (None, [P, Z, P, P]),
+    "itt_gelu_backward_kept": (None, [P, P, P, Z, P]),
     "itt_seqs_causal_attention_forward": (None, [Z, Z, Z, Z, F, P, P, P, P, P, P]),
     "itt_seqs_causal_attention_backward": (None, [Z, Z, Z, Z, F, P, P, P, P, P, P, P, P, P, P, P]),
     "itt_rng_below": (None, [U64, U32, U64, Z, U32, P]),
@@ -119,6 +121,8 @@ _PROTOTYPES = {
     # _chain.c: a chain of row layers in one call each way (conform's fusion)
     "itt_chain_forward": (I, [Z, Z, P, P, P, P, P, P, P, P, U]),
     "itt_chain_backward": (I, [Z, Z, P, P, P, P, P, P, P, P, P, P, P, P, P, U]),
+    # _tensors.c: AdamW over a group's tensors in one call
+    "itt_adamw_tensors": (I, [ctypes.POINTER(AdamWConsts), F, F, Z, P, P, P, P, P, U]),
 }
 
 

@@ -57,8 +57,10 @@ def residual_add_forward(x, branch):
 
 # ---- §5.14, §5.15 LayerNorm ------------------------------------------------------------
 
-def layer_norm_forward(x, weight, bias, eps):
-    """§5.14 on every row of x (..., n): (y, xhat, mean, rstd); eps a binary32 value."""
+def layer_norm_forward(x, weight, bias, eps, want_mean=True):
+    """§5.14 on every row of x (..., n): (y, xhat, mean, rstd); eps a binary32
+    value. want_mean=False: mean is None, and the rows go through the
+    kernel set in one call (_rows.c), the training path."""
     fn = "isotrain.torch.functional.layer_norm"
     n = weight.numel()
     rows = _rows(x, n, "input", fn)
@@ -67,9 +69,9 @@ def layer_norm_forward(x, weight, bias, eps):
     if bias.numel() != n:
         raise ValueError("%s: 'bias' has %d elements, 'weight' %d" % (fn, bias.numel(), n))
     y, xhat = _empty(x.shape), _empty(x.shape)
-    mean, rstd = _empty((rows,)), _empty((rows,))
+    mean, rstd = _empty((rows,)) if want_mean else None, _empty((rows,))
     lib.itt_rows_layernorm_forward(rows, n, x.data_ptr(), weight.data_ptr(), bias.data_ptr(), eps, y.data_ptr(),
-                                   xhat.data_ptr(), mean.data_ptr(), rstd.data_ptr())
+                                   xhat.data_ptr(), mean.data_ptr() if want_mean else None, rstd.data_ptr())
     return y, xhat, mean, rstd
 
 
@@ -87,7 +89,7 @@ def layer_norm_backward_(xhat, rstd, weight, dy, dw, db):
 class _LayerNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, w, b, eps):
-        y, xhat, _, rstd = layer_norm_forward(x, w, b, eps)
+        y, xhat, _, rstd = layer_norm_forward(x, w, b, eps, want_mean=False)
         ctx.save_for_backward(xhat, rstd, w)
         return y
 
@@ -132,15 +134,24 @@ def gelu_backward(x, dy):
 
 
 class _Gelu(torch.autograd.Function):
+    """Keeps tanh(u(x)) from the forward for the backward (_rows.c: the
+    kernel set's, the same bits as recomputing it, half the exp calls)."""
+
     @staticmethod
     def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return gelu_forward(x)
+        f32(x, "input", "isotrain.torch.functional.gelu")
+        y, t = _empty(x.shape), _empty(x.shape)
+        lib.itt_gelu_forward_keep(x.data_ptr(), x.numel(), y.data_ptr(), t.data_ptr())
+        ctx.save_for_backward(x, t)
+        return y
 
     @staticmethod
     def backward(ctx, dy):
-        (x,) = ctx.saved_tensors
-        return gelu_backward(x, _grad(dy))
+        x, t = ctx.saved_tensors
+        dy = _grad(dy)
+        dx = _empty(x.shape)
+        lib.itt_gelu_backward_kept(x.data_ptr(), t.data_ptr(), dy.data_ptr(), x.numel(), dx.data_ptr())
+        return dx
 
 
 def gelu(input, approximate="tanh"):

@@ -162,28 +162,61 @@ class AdamW(_Base):
         for group in self.param_groups:
             _refuse("AdamW", amsgrad=(group["amsgrad"], False), maximize=(group["maximize"], False))
             consts = self._consts(group)
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                g = _checked_grad(p, "AdamW")
+            live = [(p, _checked_grad(p, "AdamW")) for p in group["params"] if p.grad is not None]
+            fresh = [p for p, _ in live if len(self.state[p]) == 0]
+            if fresh:  # the clock's scalars shared by the tensors that start together: one fill each per step
+                clock0 = [torch.tensor(0.0), torch.ones((), dtype=torch.float32), torch.ones((), dtype=torch.float32)]
+            for p in fresh:
                 state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = torch.tensor(0.0)
-                    state["exp_avg"] = torch.zeros_like(p, memory_format=torch.contiguous_format)
-                    state["exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.contiguous_format)
-                    state["beta1_power"] = torch.ones((), dtype=torch.float32)
-                    state["beta2_power"] = torch.ones((), dtype=torch.float32)
-                m, v = state["exp_avg"], state["exp_avg_sq"]
-                f32(m, "state['exp_avg']", "isotrain.torch.optim.AdamW")
-                f32(v, "state['exp_avg_sq']", "isotrain.torch.optim.AdamW")
-                if "beta1_power" not in state:
-                    raise ValueError("isotrain.torch.optim.AdamW: a state without 'beta1_power' (loaded from "
-                                     "torch.optim.AdamW?): the running products of spec §7.2 cannot be recovered "
-                                     "from 'step' alone")
-                clock = AdamWClock(_scalar(state["beta1_power"]), _scalar(state["beta2_power"]),
-                                   int(state["step"].item()))
-                adamw_step_(consts, clock, p, g, m, v)
-                state["beta1_power"].fill_(clock.beta1_pow)  # the library's values, stored unchanged
-                state["beta2_power"].fill_(clock.beta2_pow)
-                state["step"].fill_(clock.t)
+                state["step"], state["beta1_power"], state["beta2_power"] = clock0
+                state["exp_avg"] = torch.zeros_like(p, memory_format=torch.contiguous_format)
+                state["exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.contiguous_format)
+            clocks = [self._clock(p) for p, _ in live]
+            if len(live) > 1 and len(set(clocks)) == 1:
+                self._step_together(consts, clocks[0], live)
+                continue
+            for (p, g), c in zip(live, clocks):  # tensors at different steps: each its own clock
+                state = self.state[p]
+                clock = AdamWClock(*c)
+                adamw_step_(consts, clock, p, g, state["exp_avg"], state["exp_avg_sq"])
+                # its own scalars from now on: they may be shared with tensors not stepped here
+                state["step"], state["beta1_power"], state["beta2_power"] = (
+                    torch.tensor(0.0), torch.ones((), dtype=torch.float32), torch.ones((), dtype=torch.float32))
+                self._store(state, clock)
         return loss
+
+    def _clock(self, p):
+        state = self.state[p]
+        if "beta1_power" not in state:
+            raise ValueError("isotrain.torch.optim.AdamW: a state without 'beta1_power' (loaded from "
+                             "torch.optim.AdamW?): the running products of spec §7.2 cannot be recovered "
+                             "from 'step' alone")
+        f32(state["exp_avg"], "state['exp_avg']", "isotrain.torch.optim.AdamW")
+        f32(state["exp_avg_sq"], "state['exp_avg_sq']", "isotrain.torch.optim.AdamW")
+        return _scalar(state["beta1_power"]), _scalar(state["beta2_power"]), int(state["step"].item())
+
+    @staticmethod
+    def _store(state, clock):
+        state["beta1_power"].fill_(clock.beta1_pow)  # the library's values, stored unchanged
+        state["beta2_power"].fill_(clock.beta2_pow)
+        state["step"].fill_(clock.t)
+
+    def _step_together(self, consts, c, live):
+        """§7.2 for a group whose tensors share one clock: one tick, one
+        library call over all of them (_tensors.c), the same bits as one
+        call per tensor (the update is elementwise)."""
+        clock = AdamWClock(*c)
+        bc1, bc2 = adamw_tick(consts, clock)
+        k = len(live)
+        states = [self.state[p] for p, _ in live]
+        ptrs = lambda ts: (ctypes.c_void_p * k)(*[t.data_ptr() for t in ts])  # noqa: E731
+        if lib.itt_adamw_tensors(ctypes.byref(consts), bc1, bc2, k, ptrs(p for p, _ in live),
+                                 ptrs(g for _, g in live), ptrs(s["exp_avg"] for s in states),
+                                 ptrs(s["exp_avg_sq"] for s in states),
+                                 (ctypes.c_size_t * k)(*[p.numel() for p, _ in live]), _threads()) != 0:
+            raise RuntimeError("isotrain.torch.optim.AdamW: the library refused the update")
+        done = set()
+        for s in states:  # each scalar once: shared by the tensors that started together
+            if id(s["step"]) not in done:
+                done.add(id(s["step"]))
+                self._store(s, clock)
