@@ -306,14 +306,12 @@ static void train_profile(run_ctx *rc, const train_vec *tv, train_report *rep)
     train_exec x;
     /* a recipe set's run: `train --recipe FILE` (P7 1.3.0), its traces
      * named by the recipe's name */
+    train_what what;
     train_recipe rec;
-    if (rc->recipe_name)
-        recipe_inputs(rc, &rec);
-    int started = rc->recipe_name
-                      ? train_exec_run_recipe(a->iut, &rec, n, 4 * tv->parameters, deadline, &x, err, sizeof err)
-                      : train_exec_run(a->iut, tv->profile, n, 4 * tv->parameters, deadline, &x, err, sizeof err);
-    if (rc->recipe_name)
-        recipe_inputs_free(&rec);
+    rc_train_what(rc, tv, &what, &rec);
+    const train_request q = {.what = what, .steps = n, .ck_size = 4 * tv->parameters, .timeout = deadline};
+    int started = train_exec_run(a->iut, &q, &x, err, sizeof err);
+    recipe_inputs_free(&rec);
     if (started != 0) {
         rep->problem = xasprintf("runner: %s", err);
         snprintf(rep->status, sizeof rep->status, "not started");

@@ -111,9 +111,15 @@ static void run_window(run_ctx *rc, const train_vec *tv, const window_job *j, co
     train_what what;
     train_recipe rec;
     rc_train_what(rc, tv, &what, &rec);
-    int rc_run = train_exec_run_what(rc->a->iut, &what, j->to, j->seed, j->from, files, n_files, NULL,
-                                     4 * tv->parameters, rc_timeout_train(rc, tv->profile, j->to - j->from), &x, err,
-                                     sizeof err);
+    const train_request q = {.what = what,
+                             .steps = j->to,
+                             .seed = j->seed,
+                             .from = j->from,
+                             .state_files = files,
+                             .n_state = n_files,
+                             .ck_size = 4 * tv->parameters,
+                             .timeout = rc_timeout_train(rc, tv->profile, j->to - j->from)};
+    int rc_run = train_exec_run(rc->a->iut, &q, &x, err, sizeof err);
     recipe_inputs_free(&rec);
     if (rc_run != 0) {
         char *why = xasprintf("runner: %s", err);

@@ -96,7 +96,7 @@ static int recipe_input(const char *path)
     return strncmp(path, "train/", 6) != 0 && strncmp(path, "windows/", 8) != 0;
 }
 
-void recipe_inputs(const run_ctx *rc, train_recipe *rec)
+static void recipe_inputs(const run_ctx *rc, train_recipe *rec)
 {
     memset(rec, 0, sizeof *rec);
     rec->recipe_rel = rc->man.recipe_path;
