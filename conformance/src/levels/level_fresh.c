@@ -185,22 +185,12 @@ static void own_state_resume(run_ctx *rc, const train_vec *tv, const train_exec 
     memset(&y, 0, sizeof y);
     int ran = 0;
     if (!why) {
-        train_what w;
-        train_recipe rec;
-        rc_train_what(rc, tv, &w, &rec);
-        const train_request q = {.what = w,
-                                 .steps = n,
-                                 .seed = seed,
-                                 .from = k,
-                                 .state_files = (const char *const *)files,
-                                 .n_state = nf,
-                                 .ck_size = 4 * tv->parameters,
-                                 .timeout = rc_timeout_train(rc, tv->profile, n - k)};
-        if (train_exec_run(rc->a->iut, &q, &y, err, sizeof err) != 0)
+        const train_request q = {
+            .steps = n, .seed = seed, .from = k, .state_files = (const char *const *)files, .n_state = nf};
+        if (rc_train_run(rc, tv, q, &y, err, sizeof err) != 0)
             why = xasprintf("runner: %s", err);
         else
             ran = 1;
-        recipe_inputs_free(&rec);
     }
     if (ran && (!y.started || !y.r.exited_ok))
         why = xasprintf("the run resumed from its own state did not complete: %s", y.r.status_text);
@@ -347,18 +337,8 @@ static int iut_fresh_run(run_ctx *rc, const train_vec *tv, uint32_t n, const cha
 {
     char state_step[16];
     snprintf(state_step, sizeof state_step, "%u", (unsigned)resume_at);
-    train_what w;
-    train_recipe rec;
-    rc_train_what(rc, tv, &w, &rec);
-    const train_request q = {.what = w,
-                             .steps = n,
-                             .seed = seed,
-                             .state_steps = resume_at ? state_step : NULL,
-                             .ck_size = 4 * tv->parameters,
-                             .timeout = rc_timeout_train(rc, tv->profile, n)};
-    int started = train_exec_run(rc->a->iut, &q, x, err, cap);
-    recipe_inputs_free(&rec);
-    return started;
+    const train_request q = {.steps = n, .seed = seed, .state_steps = resume_at ? state_step : NULL};
+    return rc_train_run(rc, tv, q, x, err, cap);
 }
 
 /* The run as a case (PROFILE/run) and its steps against the reference's;

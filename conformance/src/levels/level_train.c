@@ -306,12 +306,7 @@ static void train_profile(run_ctx *rc, const train_vec *tv, train_report *rep)
     train_exec x;
     /* a recipe set's run: `train --recipe FILE` (P7 1.3.0), its traces
      * named by the recipe's name */
-    train_what what;
-    train_recipe rec;
-    rc_train_what(rc, tv, &what, &rec);
-    const train_request q = {.what = what, .steps = n, .ck_size = 4 * tv->parameters, .timeout = deadline};
-    int started = train_exec_run(a->iut, &q, &x, err, sizeof err);
-    recipe_inputs_free(&rec);
+    int started = rc_train_run(rc, tv, (train_request){.steps = n, .timeout = deadline}, &x, err, sizeof err);
     if (started != 0) {
         rep->problem = xasprintf("runner: %s", err);
         snprintf(rep->status, sizeof rep->status, "not started");
