@@ -94,8 +94,10 @@ def load(d, k, model, opt, sched):
                 i = where[id(p)]
                 st = opt.state[p]
                 st["step"] = torch.tensor(float(k))
-                st["exp_avg"] = torch.from_numpy(ms[i].copy())
-                st["exp_avg_sq"] = torch.from_numpy(vs[i].copy())
+                # the files are little-endian (§8.1); torch takes native byte order only:
+                # a byte swap on a big-endian host (s390x), a copy elsewhere
+                st["exp_avg"] = torch.from_numpy(ms[i].astype(np.float32))
+                st["exp_avg_sq"] = torch.from_numpy(vs[i].astype(np.float32))
                 if isinstance(opt, it.optim.AdamW):
                     st["beta1_power"] = torch.tensor(clock.beta1_pow, dtype=torch.float32)
                     st["beta2_power"] = torch.tensor(clock.beta2_pow, dtype=torch.float32)

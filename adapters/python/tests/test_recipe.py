@@ -3,7 +3,8 @@
 examples/iut.py `train --recipe FILE` trains the ordinary nanogpt.py model
 built at the recipe's sizes and made conforming by isotrain.torch.conform.
 
-  1. the runner makes a recipe set from RECIPE (`isotrain-conform vectors
+  1. the runner makes a recipe set from RECIPE run for --steps steps (tiny.json's
+     sizes and constants, 30 steps: long enough for fresh windows) (`isotrain-conform vectors
      --recipe`) and certifies the IUT against it with --windows: `PASS
      (recipe sha256:..., windows)`, exit 6 (ops of v1.2.0's family groups,
      fresh cases, the recipe's run, three fresh windows resumed by the IUT);
@@ -16,7 +17,7 @@ built at the recipe's sizes and made conforming by isotrain.torch.conform.
      library's reader names the field), --profile with --recipe, --steps
      beyond the recipe's: exit 2, nothing created.
 
-    test_recipe.py --conform RUNNER [--lib SO] [--recipe spec/recipes/tiny.json] [--out DIR]
+    test_recipe.py --conform RUNNER [--lib SO] [--recipe spec/recipes/tiny.json] [--steps 30] [--out DIR]
                    [--prefix 'qemu-aarch64 -L R -cpu cortex-a72'] [--python PY] [--slowdown 40]
 
 With --prefix (and the sysroot's --python) the IUT runs emulated and only
@@ -25,6 +26,7 @@ windows; conformance/README.md "Recipe vector sets"). Exit 1 on any failure.
 """
 
 import argparse
+import json
 import os
 import re
 import shlex
@@ -48,6 +50,7 @@ ap.add_argument("--out")
 ap.add_argument("--prefix", default="", help="emulator words before the python (qemu-... -L ROOT -cpu ...)")
 ap.add_argument("--python", default=sys.executable)
 ap.add_argument("--slowdown", type=int, default=40)
+ap.add_argument("--steps", type=int, default=30, help="run the recipe this long (0: as it is)")
 a = ap.parse_args()
 env = dict(os.environ, ISOTRAIN_TORCH_THREADS="1")
 if not a.prefix:  # emulated: the sysroot's bytecode cache (PYTHONPYCACHEPREFIX) saves ~20 s a process
@@ -59,10 +62,35 @@ os.makedirs(out, exist_ok=True)
 conform = os.path.abspath(a.conform)
 iut = shlex.split(a.prefix) + [a.python]
 
+def lengthened(path, steps):
+    """The recipe at path run for `steps` steps of a schedule as long (its
+    corpus copied beside it): the runner draws fresh windows, one in each
+    third of the run, only when a run is long enough for three 3-step
+    windows, which tiny.json's 5 steps are not."""
+    with open(path) as f:
+        doc = json.load(f)
+    d = os.path.join(out, "recipe")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    corpus = os.path.basename(doc["corpus"]["path"])
+    shutil.copyfile(os.path.join(os.path.dirname(os.path.abspath(path)), doc["corpus"]["path"]),
+                    os.path.join(d, corpus))
+    doc["corpus"]["path"] = corpus
+    doc["name"] = doc["name"] + "_%d" % steps
+    doc["steps"] = steps
+    doc["schedule_length"] = max(doc["schedule_length"], steps)
+    doc["checkpoint_steps"] = [steps]
+    target = os.path.join(d, os.path.basename(path))
+    with open(target, "w") as f:
+        json.dump(doc, f, indent=2)
+    return target
+
+
+recipe = lengthened(a.recipe, a.steps) if a.steps else a.recipe
 sets = os.path.join(out, "set")
 shutil.rmtree(sets, ignore_errors=True)
-p = subprocess.run([conform, "vectors", "--recipe", a.recipe, "--out", sets], capture_output=True, text=True)
-check("the runner makes the recipe set of %s" % os.path.basename(a.recipe), p.returncode == 0, p.stderr[-400:])
+p = subprocess.run([conform, "vectors", "--recipe", recipe, "--out", sets], capture_output=True, text=True)
+check("the runner makes the recipe set of %s" % os.path.basename(recipe), p.returncode == 0, p.stderr[-400:])
 
 
 def certify(name, cmd, extra=()):
