@@ -107,6 +107,9 @@ def certify(name, cmd, extra=()):
 emulated = bool(a.prefix)
 # --slowdown: the time limits only (a busy machine's hello can take a minute)
 extra = ["--windows", "--slowdown", str(a.slowdown)] + (["--steps", "1"] if emulated else [])
+if emulated:  # the receipt names the emulator and its -cpu, as conforming_cross_isa.py's do
+    words = shlex.split(a.prefix)
+    extra += ["--emulator", words[0]] + (["--emulator-cpu", words[words.index("-cpu") + 1]] if "-cpu" in words else [])
 rc, text = certify("iut", iut + [IUT, "--gptchar-model", "nanogpt"], extra)
 last = [l for l in text.splitlines() if re.match(r"\d+ passed, \d+ failed", l)]
 want = "PARTIAL" if emulated else "PASS (recipe sha256:"
