@@ -6,6 +6,7 @@
 #include <glob.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testutil.h"
 #include "core/util.h"
@@ -250,4 +251,116 @@ Test(receipt_model, verify_matrix_and_page_say_bound_the_same_way, .timeout = 24
         tu_assert_lacks(p, "<strong>Subject:</strong>");
         free(v), free(m), free(p);
     }
+}
+
+/* One strict reader behind verify, matrix and the page: a receipt with a
+ * key twice, an unknown field, or data after the document is refused by
+ * all three, each naming the fault in the reader's own words (the line
+ * verify prints is in the matrix's and the page's refusal). The control:
+ * the same receipt unedited is accepted by all three. */
+typedef struct {
+    tu_result v, m, p;
+    char *page; /* the page written, or NULL */
+} three_runs;
+
+static three_runs run_three(const char *file)
+{
+    char *md = xasprintf("%s/m.md", dir), *html = xasprintf("%s/p.html", dir);
+    const char *vec = tu_env("IT_VECTORS");
+    three_runs t = {
+        tu_conform("verify", "--allow-unsigned", "--vectors", vec, file, NULL),
+        tu_conform("matrix", "--allow-unsigned", "--vectors", vec, "--markdown", md, file, NULL),
+        tu_conform("report", "--allow-unsigned", "--vectors", vec, "-o", html, file, NULL),
+        NULL,
+    };
+    t.page = access(html, F_OK) == 0 ? tu_read(html) : NULL;
+    unlink(html);
+    free(md), free(html);
+    return t;
+}
+
+static void free_three(three_runs *t)
+{
+    tu_result_free(&t->v), tu_result_free(&t->m), tu_result_free(&t->p);
+    free(t->page);
+}
+
+/* s as the page writes text (core/utf8.h markup_entity: & < > " ') */
+static char *as_html(const char *s)
+{
+    sbuf b;
+    sbuf_init(&b);
+    for (; *s; s++) {
+        const char *e = *s == '&' ? "&amp;" : *s == '<' ? "&lt;" : *s == '>' ? "&gt;" : *s == '"' ? "&quot;" : *s == '\'' ? "&#39;" : NULL;
+        if (e)
+            sbuf_adds(&b, e);
+        else
+            sbuf_addc(&b, *s);
+    }
+    sbuf_addc(&b, '\0');
+    return sbuf_take(&b);
+}
+
+/* The problem line of verify's output that holds says, trimmed. */
+static char *verify_line(const tu_result *v, const char *says)
+{
+    const char *out = strstr(v->out, says) ? v->out : v->err, *at = strstr(out, says);
+    cr_assert(at, "verify does not say \"%s\":\n%s%s", says, v->out, v->err);
+    const char *b = at, *e = at + strcspn(at, "\n");
+    while (b > out && b[-1] != '\n')
+        b--;
+    b += strspn(b, " ");
+    return xstrndup(b, (size_t)(e - b));
+}
+
+static void refused_alike(const char *name, const char *text, const char *says)
+{
+    char *file = xasprintf("%s/%s", dir, name);
+    if (!strcmp(name, "trailing.json")) { /* data after the envelope itself */
+        char *env = xasprintf("%s/env.json", dir), *body;
+        tu_write_envelope(env, text);
+        body = tu_read(env);
+        char *bad = xasprintf("%s {}", body), err[128];
+        cr_assert(write_file(file, bad, strlen(bad), err, sizeof err) == 0, "%s", err);
+        free(bad), free(body), free(env);
+    } else
+        tu_write_envelope(file, text);
+    three_runs t = run_three(file);
+    cr_assert_neq(t.v.code, 0, "%s: verify accepted it", name);
+    cr_assert_neq(t.m.code, 0, "%s: matrix accepted it", name);
+    cr_assert_neq(t.p.code, 0, "%s: the page accepted it", name);
+    char *line = verify_line(&t.v, says);
+    /* the words after the file name: the reader's own, in the matrix's
+     * refusal and in the page's list of refused receipts */
+    const char *words = strstr(line, says);
+    char *in_html = as_html(words);
+    tu_assert_has(t.m.err, words);
+    tu_assert_has(t.p.err, "refused");
+    cr_assert(t.page, "%s: the page was not written", name);
+    tu_assert_has(t.page, in_html);
+    free(in_html), free(line);
+    free_three(&t);
+    free(file);
+}
+
+Test(receipt_model, verify_matrix_and_page_refuse_alike, .timeout = 600)
+{
+    cJSON *r = tu_full_receipt("h", 1, -1, NULL);
+    char *t = cJSON_PrintUnformatted(r);
+    cJSON_Delete(r);
+    /* the control: unedited, all three accept it */
+    char *ok = xasprintf("%s/ok.json", dir);
+    tu_write_envelope(ok, t);
+    three_runs c = run_three(ok);
+    cr_assert_eq(c.v.code, 0, "verify refused the control:\n%s%s", c.v.out, c.v.err);
+    cr_assert_eq(c.m.code, 0, "matrix refused the control:\n%s", c.m.err);
+    cr_assert_eq(c.p.code, 0, "the page refused the control:\n%s", c.p.err);
+    free_three(&c);
+    free(ok);
+    char *dup = edited(t, "{\"schema\":", "{\"verdict\":\"PASS\",\"schema\":");
+    refused_alike("dup.json", dup, "key \"verdict\" appears more than once");
+    char *unknown = edited(t, "\"iut\":{", "\"iut\":{\"extra\":1,");
+    refused_alike("unknown.json", unknown, "iut.extra: unknown field");
+    refused_alike("trailing.json", t, "after the JSON document");
+    free(dup), free(unknown), free(t);
 }
