@@ -600,29 +600,45 @@ static void host_block(hw *w, const rp_page *p, size_t i)
     HW(w, "</div></details>\n");
 }
 
-void sec_hosts(hw *w, const rp_page *p)
+/* One <section> of a block an item, nothing when there is none: the hosts
+ * in detail and the refused receipts. */
+static void section(hw *w, const rp_page *p, size_t n, void (*head)(hw *), void (*item)(hw *, const rp_page *, size_t))
 {
-    if (!p->nr)
+    if (!n)
         return;
+    head(w);
+    for (size_t i = 0; i < n; i++)
+        item(w, p, i);
+    HW(w, "</section>\n");
+}
+
+static void hosts_head(hw *w)
+{
     HW(w, "<section id=\"hosts\"><h2>Hosts in detail</h2>\n<p>Each host's receipt: open one for its op groups, "
           "training, timings and, for a failure, where it differs. Hosts that are not a plain PASS are open.</p>\n");
-    for (size_t i = 0; i < p->nh; i++)
-        host_block(w, p, i);
-    HW(w, "</section>\n");
+}
+
+void sec_hosts(hw *w, const rp_page *p)
+{
+    section(w, p, p->nr ? p->nh : 0, hosts_head, host_block);
+}
+
+static void refused_head(hw *w)
+{
+    HW(w, "<section id=\"refused\"><h2>Refused receipts</h2>\n<p>These files were given but are not shown as "
+          "results: the matrix's gate refused them, for the reason it gave.</p>\n");
+}
+
+static void refused_item(hw *w, const rp_page *p, size_t i)
+{
+    HW_WRAP(w, "<h3><code>", p->ref[i].file, HW_CAP_CELL, "</code></h3><pre class=\"refusal\">");
+    hw_text_cap(w, p->ref[i].reason, HW_CAP_PRE);
+    HW(w, "</pre>\n");
 }
 
 void sec_refused(hw *w, const rp_page *p)
 {
-    if (!p->n_ref)
-        return;
-    HW(w, "<section id=\"refused\"><h2>Refused receipts</h2>\n<p>These files were given but are not shown as "
-          "results: the matrix's gate refused them, for the reason it gave.</p>\n");
-    for (size_t i = 0; i < p->n_ref; i++) {
-        HW_WRAP(w, "<h3><code>", p->ref[i].file, HW_CAP_CELL, "</code></h3><pre class=\"refusal\">");
-        hw_text_cap(w, p->ref[i].reason, HW_CAP_PRE);
-        HW(w, "</pre>\n");
-    }
-    HW(w, "</section>\n");
+    section(w, p, p->n_ref, refused_head, refused_item);
 }
 
 void sec_inputs(hw *w, const rp_page *p)
