@@ -271,10 +271,13 @@ static void counts_row(hw *w, const char *label, const cJSON *obj)
 /* The sentence that describes the first differing op after its call: each
  * member of the op, after the plain words that lead to it. */
 typedef enum { OP_NUM, OP_NAME, OP_BITS, OP_END } op_kind;
-static const struct {
+/* A sentence over a localization object: each part's member after the
+ * plain words that lead to it, until OP_END. */
+typedef struct {
     const char *lead, *key;
     op_kind kind;
-} op_sentence[] = {
+} sentence_part;
+static const sentence_part op_sentence[] = {
     {"", "position", OP_NUM},
     {", op ", "op_in_position", OP_NUM},
     {" of the position); output ", "output", OP_NAME},
@@ -286,26 +289,52 @@ static const struct {
     {" elements of the output differ", NULL, OP_END},
 };
 
+static void sentence(hw *w, const cJSON *o, const sentence_part *s)
+{
+    for (;; s++) {
+        hw_text(w, s->lead);
+        if (s->kind == OP_NUM)
+            num_cell(w, o, s->key);
+        else if (s->kind == OP_NAME)
+            hw_text_cap(w, rj_str(o, s->key), HW_CAP_NAME);
+        else if (s->kind == OP_BITS)
+            bits_cell(w, rj_str(o, s->key));
+        else
+            return;
+    }
+}
+
 static void first_op_cell(hw *w, const cJSON *op)
 {
     if (cJSON_IsObject(op) && rj_str(op, "op")) {
         HW_WRAP(w, "<strong>", rj_str(op, "op"), HW_CAP_NAME, "</strong>, call <code>");
         hw_text_cap(w, rj_str(op, "call"), HW_CAP_NAME);
         HW(w, "</code> (position ");
-        for (size_t i = 0; i < sizeof op_sentence / sizeof *op_sentence; i++) {
-            hw_text(w, op_sentence[i].lead);
-            if (op_sentence[i].kind == OP_NUM)
-                num_cell(w, op, op_sentence[i].key);
-            else if (op_sentence[i].kind == OP_NAME)
-                hw_text_cap(w, rj_str(op, op_sentence[i].key), HW_CAP_NAME);
-            else if (op_sentence[i].kind == OP_BITS)
-                bits_cell(w, rj_str(op, op_sentence[i].key));
-        }
+        sentence(w, op, op_sentence);
     } else if (cJSON_IsObject(op) || cJSON_IsString(op))
         open_value(w, op, K_TEXT);
     else
         HW(w, "<span class=\"muted\">none named (see the runner's words below)</span>");
 }
+
+/* The localization's rows: a label and its sentence (absent without the
+ * member `needs`). */
+static const struct {
+    const char *label, *needs;
+    sentence_part s[5];
+} loc_rows[] = {
+    {"first step whose parameters differ", NULL, {{"", "first_step", OP_NUM}, {"", NULL, OP_END}}},
+    {"loss bits identical through step", NULL, {{"", "loss_identical_through", OP_NUM}, {"", NULL, OP_END}}},
+    {"first differing tensor, element",
+     "tensor",
+     {{"", "tensor", OP_NAME}, {" (", "row", OP_NUM}, {", ", "col", OP_NUM}, {"), flat index ", "flat_index", OP_NUM},
+      {"", NULL, OP_END}}},
+    {"IUT / reference", NULL, {{"", "iut", OP_BITS}, {" / ", "reference", OP_BITS}, {"", NULL, OP_END}}},
+    {"ULP distance", NULL, {{"", "ulp", OP_NUM}, {"", NULL, OP_END}}},
+    {"differing elements at that step",
+     NULL,
+     {{"", "differing_elements", OP_NUM}, {"; max ", "max_ulp", OP_NUM}, {" ULP", NULL, OP_END}}},
+};
 
 static void localization(hw *w, const rp_profile *pf)
 {
@@ -313,33 +342,14 @@ static void localization(hw *w, const rp_profile *pf)
     if (!cJSON_IsObject(L))
         return;
     HW(w, "<h4>Where it differs</h4><div class=\"wrap\"><table class=\"loc\"><tbody>");
-    HW(w, "<tr><th scope=\"row\">first step whose parameters differ</th><td>");
-    num_cell(w, L, "first_step");
-    HW(w, "</td></tr><tr><th scope=\"row\">loss bits identical through step</th><td>");
-    num_cell(w, L, "loss_identical_through");
-    HW(w, "</td></tr><tr><th scope=\"row\">first differing tensor, element</th><td>");
-    const char *t = rj_str(L, "tensor");
-    if (t) {
-        hw_text_cap(w, t, HW_CAP_NAME);
-        HW(w, " (");
-        num_cell(w, L, "row");
-        HW(w, ", ");
-        num_cell(w, L, "col");
-        HW(w, "), flat index ");
-        num_cell(w, L, "flat_index");
-    } else
-        absent(w);
-    HW(w, "</td></tr><tr><th scope=\"row\">IUT / reference</th><td>");
-    bits_cell(w, rj_str(L, "iut"));
-    HW(w, " / ");
-    bits_cell(w, rj_str(L, "reference"));
-    HW(w, "</td></tr><tr><th scope=\"row\">ULP distance</th><td>");
-    num_cell(w, L, "ulp");
-    HW(w, "</td></tr><tr><th scope=\"row\">differing elements at that step</th><td>");
-    num_cell(w, L, "differing_elements");
-    HW(w, "; max ");
-    num_cell(w, L, "max_ulp");
-    HW(w, " ULP</td></tr>");
+    for (size_t i = 0; i < sizeof loc_rows / sizeof *loc_rows; i++) {
+        HW_WRAP(w, "<tr><th scope=\"row\">", loc_rows[i].label, HW_CAP_CELL, "</th><td>");
+        if (loc_rows[i].needs && !rj_str(L, loc_rows[i].needs))
+            absent(w);
+        else
+            sentence(w, L, loc_rows[i].s);
+        HW(w, "</td></tr>");
+    }
     counts_row(w, "differing per tensor", rj_at(L, "differing_per_tensor"));
     counts_row(w, "ULP histogram", rj_at(L, "ulp_histogram"));
     HW(w, "<tr><th scope=\"row\">first differing op</th><td>");
