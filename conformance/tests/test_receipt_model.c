@@ -11,6 +11,7 @@
 #include "testutil.h"
 #include "core/util.h"
 #include "trust/receipt_open.h"
+#include "trust/receipt_record.h"
 #include "trust/receipt_schema.h"
 
 TU_DIR_SUITE(receipt_model, 0, .timeout = 120);
@@ -363,4 +364,65 @@ Test(receipt_model, verify_matrix_and_page_refuse_alike, .timeout = 600)
     refused_alike("unknown.json", unknown, "iut.extra: unknown field");
     refused_alike("trailing.json", t, "after the JSON document");
     free(dup), free(unknown), free(t);
+}
+
+/* The typed receipt (trust/receipt_record.h) of every published receipt
+ * holds what the JSON holds: the schema, every case, each profile's trace
+ * digests one look-up from their element, the self-report's map in order;
+ * a field the receipt lacks is absent. The control: a value of another
+ * kind than its row's is refused, naming the field. */
+Test(receipt_model, the_typed_receipt_holds_what_the_json_holds)
+{
+    glob_t g;
+    cr_assert(glob("vectors/*/receipts/*.json", 0, NULL, &g) == 0);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        problems pr;
+        problems_init(&pr);
+        cJSON *j = receipt_open(g.gl_pathv[i], NULL, &pr);
+        cr_assert(j, "%s", g.gl_pathv[i]);
+        receipt_record rec;
+        cr_assert_eq(receipt_record_take(&rec, g.gl_pathv[i], cJSON_Duplicate(j, 1), &pr), 0, "%s: %s", g.gl_pathv[i],
+                     pr.n ? pr.items[0] : "");
+        const rv *top = &rec.top;
+        cr_assert_str_eq(rv_str(top, RF_SCHEMA), RECEIPT_SCHEMA_NAME);
+        cr_assert_eq(rv_len(top, RF_CASES), (size_t)cJSON_GetArraySize(cJSON_GetObjectItem(j, "cases")));
+        const cJSON *profs = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "levels"), "train"), "profiles");
+        cr_assert_eq(rv_len(top, RF_LEVELS_TRAIN_PROFILES), (size_t)cJSON_GetArraySize(profs));
+        for (size_t k = 0; k < rv_len(top, RF_LEVELS_TRAIN_PROFILES); k++) {
+            const rv *p = rv_el(top, RF_LEVELS_TRAIN_PROFILES, k);
+            const cJSON *tr = cJSON_GetObjectItem(cJSON_GetArrayItem(profs, (int)k), "trace");
+            cr_assert_eq(rv_len(p, RF_LEVELS_TRAIN_PROFILES_TRACE), (size_t)cJSON_GetArraySize(tr));
+            for (size_t s = 0; s < rv_len(p, RF_LEVELS_TRAIN_PROFILES_TRACE); s++) {
+                const char *want = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(tr, (int)s), "sha256"));
+                const char *got = rv_str(rv_el(p, RF_LEVELS_TRAIN_PROFILES_TRACE, s), RF_LEVELS_TRAIN_PROFILES_TRACE_SHA256);
+                cr_assert((!want && !got) || (want && got && !strcmp(want, got)), "%s: trace %zu/%zu", g.gl_pathv[i], k, s);
+            }
+        }
+        const rv *vals = rv_at(top, RF_IUT_SELF_REPORT_VALUES);
+        const cJSON *jv = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "iut"), "self_report"), "values");
+        cr_assert_eq(vals->n, (size_t)cJSON_GetArraySize(jv));
+        if (vals->n)
+            cr_assert_str_eq(vals->key[0], jv->child->string);
+        receipt_record_free(&rec);
+        cJSON_Delete(j);
+        problems_free(&pr);
+    }
+    globfree(&g);
+    /* absent, and the control: another kind is refused by name */
+    cJSON *r = cJSON_Parse("{\"schema\": \"isotrain-receipt-v1\", \"counts\": {\"passed\": \"7\"}}");
+    receipt_record rec;
+    problems pr;
+    problems_init(&pr);
+    cr_assert_eq(receipt_record_take(&rec, "k.json", r, &pr), -1);
+    tu_assert_has(pr.items[0], "k.json: counts.passed: not of the field table's kind");
+    receipt_record_free(&rec);
+    problems_free(&pr);
+    problems_init(&pr);
+    cr_assert_eq(receipt_record_take(&rec, "a.json", cJSON_Parse("{\"counts\": {\"passed\": 7}}"), &pr), 0);
+    double d = 0;
+    cr_assert(rv_num(&rec.top, RF_COUNTS_PASSED, &d) == 0 && d == 7);
+    cr_assert(!rv_at(&rec.top, RF_VERDICT)->present && !rv_str(&rec.top, RF_VERDICT));
+    cr_assert_eq(rv_len(&rec.top, RF_CASES), 0u);
+    receipt_record_free(&rec);
+    problems_free(&pr);
 }
