@@ -152,7 +152,11 @@ TEST_LANES_2 = conformance-kernels+conformance,check-threads,test-report,lint-ve
 TEST_STAGES = check-layers check-mutant-patches test-unit test-sanitize test-cross test-prebuild $(TEST_LANES_1) $(TEST_LANES_2) \
       check-vectors prove-math-share $(TEST_MATRIX) check-published matrix-gptchar-windows-share check-mutants check-mutants-fresh
 # What the lanes share, built (and its packages installed) before they start.
-test-prebuild: reference reference-sanitize conformance-runner conformance-mutants deps-mpi deps-browser
+# (mpi: test-mpi and test-mpi-recipe; cross-x86_64 and cross-aarch64: lane 1's
+# check-no-fma builds every cross target while lane 2's recipe-matrix-tiny
+# runs on those two hosts; a build whose key matches is reused, never redone.)
+test-prebuild: reference reference-sanitize conformance-runner conformance-mutants mpi cross-x86_64 cross-aarch64 \
+      deps-matrix deps-browser
 	@sh ci/ensure-deps.sh numpy sign
 	@$(MAKE) --no-print-directory $(CONFORM) $(CONF)/conform_tests $(CONF_SAN)/isotrain-conform \
 	    $(CONF_SAN)/conform_tests $(CONF_WINDOWS_RECEIPT)
