@@ -176,7 +176,11 @@ test: suite-tmp
 # commit could break unseen: each has a per-commit share (prove-math-share,
 # conformance-kernels, pytorch-matrix, test-pytorch-conforming's rows,
 # test-mpi, matrix-gptchar-windows-share, make fuzz).
-CI_PYTORCH_STAGES = test-pytorch pytorch-matrix test-pytorch-conforming
+# test-pytorch installs python3-torch first; then the two lanes (about 1.4
+# cores together: a Python process driving a runner each) build nothing in
+# common: the matrix its private OpenBLAS, the conforming rows their
+# libisotrain.so.
+CI_PYTORCH_STAGES = test-pytorch pytorch-matrix+test-pytorch-conforming
 CI_SCHEDULED_STAGES = prove-math conformance-kernels-full test-conformance-sanitize-all pytorch-divergence test-pytorch-conforming-all \
       pytorch-cross-isa pytorch-conforming-cross-isa conformance-mpi matrix-windows matrix-gptchar-full
 .PHONY: ci-pytorch ci-scheduled

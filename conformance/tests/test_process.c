@@ -2,10 +2,13 @@
  * commands: time-outs kill the whole process group, signals and exit codes
  * are told apart, stderr keeps its last 4 KiB, caps hold. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "protocol/iut_keeper.h"
 #include "protocol/iut_process.h"
+#include "protocol/proc_table.h"
 #include "testutil.h"
 #include "core/util.h"
 
@@ -114,4 +117,31 @@ Test(process, lines_and_pipelining)
     cr_assert(iut_exited_ok(&p));
     iut_release(&p);
     sbuf_free(&in);
+}
+
+/* protocol/proc_table.h: the tree below a process, at any depth, in any row
+ * order (a child may be listed before its parent), and a real scan. */
+Test(process, proc_table_marks_the_tree_below_a_process)
+{
+    const proc_row rows[] = {{12, 11, 'S', 5}, {10, 1, 'S', 1}, {11, 10, 'S', 2}, {20, 1, 'S', 3},
+                             {13, 10, 'Z', 4}, {21, 20, 'R', 6}};
+    const size_t n = sizeof rows / sizeof *rows;
+    unsigned char mark[sizeof rows / sizeof *rows];
+    cr_assert_eq(proc_table_mark_descendants(rows, n, 10, mark), 3);
+    const unsigned char want10[] = {1, 0, 1, 0, 1, 0};
+    cr_assert_arr_eq(mark, want10, n);
+    cr_assert_eq(proc_table_mark_descendants(rows, n, 12, mark), 0, "a leaf has no descendants");
+    cr_assert_eq(proc_table_mark_descendants(rows, n, 1, mark), 6);
+
+    size_t m;
+    proc_row *all = proc_table_scan(&m);
+    int found = 0;
+    for (size_t i = 0; i < m; i++)
+        if (all[i].pid == (long)getpid()) {
+            found = 1;
+            cr_assert_eq(all[i].ppid, (long)getppid());
+            cr_assert_neq(all[i].start, 0ull, "the start time (field 22) was read");
+        }
+    free(all);
+    cr_assert(found || access("/proc/self/stat", R_OK) != 0, "the test process is in the scan");
 }

@@ -76,7 +76,9 @@ static int train_all(const conform_args *a, long steps, train_exec *x, size_t ru
     int bad = 0;
     for (size_t r = 0; r < runs; r++) {
         char err[512];
-        if (train_exec_run(a->iut, a->profile, (uint32_t)steps, ck_cap, timeout, &x[r], err, sizeof err) != 0) {
+        const train_request q = {
+            .what = {.profile = a->profile}, .steps = (uint32_t)steps, .ck_size = ck_cap, .timeout = timeout};
+        if (train_exec_run(a->iut, &q, &x[r], err, sizeof err) != 0) {
             fprintf(stderr, "isotrain-conform repeat: %s\n", err);
             for (size_t k = 0; k < r; k++)
                 train_exec_free(&x[k], 0);

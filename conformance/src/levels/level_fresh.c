@@ -3,13 +3,12 @@
  * outputs the linked reference computes, through one `ops` process; and a
  * training run under a fresh seed (P7 `--seed`, spec 1.1.0) compared step by
  * step with the linked reference. Published vectors alone cannot pass them. */
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/beside.h"
 #include "fresh/fresh.h"
 #include "fresh/fresh_windows.h"
 #include "isotrain.h"
@@ -19,28 +18,65 @@
 #include "levels/time_budget.h"
 #include "protocol/train_exec.h"
 
-/* The fresh-seed run's length is the profile's fresh_steps (its row,
- * spec §11.9, P7: fresh/fresh.h says why each is what it is), every step
- * compared: the published run already covers the long run; this run's job
- * is to show the IUT trains from a seed nobody has published. */
+/* A group's failures listed on the run's output; the rest are in the receipt. */
 enum { LIST_PER_GROUP = 4 };
 
-static void fresh_ops(run_ctx *rc)
+/* The fresh op cases of every selected group in scope, drawn from the run
+ * seed into l (fresh/fresh.h); the number of groups that gave cases. */
+static size_t draw_cases(run_ctx *rc, fresh_list *l)
 {
-    const conform_args *a = rc->a;
-    fresh_list l;
-    memset(&l, 0, sizeof l);
     size_t n_groups = 0;
     for (size_t g = 0; g < rc->vs.n_groups; g++) {
         const char *group = rc->vs.groups[g].group;
-        if (!cli_filter_match(a, group) || !req_group_in_scope(&rc->req, &rc->vs.groups[g]))
+        if (!cli_filter_match(rc->a, group) || !req_group_in_scope(&rc->req, &rc->vs.groups[g]))
             continue;
         const char *why;
-        if (fresh_ops_generate(&l, group, rc->run_seed, &why))
+        if (fresh_ops_generate(l, group, rc->run_seed, &why))
             n_groups++;
         else
             fprintf(rc->out, "  fresh %-18s none: %s\n", group, why);
     }
+    return n_groups;
+}
+
+/* The cases of the group that starts at case `start` (ids are
+ * fresh/<group>/<k>, in group order) recorded, with one summary line;
+ * returns the first case past the group. */
+static size_t record_group(run_ctx *rc, const fresh_list *l, const ops_res *res, size_t start)
+{
+    const char *g0 = l->c[start].id + 6;
+    size_t glen = strcspn(g0, "/"), end = start, pass = 0, bad = 0, skip = 0, listed = 0;
+    char suite[96];
+    snprintf(suite, sizeof suite, "fresh/ops/%.*s", (int)glen, g0);
+    while (end < l->n && !strncmp(l->c[end].id + 6, g0, glen) && l->c[end].id[6 + glen] == '/') {
+        const ops_res *x = &res[end];
+        results_add(&rc->res, "fresh", suite, l->c[end].id, x->v, x->reason, 1, x->seconds);
+        pass += x->v == V_PASS;
+        skip += x->v == V_SKIP;
+        if (x->v == V_FAIL || x->v == V_ERROR) {
+            bad++;
+            if (listed++ < LIST_PER_GROUP)
+                fprintf(rc->out, "    %s %s [%s] (%s): %s\n", verdict_name(x->v), l->c[end].id, l->c[end].what,
+                        l->c[end].op->name, x->reason);
+        }
+        end++;
+    }
+    fprintf(rc->out, "  fresh %-18.*s %zu passed", (int)glen, g0, pass);
+    if (bad)
+        fprintf(rc->out, ", %zu failed", bad);
+    if (skip)
+        fprintf(rc->out, ", %zu skipped", skip);
+    fputc('\n', rc->out);
+    return end;
+}
+
+/* The fresh op cases through one `ops` session, judged case by case; the
+ * session's end is a case of its own, as the golden session's (P3, P8). */
+static void fresh_ops(run_ctx *rc)
+{
+    fresh_list l;
+    memset(&l, 0, sizeof l);
+    const size_t n_groups = draw_cases(rc, &l);
     if (!l.n)
         return;
     ops_req *reqs = xcalloc(l.n, sizeof *reqs);
@@ -54,39 +90,12 @@ static void fresh_ops(run_ctx *rc)
     fflush(rc->out);
     ops_summary sum;
     ops_progress prog = {rc->out, 60.0, "fresh ops"};
-    ops_engine_run(a->iut, reqs, l.n, rc_timeout_run(rc), res, &sum, &prog);
-    size_t start = 0;
-    while (start < l.n) {
-        /* one summary line per group: ids are fresh/<group>/<k> */
-        const char *g0 = l.c[start].id + 6;
-        size_t glen = strcspn(g0, "/"), end = start, pass = 0, bad = 0, skip = 0, listed = 0;
-        char suite[96];
-        snprintf(suite, sizeof suite, "fresh/ops/%.*s", (int)glen, g0);
-        while (end < l.n && !strncmp(l.c[end].id + 6, g0, glen) && l.c[end].id[6 + glen] == '/') {
-            ops_res *x = &res[end];
-            results_add(&rc->res, "fresh", suite, l.c[end].id, x->v, x->reason, 1, x->seconds);
-            pass += x->v == V_PASS;
-            skip += x->v == V_SKIP;
-            if (x->v == V_FAIL || x->v == V_ERROR) {
-                bad++;
-                if (listed++ < LIST_PER_GROUP)
-                    fprintf(rc->out, "    %s %s [%s] (%s): %s\n", verdict_name(x->v), l.c[end].id, l.c[end].what,
-                            l.c[end].op->name, x->reason);
-            }
-            end++;
-        }
-        fprintf(rc->out, "  fresh %-18.*s %zu passed", (int)glen, g0, pass);
-        if (bad)
-            fprintf(rc->out, ", %zu failed", bad);
-        if (skip)
-            fprintf(rc->out, ", %zu skipped", skip);
-        fputc('\n', rc->out);
-        start = end;
-    }
+    ops_engine_run(rc->a->iut, reqs, l.n, rc_timeout_run(rc), res, &sum, &prog);
+    for (size_t start = 0; start < l.n;)
+        start = record_group(rc, &l, res, start);
     if (sum.verb_unsupported)
         fprintf(rc->out, "  note: the IUT does not implement the ops verb: every fresh op case is skipped\n");
     else {
-        /* judged like the golden session (P3, P8): its end is a case */
         const char *why = sum.end_problem ? sum.end_problem : sum.problem;
         results_add(&rc->res, "protocol", "protocol", FRESH_OPS_SESSION_CASE, why ? V_ERROR : V_PASS, why, 1,
                     sum.seconds);
@@ -144,23 +153,6 @@ static void *reference_thread(void *arg)
     return NULL;
 }
 
-/* Starts the linked reference's run beside the IUT's (the IUT's run is
- * mostly another process's time: on two cores the two overlap); 1 when it
- * runs in thread *t, to be joined before j->fs is read, 0 when it already
- * ran here (no thread could be made). The runner's signals (iut_keeper.h)
- * stay the main thread's. */
-static int reference_start(ref_job *j, pthread_t *t)
-{
-    sigset_t all, keep;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &keep);
-    const int async = pthread_create(t, NULL, reference_thread, j) == 0;
-    pthread_sigmask(SIG_SETMASK, &keep, NULL);
-    if (!async)
-        reference_run(j->p, j->seed, j->steps, j->fs);
-    return async;
-}
-
 /* Why the state the IUT wrote at step k is not one to resume from, or NULL:
  * every file of spec §8.3 a regular file of exactly 4·P bytes. */
 static char *own_state_problem(char *const *files, size_t nf, uint64_t size)
@@ -193,15 +185,12 @@ static void own_state_resume(run_ctx *rc, const train_vec *tv, const train_exec 
     memset(&y, 0, sizeof y);
     int ran = 0;
     if (!why) {
-        train_what w;
-        train_recipe rec;
-        rc_train_what(rc, tv, &w, &rec);
-        if (train_exec_run_what(rc->a->iut, &w, n, seed, k, (const char *const *)files, nf, NULL, 4 * tv->parameters,
-                                rc_timeout_train(rc, tv->profile, n - k), &y, err, sizeof err) != 0)
+        const train_request q = {
+            .steps = n, .seed = seed, .from = k, .state_files = (const char *const *)files, .n_state = nf};
+        if (rc_train_run(rc, tv, q, &y, err, sizeof err) != 0)
             why = xasprintf("runner: %s", err);
         else
             ran = 1;
-        recipe_inputs_free(&rec);
     }
     if (ran && (!y.started || !y.r.exited_ok))
         why = xasprintf("the run resumed from its own state did not complete: %s", y.r.status_text);
@@ -308,97 +297,113 @@ static void compare_steps(run_ctx *rc, const train_vec *tv, const train_exec *x,
     fprintf(rc->out, " (run: %s, %.2f s)\n", x->r.status_text, x->r.seconds);
 }
 
-static void fresh_train(run_ctx *rc, const train_vec *tv, const runner_profile *row)
+/* Without --seed (P2 train_seed=1) there is no fresh-seed run: a SKIP;
+ * whether it narrows the verdict is verdict/requirements.c's to say. */
+static void skip_unseeded(run_ctx *rc, const train_vec *tv, const char *suite, const char *run_id)
 {
-    const conform_args *a = rc->a;
-    const int am = !row->fresh_record; /* its steps are cases, not the receipt's fresh_train record */
-    const char *prof = tv->profile;
-    char suite[64], run_id[64];
-    snprintf(suite, sizeof suite, "fresh/train/%s", prof);
-    snprintf(run_id, sizeof run_id, "fresh/%s/run", prof);
-    if (!rc->train_seed) {
-        /* required from spec 1.1 on (verdict/requirements.c); a run that
-         * certifies 1.0 records the skip without narrowing the verdict */
-        const char *why = req_beyond_iut(&rc->req, tv->spec_version)
-                              ? "not implemented: the profile arrived after the spec the IUT claims"
-                          : req_certified_has(&rc->req, REQ_FRESH_SEED_RUN)
-                              ? "fresh-seed training not supported (spec 1.1.0 P7): the IUT's hello does not advertise "
-                                "train_seed=1"
-                              : "fresh-seed training is not a requirement of the spec certified here (it arrived in "
-                                "1.1.0, P7); the IUT's hello does not advertise train_seed=1";
-        results_add(&rc->res, "fresh", suite, run_id, V_SKIP, why, 1, 0);
-        fprintf(rc->out, "  SKIP %s: %s\n", run_id, why);
-        return;
-    }
-    uint32_t n = row->ref->fresh_steps; /* §11.9, P7 */
-    if (a->steps >= 0 && (uint64_t)a->steps < n)
-        n = (uint32_t)a->steps;
-    char seed[24];
-    snprintf(seed, sizeof seed, "%llu", (unsigned long long)rc->run_seed);
-    fprintf(rc->out, "level fresh: profile %s under --seed %s, %u steps, every step compared with the linked reference\n",
-            prof, seed, (unsigned)n);
-    fflush(rc->out);
-    /* the receipt's fresh_train record is mlp13k's; addmod113's steps are
-     * its cases */
-    struct fresh_step *fs;
-    if (!am) {
-        rc->fresh_train_ran = 1;
-        rc->n_fresh_steps = (size_t)n + 1;
-        rc->fresh_steps = xcalloc(rc->n_fresh_steps, sizeof *rc->fresh_steps);
-        fs = rc->fresh_steps;
-    } else {
-        fs = xcalloc((size_t)n + 1, sizeof *fs);
-    }
+    /* required from spec 1.1 on; a run that certifies 1.0 records the skip
+     * without narrowing the verdict */
+    const char *why = req_beyond_iut(&rc->req, tv->spec_version)
+                          ? "not implemented: the profile arrived after the spec the IUT claims"
+                      : req_certified_has(&rc->req, REQ_FRESH_SEED_RUN)
+                          ? "fresh-seed training not supported (spec 1.1.0 P7): the IUT's hello does not advertise "
+                            "train_seed=1"
+                          : "fresh-seed training is not a requirement of the spec certified here (it arrived in "
+                            "1.1.0, P7); the IUT's hello does not advertise train_seed=1";
+    results_add(&rc->res, "fresh", suite, run_id, V_SKIP, why, 1, 0);
+    fprintf(rc->out, "  SKIP %s: %s\n", run_id, why);
+}
+
+/* The records of steps 0..n: the receipt's fresh_train record (rc's) for
+ * the profile whose row keeps it, else the caller's to free (its steps are
+ * cases only). */
+static struct fresh_step *fresh_records(run_ctx *rc, int receipt_record, uint32_t n)
+{
+    struct fresh_step *fs = xcalloc((size_t)n + 1, sizeof *fs);
     for (uint32_t t = 0; t <= n; t++)
         fs[t].step = t;
-    ref_job rj = {row->ref, rc->run_seed, n, fs};
-    pthread_t ref_thread;
-    const int ref_async = reference_start(&rj, &ref_thread);
+    if (receipt_record) {
+        rc->fresh_train_ran = 1;
+        rc->n_fresh_steps = (size_t)n + 1;
+        rc->fresh_steps = fs;
+    }
+    return fs;
+}
 
-    char err[512], state_step[16];
-    train_exec x;
+/* The IUT's fresh-seed run of n steps (P7 --seed); with resume_at > 0 it
+ * also writes its state of that step (--state-steps), to be resumed from. */
+static int iut_fresh_run(run_ctx *rc, const train_vec *tv, uint32_t n, const char *seed, uint32_t resume_at,
+                         train_exec *x, char *err, size_t cap)
+{
+    char state_step[16];
+    snprintf(state_step, sizeof state_step, "%u", (unsigned)resume_at);
+    const train_request q = {.steps = n, .seed = seed, .state_steps = resume_at ? state_step : NULL};
+    return rc_train_run(rc, tv, q, x, err, cap);
+}
+
+/* The run as a case (PROFILE/run) and its steps against the reference's;
+ * 1 when the run completed with a whole trace. */
+static int judge_fresh_run(run_ctx *rc, const train_vec *tv, const train_exec *x, struct fresh_step *fs, uint32_t n,
+                           const char *seed, const char *suite, const char *run_id)
+{
+    char *problem = NULL;
+    if (!x->started || !x->r.exited_ok)
+        problem = xasprintf("the fresh-seed run did not complete: %s", x->r.status_text);
+    else if (!x->trace_ok)
+        problem = xasprintf("garbage in the trace: %s", x->trace_err);
+    else if (x->tr.n < (size_t)n + 1)
+        problem = xasprintf("the trace ends at step %zu of %u", x->tr.n ? x->tr.n - 1 : 0, (unsigned)n);
+    /* P8: a fresh-seed run past its deadline is an ERROR, never a FAIL */
+    results_add(&rc->res, "fresh", suite, run_id, !problem ? V_PASS : x->r.timed_out ? V_ERROR : V_FAIL, problem, 1,
+                x->r.seconds);
+    compare_steps(rc, tv, x, fs, n, seed, suite, problem);
+    const int whole = problem == NULL;
+    free(problem);
+    return whole;
+}
+
+static void fresh_train(run_ctx *rc, const train_vec *tv, const runner_profile *row)
+{
+    char suite[64], run_id[64], seed[24], err[512];
+    snprintf(suite, sizeof suite, "fresh/train/%s", tv->profile);
+    snprintf(run_id, sizeof run_id, "fresh/%s/run", tv->profile);
+    if (!rc->train_seed) {
+        skip_unseeded(rc, tv, suite, run_id);
+        return;
+    }
+    /* the profile's fresh_steps (spec §11.9, P7; fresh/fresh.h says why
+     * each is what it is), every step compared: the published run covers
+     * the long run, this one shows the IUT trains from a seed nobody has
+     * published */
+    uint32_t n = row->ref->fresh_steps;
+    if (rc->a->steps >= 0 && (uint64_t)rc->a->steps < n)
+        n = (uint32_t)rc->a->steps;
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)rc->run_seed);
+    fprintf(rc->out, "level fresh: profile %s under --seed %s, %u steps, every step compared with the linked reference\n",
+            tv->profile, seed, (unsigned)n);
+    fflush(rc->out);
+    struct fresh_step *fs = fresh_records(rc, row->fresh_record, n);
+    /* the IUT's run is mostly another process's time: on two cores the
+     * linked reference's run overlaps it */
+    ref_job rj = {row->ref, rc->run_seed, n, fs};
+    beside_job ref;
+    beside_start(&ref, reference_thread, &rj);
     /* an IUT that resumes also writes its state halfway, to be resumed from it */
-    const uint32_t k = n / 2;
-    const int resume = hello_advertises(rc->hello_line, "train_resume=1") && k >= 1;
-    snprintf(state_step, sizeof state_step, "%u", (unsigned)k);
-    train_what w;
-    train_recipe rec;
-    rc_train_what(rc, tv, &w, &rec);
-    int started = train_exec_run_what(a->iut, &w, n, seed, 0, NULL, 0, resume ? state_step : NULL, 4 * tv->parameters,
-                                      rc_timeout_train(rc, tv->profile, n), &x, err, sizeof err);
-    recipe_inputs_free(&rec);
-    if (ref_async)
-        pthread_join(ref_thread, NULL);
+    const uint32_t k = hello_advertises(rc->hello_line, "train_resume=1") ? n / 2 : 0;
+    train_exec x;
+    const int started = iut_fresh_run(rc, tv, n, seed, k, &x, err, sizeof err);
+    beside_finish(&ref);
     if (started != 0) {
         char *why = xasprintf("runner: %s", err);
         results_add(&rc->res, "fresh", suite, run_id, V_ERROR, why, 1, 0);
         free(why);
-        if (am)
-            free(fs);
-        return;
-    }
-    if (skipped_refusal(rc, tv, &x, n, suite, run_id)) {
+    } else {
+        if (!skipped_refusal(rc, tv, &x, n, suite, run_id) && judge_fresh_run(rc, tv, &x, fs, n, seed, suite, run_id) &&
+            k >= 1)
+            own_state_resume(rc, tv, &x, k, n, seed, fs, suite);
         train_exec_free(&x, 0);
-        if (am)
-            free(fs);
-        return;
     }
-    char *problem = NULL;
-    if (!x.started || !x.r.exited_ok)
-        problem = xasprintf("the fresh-seed run did not complete: %s", x.r.status_text);
-    else if (!x.trace_ok)
-        problem = xasprintf("garbage in the trace: %s", x.trace_err);
-    else if (x.tr.n < (size_t)n + 1)
-        problem = xasprintf("the trace ends at step %zu of %u", x.tr.n ? x.tr.n - 1 : 0, (unsigned)n);
-    /* P8: a fresh-seed run past its deadline is an ERROR, never a FAIL */
-    results_add(&rc->res, "fresh", suite, run_id, !problem ? V_PASS : x.r.timed_out ? V_ERROR : V_FAIL, problem, 1,
-                x.r.seconds);
-    compare_steps(rc, tv, &x, fs, n, seed, suite, problem);
-    if (resume && !problem)
-        own_state_resume(rc, tv, &x, k, n, seed, fs, suite);
-    free(problem);
-    train_exec_free(&x, 0);
-    if (am)
+    if (!row->fresh_record)
         free(fs);
 }
 

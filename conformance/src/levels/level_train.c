@@ -306,14 +306,7 @@ static void train_profile(run_ctx *rc, const train_vec *tv, train_report *rep)
     train_exec x;
     /* a recipe set's run: `train --recipe FILE` (P7 1.3.0), its traces
      * named by the recipe's name */
-    train_recipe rec;
-    if (rc->recipe_name)
-        recipe_inputs(rc, &rec);
-    int started = rc->recipe_name
-                      ? train_exec_run_recipe(a->iut, &rec, n, 4 * tv->parameters, deadline, &x, err, sizeof err)
-                      : train_exec_run(a->iut, tv->profile, n, 4 * tv->parameters, deadline, &x, err, sizeof err);
-    if (rc->recipe_name)
-        recipe_inputs_free(&rec);
+    int started = rc_train_run(rc, tv, (train_request){.steps = n, .timeout = deadline}, &x, err, sizeof err);
     if (started != 0) {
         rep->problem = xasprintf("runner: %s", err);
         snprintf(rep->status, sizeof rep->status, "not started");

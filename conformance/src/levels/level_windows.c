@@ -108,13 +108,9 @@ static void run_window(run_ctx *rc, const train_vec *tv, const window_job *j, co
 {
     char err[512];
     train_exec x;
-    train_what what;
-    train_recipe rec;
-    rc_train_what(rc, tv, &what, &rec);
-    int rc_run = train_exec_run_what(rc->a->iut, &what, j->to, j->seed, j->from, files, n_files, NULL,
-                                     4 * tv->parameters, rc_timeout_train(rc, tv->profile, j->to - j->from), &x, err,
-                                     sizeof err);
-    recipe_inputs_free(&rec);
+    const train_request q = {
+        .steps = j->to, .seed = j->seed, .from = j->from, .state_files = files, .n_state = n_files};
+    int rc_run = rc_train_run(rc, tv, q, &x, err, sizeof err);
     if (rc_run != 0) {
         char *why = xasprintf("runner: %s", err);
         results_add(&rc->res, "train", j->suite, j->id, V_ERROR, why, 1, 0);

@@ -28,12 +28,11 @@ int recipe_set_open(run_ctx *rc, char *err, size_t cap);
  * the pinned set at --ops-vectors or its default place, into rc->vs; 0, or
  * -1 once refused (the problems on stderr, the refusal on rc->out). */
 int recipe_ops_open(run_ctx *rc);
-/* The files a recipe run gives the IUT (the recipe and its corpus, as the
- * manifest verified them) into *rec; recipe_inputs_free releases them. */
-void recipe_inputs(const run_ctx *rc, train_recipe *rec);
-void recipe_inputs_free(train_recipe *rec);
-/* What tv's runs train: its profile, or in a recipe set the recipe (its
- * files into *rec, released by recipe_inputs_free). */
-void rc_train_what(const run_ctx *rc, const train_vec *tv, train_what *w, train_recipe *rec);
+/* Runs the IUT's training of tv as q asks (train_exec_run): what it trains
+ * is tv's profile, or in a recipe set the recipe (the recipe and its corpus
+ * given as the manifest verified them); every checkpoint is capped at 4*P
+ * bytes; a q.timeout of 0 is the profile's budget for the steps run
+ * (levels/time_budget.h). */
+int rc_train_run(run_ctx *rc, const train_vec *tv, train_request q, train_exec *x, char *err, size_t cap);
 
 #endif

@@ -10,6 +10,7 @@
 #include "isotrain_gpt.h"
 #include "levels/levels.h"
 #include "levels/runner_profiles.h"
+#include "levels/time_budget.h"
 #include "vectorset/ops_base.h"
 #include "vectorset/recipe_set.h"
 
@@ -96,7 +97,7 @@ static int recipe_input(const char *path)
     return strncmp(path, "train/", 6) != 0 && strncmp(path, "windows/", 8) != 0;
 }
 
-void recipe_inputs(const run_ctx *rc, train_recipe *rec)
+static void recipe_inputs(const run_ctx *rc, train_recipe *rec)
 {
     memset(rec, 0, sizeof *rec);
     rec->recipe_rel = rc->man.recipe_path;
@@ -109,19 +110,19 @@ void recipe_inputs(const run_ctx *rc, train_recipe *rec)
     rec->files = in;
 }
 
-void recipe_inputs_free(train_recipe *rec)
+int rc_train_run(run_ctx *rc, const train_vec *tv, train_request q, train_exec *x, char *err, size_t cap)
 {
-    free((void *)rec->files);
-    memset(rec, 0, sizeof *rec);
-}
-
-void rc_train_what(const run_ctx *rc, const train_vec *tv, train_what *w, train_recipe *rec)
-{
-    memset(rec, 0, sizeof *rec);
-    w->profile = tv->profile;
-    w->recipe = NULL;
+    train_recipe rec;
+    memset(&rec, 0, sizeof rec);
+    q.what = (train_what){.profile = tv->profile};
     if (rc->recipe_name) {
-        recipe_inputs(rc, rec);
-        w->recipe = rec;
+        recipe_inputs(rc, &rec);
+        q.what.recipe = &rec;
     }
+    q.ck_size = 4 * tv->parameters; /* P8 */
+    if (q.timeout <= 0)
+        q.timeout = rc_timeout_train(rc, tv->profile, q.steps - q.from);
+    const int started = train_exec_run(rc->a->iut, &q, x, err, cap);
+    free((void *)rec.files);
+    return started;
 }

@@ -24,6 +24,7 @@
 
 #include "core/util.h"
 #include "protocol/iut_room.h"
+#include "protocol/proc_table.h"
 
 static volatile sig_atomic_t interrupted;
 /* The keepers' lifeline (contain_spawn): the runner holds the write end and
@@ -70,48 +71,6 @@ int contain_interrupted(void)
 }
 
 #ifdef __linux__
-typedef struct {
-    pid_t pid, ppid;
-    char state;
-} proc_row;
-
-/* Every process of the system as (pid, ppid, state) from /proc/PID/stat. */
-static proc_row *scan_procs(size_t *n)
-{
-    *n = 0;
-    size_t cap = 256;
-    proc_row *rows = xmalloc(cap * sizeof *rows);
-    DIR *d = opendir("/proc");
-    if (!d)
-        return rows;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        char *end;
-        long pid = strtol(e->d_name, &end, 10);
-        if (*end || pid <= 0)
-            continue;
-        char path[64], buf[512];
-        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-        FILE *f = fopen(path, "r");
-        if (!f)
-            continue;
-        size_t len = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        buf[len] = '\0';
-        /* "pid (comm) S ppid ...": comm may hold spaces and parentheses */
-        char *rp = strrchr(buf, ')');
-        char state;
-        long ppid;
-        if (!rp || sscanf(rp + 1, " %c %ld", &state, &ppid) != 2)
-            continue;
-        if (*n == cap)
-            rows = xrealloc(rows, (cap *= 2) * sizeof *rows);
-        rows[(*n)++] = (proc_row){(pid_t)pid, (pid_t)ppid, state};
-    }
-    closedir(d);
-    return rows;
-}
-
 /* Pids as /proc shows them are of the PID namespace /proc was mounted in;
  * the runner may itself run in a namespace below it (its own tests run it
  * inside one), where getpid() and kill() speak another numbering. The tree
@@ -173,28 +132,6 @@ static pid_t local_pid(long pid)
     return n > d ? (pid_t)v[d] : -1;
 }
 
-/* Marks the descendants of root in rows (mark[i] = 1); returns how many. */
-static size_t mark_descendants(const proc_row *rows, size_t n, pid_t root, unsigned char *mark)
-{
-    size_t found = 0;
-    memset(mark, 0, n);
-    for (int changed = 1; changed;) {
-        changed = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (mark[i])
-                continue;
-            int child = rows[i].ppid == root;
-            for (size_t k = 0; k < n && !child; k++)
-                child = mark[k] && rows[k].pid == rows[i].ppid;
-            if (child) {
-                mark[i] = 1;
-                found++;
-                changed = 1;
-            }
-        }
-    }
-    return found;
-}
 #endif
 
 static void reap_all(void)
@@ -210,9 +147,9 @@ int contain_kill_descendants(void)
     pid_t self = (pid_t)proc_self();
     for (int round = 0; round < 200; round++) {
         size_t n;
-        proc_row *rows = scan_procs(&n);
+        proc_row *rows = proc_table_scan(&n);
         unsigned char *mark = xcalloc(n ? n : 1, 1);
-        size_t found = mark_descendants(rows, n, self, mark);
+        size_t found = proc_table_mark_descendants(rows, n, self, mark);
         size_t live = 0;
         for (size_t i = 0; i < n; i++)
             if (mark[i] && rows[i].state != 'Z') {
@@ -240,9 +177,9 @@ int contain_count_descendants(void)
 {
 #ifdef __linux__
     size_t n;
-    proc_row *rows = scan_procs(&n);
+    proc_row *rows = proc_table_scan(&n);
     unsigned char *mark = xcalloc(n ? n : 1, 1);
-    mark_descendants(rows, n, (pid_t)proc_self(), mark);
+    proc_table_mark_descendants(rows, n, proc_self(), mark);
     int live = 0;
     for (size_t i = 0; i < n; i++)
         live += mark[i] && rows[i].state != 'Z';

@@ -2,7 +2,6 @@
  * recorded (and the receipt says none was seen). */
 #include "protocol/proc_seen.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -12,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/util.h"
+#include "protocol/proc_table.h"
 
 static seen_exe seen[PROC_SEEN_MAX];
 static struct exe_key {
@@ -46,43 +46,7 @@ void proc_seen_add_verb(char *verbs, size_t cap, const char *verb)
 }
 
 #ifdef __linux__
-typedef struct {
-    long pid, ppid;
-    unsigned long long start;
-} row;
-
-/* pid, ppid and start time (field 22) of /proc/PID/stat; 0 or -1. */
-static int read_stat(long pid, row *r)
-{
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
-    char *rp = strrchr(buf, ')');
-    if (!rp)
-        return -1;
-    /* after "(comm)": state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime
-     * cutime cstime priority nice threads itrealvalue starttime */
-    char state;
-    long ppid;
-    unsigned long long f[16];
-    if (sscanf(rp + 1, " %c %ld %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &state,
-               &ppid, &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7], &f[8], &f[9], &f[10], &f[11], &f[12],
-               &f[13], &f[14], &f[15], &r->start) != 19)
-        return -1;
-    if (state == 'Z')
-        return -1;
-    r->pid = pid;
-    r->ppid = ppid;
-    return 0;
-}
-
+/* Whether (pid, start) was counted before; counts it if not. */
 static int counted(long pid, unsigned long long start)
 {
     for (size_t i = 0; i < n_procs; i++)
@@ -165,42 +129,14 @@ void proc_seen_scan(pid_t root, const char *verb)
     static int have_self;
     if (!have_self)
         have_self = stat("/proc/self/exe", &self) == 0;
-    DIR *d = opendir("/proc");
-    if (!d)
-        return;
-    size_t n = 0, cap = 256;
-    row *rows = xmalloc(cap * sizeof *rows);
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        char *end;
-        long pid = strtol(e->d_name, &end, 10);
-        if (*end || pid <= 0)
-            continue;
-        if (n == cap)
-            rows = xrealloc(rows, (cap *= 2) * sizeof *rows);
-        if (read_stat(pid, &rows[n]) == 0)
-            n++;
-    }
-    closedir(d);
-    /* the tree under root: walk each process's parents (depth-bounded) */
-    for (size_t i = 0; i < n; i++) {
-        long p = rows[i].ppid;
-        int in_tree = 0;
-        for (int depth = 0; depth < 64 && p > 1 && !in_tree; depth++) {
-            if (p == root) {
-                in_tree = 1;
-                break;
-            }
-            size_t k = 0;
-            while (k < n && rows[k].pid != p)
-                k++;
-            if (k == n)
-                break;
-            p = rows[k].ppid;
-        }
-        if (in_tree)
+    size_t n;
+    proc_row *rows = proc_table_scan(&n);
+    unsigned char *in_tree = xcalloc(n ? n : 1, 1);
+    proc_table_mark_descendants(rows, n, root, in_tree);
+    for (size_t i = 0; i < n; i++)
+        if (in_tree[i] && rows[i].state != 'Z') /* a zombie's code is gone */
             record(rows[i].pid, rows[i].start, verb, &self);
-    }
+    free(in_tree);
     free(rows);
 #else
     (void)root, (void)verb;

@@ -4,13 +4,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/beside.h"
 #include "core/util.h"
 #include "protocol/iut_keeper.h"
 #include "protocol/iut_room.h"
@@ -100,10 +100,10 @@ static void *hash_steps(void *arg)
 }
 
 /* Every checkpoint's digest, the steps split over up to HASH_THREADS
- * threads (each writes only its own steps' records): after the run the
- * IUT's cores are free, and the runner's portable SHA-256 over 300-500
- * checkpoints took 1-2 s of `make conformance` on one of them. A thread
- * that cannot start leaves its steps to the caller. */
+ * threads beside this one (core/beside.h; each writes only its own steps'
+ * records): after the run the IUT's cores are free, and the runner's
+ * portable SHA-256 over 300-500 checkpoints took 1-2 s of `make conformance`
+ * on one of them. */
 enum { HASH_THREADS = 4, HASH_MIN_STEPS = 16 };
 
 static void hash_all(train_exec *x, uint64_t ck_size, int ck_errno)
@@ -114,21 +114,16 @@ static void hash_all(train_exec *x, uint64_t ck_size, int ck_errno)
     if (n < HASH_MIN_STEPS || x->ck_fd < 0)
         parts = 1;
     hash_share sh[HASH_THREADS];
-    pthread_t th[HASH_THREADS];
-    int started[HASH_THREADS] = {0};
+    beside_job job[HASH_THREADS];
     for (unsigned p = 0; p < parts; p++) {
         sh[p] = (hash_share){x, ck_size, ck_errno, (uint32_t)((uint64_t)n * p / parts),
                              (uint32_t)((uint64_t)n * (p + 1) / parts)};
         if (p > 0)
-            started[p] = pthread_create(&th[p], NULL, hash_steps, &sh[p]) == 0;
+            beside_start(&job[p], hash_steps, &sh[p]);
     }
     hash_steps(&sh[0]);
-    for (unsigned p = 1; p < parts; p++) {
-        if (started[p])
-            pthread_join(th[p], NULL);
-        else
-            hash_steps(&sh[p]);
-    }
+    for (unsigned p = 1; p < parts; p++)
+        beside_finish(&job[p]);
 }
 
 /* Names in error messages are the IUT's ("trace.txt", "step-000007.bin"),
@@ -159,36 +154,6 @@ static void read_outputs(train_exec *x, uint64_t ck_size)
     int ck_errno = errno;
     close(wd);
     hash_all(x, ck_size, ck_errno);
-}
-
-int train_exec_run(const char *cmd, const char *profile, uint32_t steps, uint64_t ck_size, double timeout,
-                   train_exec *x, char *err, size_t cap)
-{
-    return train_exec_run_seed(cmd, profile, steps, NULL, ck_size, timeout, x, err, cap);
-}
-
-int train_exec_run_seed(const char *cmd, const char *profile, uint32_t steps, const char *seed, uint64_t ck_size,
-                        double timeout, train_exec *x, char *err, size_t cap)
-{
-    return train_exec_run_resume(cmd, profile, steps, seed, 0, NULL, 0, ck_size, timeout, x, err, cap);
-}
-
-static int run_train(const char *cmd, const char *profile, uint32_t steps, const char *seed, uint32_t from,
-                     const char *const *state_files, size_t n_state, const char *state_steps,
-                     const train_recipe *rec, uint64_t ck_size, double timeout, train_exec *x, char *err, size_t cap);
-
-int train_exec_run_resume(const char *cmd, const char *profile, uint32_t steps, const char *seed, uint32_t from,
-                          const char *const *state_files, size_t n_state, uint64_t ck_size, double timeout,
-                          train_exec *x, char *err, size_t cap)
-{
-    return run_train(cmd, profile, steps, seed, from, state_files, n_state, NULL, NULL, ck_size, timeout, x, err, cap);
-}
-
-int train_exec_run_states(const char *cmd, const char *profile, uint32_t steps, const char *seed,
-                          const char *state_steps, uint64_t ck_size, double timeout, train_exec *x, char *err,
-                          size_t cap)
-{
-    return run_train(cmd, profile, steps, seed, 0, NULL, 0, state_steps, NULL, ck_size, timeout, x, err, cap);
 }
 
 /* spec §8.4, P7 (1.2.0): the golden state is copied into the work
@@ -240,10 +205,11 @@ static char *write_recipe(const char *dir, const train_recipe *rec, char *err, s
     return path;
 }
 
-static int run_train(const char *cmd, const char *profile, uint32_t steps, const char *seed, uint32_t from,
-                     const char *const *state_files, size_t n_state, const char *state_steps,
-                     const train_recipe *rec, uint64_t ck_size, double timeout, train_exec *x, char *err, size_t cap)
+int train_exec_run(const char *cmd, const train_request *q, train_exec *x, char *err, size_t cap)
 {
+    const train_recipe *rec = q->what.recipe;
+    const uint32_t steps = q->steps, from = q->from;
+    const uint64_t ck_size = q->ck_size;
     memset(x, 0, sizeof *x);
     x->from = from;
     x->ck_fd = -1;
@@ -260,7 +226,7 @@ static int run_train(const char *cmd, const char *profile, uint32_t steps, const
     snprintf(steps_s, sizeof steps_s, "%u", (unsigned)steps);
     snprintf(from_s, sizeof from_s, "%u", (unsigned)from);
     char *sdir = NULL;
-    if (n_state && !(sdir = copy_states(x->dir, state_files, n_state, ck_size, err, cap)))
+    if (q->n_state && !(sdir = copy_states(x->dir, q->state_files, q->n_state, ck_size, err, cap)))
         return -1;
     char *recipe = NULL;
     if (rec) {
@@ -270,18 +236,18 @@ static int run_train(const char *cmd, const char *profile, uint32_t steps, const
             return -1;
         }
     }
-    const char *args[16] = {recipe ? "--recipe" : "--profile", recipe ? recipe : profile, "--steps", steps_s,
+    const char *args[16] = {recipe ? "--recipe" : "--profile", recipe ? recipe : q->what.profile, "--steps", steps_s,
                             "--trace", x->trace_path, "--checkpoint-dir", x->ckdir, "--checkpoint-steps", "all"};
     size_t na = 10;
-    if (seed)
-        args[na++] = "--seed", args[na++] = seed;
+    if (q->seed)
+        args[na++] = "--seed", args[na++] = q->seed;
     if (sdir)
         args[na++] = "--resume", args[na++] = sdir, args[na++] = "--from-step", args[na++] = from_s;
-    if (state_steps)
-        args[na++] = "--state-steps", args[na++] = state_steps;
+    if (q->state_steps)
+        args[na++] = "--state-steps", args[na++] = q->state_steps;
     watch_ctx w = {x->trace_path, x->ckdir, ck_size};
     char serr[256];
-    x->started = iut_run(cmd, "train", args, (int)na, NULL, timeout, 0, 0, watch, &w, &x->r, serr, sizeof serr) == 0;
+    x->started = iut_run(cmd, "train", args, (int)na, NULL, q->timeout, 0, 0, watch, &w, &x->r, serr, sizeof serr) == 0;
     free(sdir);
     free(recipe);
     if (!x->started) {
@@ -292,20 +258,6 @@ static int run_train(const char *cmd, const char *profile, uint32_t steps, const
     x->failure = find_failure(x->r.err_tail ? x->r.err_tail : "");
     read_outputs(x, ck_size);
     return 0;
-}
-
-int train_exec_run_recipe(const char *cmd, const train_recipe *rec, uint32_t steps, uint64_t ck_size, double timeout,
-                          train_exec *x, char *err, size_t cap)
-{
-    return run_train(cmd, NULL, steps, NULL, 0, NULL, 0, NULL, rec, ck_size, timeout, x, err, cap);
-}
-
-int train_exec_run_what(const char *cmd, const train_what *w, uint32_t steps, const char *seed, uint32_t from,
-                        const char *const *state_files, size_t n_state, const char *state_steps, uint64_t ck_size,
-                        double timeout, train_exec *x, char *err, size_t cap)
-{
-    return run_train(cmd, w->recipe ? NULL : w->profile, steps, seed, from, state_files, n_state, state_steps,
-                     w->recipe, ck_size, timeout, x, err, cap);
 }
 
 int train_exec_refused(const train_exec *x)
