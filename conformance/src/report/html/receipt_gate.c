@@ -78,7 +78,7 @@ static int admit(rp_page *p, const char *file, mreceipt *r, rp_receipt *x, sbuf 
         mx_set_messages(cap);
     int rc = mx_receipt_load(file, r);
     if (rc == 0 && !r->build_failed) {
-        verify_opts vo = {p->vectors_given ? p->vectors_dir : NULL, p->allowed_signers, p->allow_unsigned};
+        verify_opts vo = {p->vectors_given ? p->vectors_dir : NULL, p->allowed_signers, p->allow_unsigned, NULL};
         verify_info info;
         problems pr;
         problems_init(&pr);

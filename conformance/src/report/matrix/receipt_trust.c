@@ -25,7 +25,7 @@
 #include "trust/receipt_record.h"
 #include "verdict/scope.h"
 
-static verify_opts trust = {NULL, NULL, 0};
+static verify_opts trust = {NULL, NULL, 0, NULL};
 static int configured;
 
 void mx_trust_config(const char *allowed_signers, const char *vectors, int allow_unsigned)
