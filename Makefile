@@ -148,11 +148,15 @@ TEST_MATRIX ?= check-matrix
 # apt-get at once (each lane's own builds are its own: cross/, fma-gate/,
 # mpi/, install-test/).
 TEST_LANES_1 = test-conformance+check-no-fma,check-export,test-install,test-mpi,test-mpi-faults,test-python-minimal
-TEST_LANES_2 = conformance-kernels+conformance,check-threads,test-report,lint-vectors,check-workflow
+TEST_LANES_2 = conformance-kernels+conformance,check-threads,test-report,lint-vectors,check-workflow,recipe-matrix-tiny,test-mpi-recipe
 TEST_STAGES = check-layers check-mutant-patches test-unit test-sanitize test-cross test-prebuild $(TEST_LANES_1) $(TEST_LANES_2) \
       check-vectors prove-math-share $(TEST_MATRIX) check-published matrix-gptchar-windows-share check-mutants check-mutants-fresh
 # What the lanes share, built (and its packages installed) before they start.
-test-prebuild: reference reference-sanitize conformance-runner conformance-mutants deps-mpi deps-browser
+# (mpi: test-mpi and test-mpi-recipe; cross-x86_64 and cross-aarch64: lane 1's
+# check-no-fma builds every cross target while lane 2's recipe-matrix-tiny
+# runs on those two hosts; a build whose key matches is reused, never redone.)
+test-prebuild: reference reference-sanitize conformance-runner conformance-mutants mpi cross-x86_64 cross-aarch64 \
+      deps-matrix deps-browser
 	@sh ci/ensure-deps.sh numpy sign
 	@$(MAKE) --no-print-directory $(CONFORM) $(CONF)/conform_tests $(CONF_SAN)/isotrain-conform \
 	    $(CONF_SAN)/conform_tests $(CONF_WINDOWS_RECEIPT)
@@ -172,17 +176,19 @@ test: suite-tmp
 # pinned and conforming PyTorch, the MPI trainer's full certification on 1-4 ranks,
 # every window of addmod113 and gptchar on every host (matrix-windows: about
 # an hour here), gptchar's 500 steps on every emulated host
-# (matrix-gptchar-full), and longer fuzzing. Nothing is only scheduled that a
-# commit could break unseen: each has a per-commit share (prove-math-share,
-# conformance-kernels, pytorch-matrix, test-pytorch-conforming's rows,
-# test-mpi, matrix-gptchar-windows-share, make fuzz).
+# (matrix-gptchar-full), the example recipe (spec/recipes/shakespeare.json)
+# on every host (recipe-matrix-shakespeare), and longer fuzzing. Nothing is
+# only scheduled that a commit could break unseen: each has a per-commit
+# share (prove-math-share, conformance-kernels, pytorch-matrix,
+# test-pytorch-conforming's rows, test-mpi, matrix-gptchar-windows-share,
+# recipe-matrix-tiny, make fuzz).
 # test-pytorch installs python3-torch first; then the two lanes (about 1.4
 # cores together: a Python process driving a runner each) build nothing in
 # common: the matrix its private OpenBLAS, the conforming rows their
 # libisotrain.so.
 CI_PYTORCH_STAGES = test-pytorch pytorch-matrix+test-pytorch-conforming
 CI_SCHEDULED_STAGES = prove-math conformance-kernels-full test-conformance-sanitize-all pytorch-divergence test-pytorch-conforming-all \
-      pytorch-cross-isa pytorch-conforming-cross-isa-windows conformance-mpi matrix-windows matrix-gptchar-full
+      pytorch-cross-isa pytorch-conforming-cross-isa-windows conformance-mpi matrix-windows matrix-gptchar-full recipe-matrix-shakespeare
 .PHONY: ci-pytorch ci-scheduled
 ci-pytorch:
 	+@bash ci/run-stages.sh pytorch "$(MAKE)" $(CI_PYTORCH_STAGES)

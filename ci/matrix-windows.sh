@@ -1,5 +1,5 @@
 #!/bin/sh
-# Usage: ci/matrix-windows.sh [--gptchar-windows | --gptchar-full] CONFORM HOSTS_FILE OUT_DIR [JOBS]
+# Usage: ci/matrix-windows.sh [--gptchar-windows | --gptchar-full | --recipe] CONFORM HOSTS_FILE OUT_DIR [JOBS]
 #
 # The windows matrix (issue 20; spec §8.4, vectors/FORMAT.md §6): every host
 # of the hosts file runs the runner once against vectors/v1.2.0 with
@@ -42,6 +42,14 @@
 # --profile gptchar --windows, every op vector gptchar uses); hours under
 # QEMU. GPTCHAR_FULL_STEPS=N (a plumbing check, never the certification)
 # cuts it to N steps and the table says so.
+# With --recipe (make recipe-matrix, issue 32 item 4): MATRIX_VECTORS is a
+# recipe set (isotrain-conform vectors --recipe), run like the windows
+# matrix: the family's op vectors of v1.2.0, the recipe's run in full on an
+# unemulated host (verdict PASS (recipe sha256:..., windows)), a prefix and
+# every window under emulation. MATRIX_IUT='CMD' adds one row more, an IUT
+# of the caller's run on this machine (host MATRIX_IUT_NAME, default "iut":
+# not in the hosts file, so `matrix` describes it by its receipt and
+# expects it to pass), in full, in any mode.
 # MATRIX_VECTORS=DIR runs another set the same way (vectors/v1.1.0, which
 # has no windows: its emulated hosts certify every op vector and the
 # prefix); MATRIX_SIGN_KEY=FILE signs every receipt once its run is over
@@ -62,8 +70,9 @@ mode=windows
 case ${1:-} in
 --gptchar-full) mode=gptchar-full; shift ;;
 --gptchar-windows) mode=gptchar-windows; shift ;;
+--recipe) mode=recipe; shift ;;
 esac
-conform=${1:?usage: ci/matrix-windows.sh [--gptchar-windows | --gptchar-full] CONFORM HOSTS_FILE OUT_DIR [JOBS]}
+conform=${1:?usage: ci/matrix-windows.sh [--gptchar-windows | --gptchar-full | --recipe] CONFORM HOSTS_FILE OUT_DIR [JOBS]}
 hosts=${2:?hosts file}
 out=${3:?output directory}
 jobs=${4:-2}
@@ -75,6 +84,8 @@ case $full_steps in
 esac
 CONFORM=$conform VECTORS=${MATRIX_VECTORS:-vectors/v1.2.0} OUT=$out MODE=$mode TAG=$tag
 export CONFORM VECTORS OUT MODE TAG
+[ "$mode" != recipe ] || [ -n "${MATRIX_VECTORS:-}" ] ||
+    { echo "$tag: --recipe needs MATRIX_VECTORS=DIR, a recipe set (isotrain-conform vectors --recipe)" >&2; exit 2; }
 
 mkdir -p "$out"
 # the judging first, on planted receipts: each defect must be caught
@@ -108,13 +119,19 @@ trap 'rm -rf "$hosts_tmp"' EXIT
 export TMPDIR="$hosts_tmp"
 start=$(date +%s)
 printf '%s\n' "$list" | while IFS="$(printf '\t')" read -r name build expected slowdown iut; do
+    [ -n "$name" ] || continue # MATRIX_HOSTS may keep none (the caller's IUT alone)
     steps=$(steps_of "$name") || exit 2
     [ "$steps" = - ] && continue
     rm -f "$out/$name.json" "$out/$name.log" "$out/$name.verify" "$out/$name.verified"
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$build" "$expected" "$slowdown" "$steps" "$iut"
 done > "$out/plan.tsv" || exit 2
+if [ -n "${MATRIX_IUT:-}" ]; then # the caller's IUT: no build of ours ("-"), its whole run
+    iut_name=${MATRIX_IUT_NAME:-iut}
+    rm -f "$out/$iut_name.json" "$out/$iut_name.log" "$out/$iut_name.verify" "$out/$iut_name.verified"
+    printf '%s\t-\tpass\t1\tall\t%s\n' "$iut_name" "$MATRIX_IUT" >> "$out/plan.tsv"
+fi
 # the cross builds the hosts need (mk/cross.mk), once each
-for build in $(cut -f2 "$out/plan.tsv" | sort -u); do
+for build in $(cut -f2 "$out/plan.tsv" | grep -vx -- - | sort -u); do
     ${MAKE:-make} --no-print-directory "cross-$build" > "$out/build-$build.log" 2>&1 ||
         echo "$tag: build $build FAILED (see $out/build-$build.log)"
 done
@@ -131,7 +148,7 @@ done < "$out/plan.tsv" | xargs -0 -n 5 -P "$jobs" sh -c '
     set -f # the argv form (after --, no shell): emulator and guest bound
     set -- --windows
     [ "$steps" = all ] || set -- "$@" --steps "$steps"
-    [ "$MODE" = windows ] || set -- "$@" --profile gptchar
+    case $MODE in gptchar-*) set -- "$@" --profile gptchar ;; esac
     ISOTRAIN_THREADS=2 ISOTRAIN_EVAL=0 "$CONFORM" run --vectors "$VECTORS" "$@" \
         --level "$level" --slowdown "$slowdown" --timeout-run 3600 --host "$name" --receipt "$OUT/$name.json" \
         -- $iut > "$OUT/$name.log" 2>&1

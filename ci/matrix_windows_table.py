@@ -7,7 +7,9 @@ Usage: matrix_windows_table.py OUT_DIR VECTORS MODE OVERRIDE
 OUT_DIR holds plan.tsv (host, build, expected, slowdown, steps, iut; steps
 "all" for a whole run) and per host the runner's receipt HOST.json and
 HOST.verified (the exit status of `isotrain-conform verify`). MODE is
-"windows" or "gptchar-full"; OVERRIDE is GPTCHAR_FULL_STEPS ("" if unset).
+"windows", "gptchar-windows", "gptchar-full" or "recipe" (a recipe set:
+its one profile is "recipe", and a whole run's verdict is the runner's
+recipe word, PASS (recipe sha256:...)); OVERRIDE is GPTCHAR_FULL_STEPS ("" if unset).
 
 Per host and profile it prints the full run or the prefix (the steps
 certified: the step cases PROFILE/N the receipt has PASS, from 0 on) and each
@@ -98,7 +100,9 @@ def table(out, vectors, mode, override):
             reasons = r.get("scope", {}).get("reasons", []) if isinstance(r.get("scope"), dict) else []
             if steps == "all" and mode == "windows" and r["verdict"] != "PASS":
                 problems.insert(0, "a whole run's verdict is %s, not PASS" % r["verdict"])
-            elif steps == "all" and mode != "windows" and (r["verdict"] not in ("PASS", "PARTIAL") or any(
+            elif steps == "all" and mode == "recipe" and not str(r["verdict"]).startswith("PASS (recipe sha256:"):
+                problems.insert(0, "a whole run's verdict is %s, not PASS (recipe sha256:...)" % r["verdict"])
+            elif steps == "all" and mode.startswith("gptchar") and (r["verdict"] not in ("PASS", "PARTIAL") or any(
                     not str(x).startswith("--profile") for x in reasons)):
                 problems.insert(0, "a whole run's verdict is %s (%s), not PARTIAL by --profile alone" %
                                 (r["verdict"], "; ".join(map(str, reasons))))
@@ -122,6 +126,12 @@ def table(out, vectors, mode, override):
                  "and gptchar's windows; the expected-fail host gptchar's ops; ✓ = the window's case PASS in the "
                  "receipt" % vectors)
         fname = "MATRIX-gptchar-windows.md"
+    elif mode == "recipe":
+        title = ("A recipe certified across the hosts (%s, --windows; make recipe-matrix): unemulated hosts run the "
+                 "recipe in full, PASS (recipe sha256:...), never the official PASS; emulated hosts a prefix (--steps, "
+                 "PARTIAL by design) and every window; the expected-fail host the family's op vectors; ✓ = the "
+                 "window's case PASS in the receipt" % vectors)
+        fname = "MATRIX-recipe.md"
     else:
         title = ("The windows matrix (%s, --windows): unemulated hosts run every profile in full; emulated hosts a "
                  "prefix (--steps, PARTIAL by design) and every window of the set; the expected-fail host the ops "
@@ -171,7 +181,17 @@ def self_test():
             "unverified": (False, plant("unverified", "pass", "0", "PARTIAL", prefix + good_w, verified=1)),
             "control-passes": (False, plant("control-passes", "expected-fail", "0", "PARTIAL", [("op/1", "PASS")])),
         }
+        recipe_plan = {
+            "recipe-full": (True, plant("recipe-full", "pass", "all", "PASS (recipe sha256:ab, windows)",
+                                        full + good_w)),
+            "recipe-official-word": (False, plant("recipe-official-word", "pass", "all", "PASS", full + good_w)),
+        }
         bad = []
+        for name, (want, line) in recipe_plan.items():
+            open(os.path.join(out, "plan.tsv"), "w").write(line)
+            got, text = table(out, vectors, "recipe", "")
+            if got != want:
+                bad.append("%s (recipe): judged %s, expected %s\n%s" % (name, got, want, text))
         for name, (want, line) in plan.items():
             open(os.path.join(out, "plan.tsv"), "w").write(line)
             got, text = table(out, vectors, "windows", "")
@@ -187,7 +207,7 @@ def self_test():
             print("matrix_windows_table --self-test: FAILED\n" + "\n".join(bad))
             return 1
         print("matrix_windows_table --self-test: %d planted hosts judged as planted (%d defects caught)"
-              % (len(plan), sum(not w for w, _ in plan.values())))
+              % (len(plan) + len(recipe_plan), sum(not w for w, _ in list(plan.values()) + list(recipe_plan.values()))))
         return 0
     finally:
         shutil.rmtree(vectors)

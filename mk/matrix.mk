@@ -177,3 +177,81 @@ matrix-windows: conformance-runner deps-matrix
 matrix-addmod113: matrix-windows
 matrix-gptchar-full: conformance-runner deps-matrix
 	MAKE="$(MAKE)" sh ci/matrix-windows.sh --gptchar-full $(CONFORM) $(HOSTS_FILE) $(BUILD)/matrix-gptchar-full $(MATRIX_JOBS)
+
+# A recipe across the hosts (issue 32 item 4; spec §16):
+#   make recipe-matrix RECIPE=FILE [STEPS=N] [RECIPE_IUT='CMD'] [MATRIX_HOSTS='a b']
+#                        the recipe's set made by the runner's linked
+#                        reference (isotrain-conform vectors --recipe, --steps
+#                        N if given), then every host of the hosts file
+#                        certified against it by ci/matrix-windows.sh --recipe
+#                        (the windows matrix's one run loop, the set its
+#                        parameter): in full unemulated (PASS (recipe
+#                        sha256:...)), a prefix and every window under
+#                        emulation; RECIPE_IUT adds the caller's IUT as a row
+#                        of its own (host RECIPE_IUT_NAME, default "iut"), in
+#                        full. MATRIX_HOSTS='a b' keeps those hosts of the
+#                        hosts file ("none": the caller's IUT alone) (ci/hosts_subset.py writes them to
+#                        hosts.json beside the receipts, so the table is of
+#                        the hosts that ran). Then `matrix` on the receipts
+#                        (exit 1 unless every host is as the hosts file
+#                        expects) and the page (`report`). Everything in
+#                        build/recipe-matrix/<recipe name>/: set/, one receipt
+#                        per host, MATRIX-recipe.md (the windows table),
+#                        MATRIX.md, index.html.
+#   make recipe-matrix-tiny  (per commit, part of make test) spec/recipes/tiny.json
+#                        on RECIPE_TINY_HOSTS (native, aarch64), then its control: recipe_wrong.sh
+#                        (checkpoints flipped from step 2 on) as RECIPE_IUT must
+#                        make its row FAIL and the matrix exit 1
+#   make recipe-matrix-shakespeare  (scheduled) the example recipe on every host
+RECIPE_NAME = $(basename $(notdir $(RECIPE)))
+RECIPE_MATRIX_DIR ?= $(BUILD)/recipe-matrix/$(RECIPE_NAME)
+RECIPE_IUT_NAME ?= iut
+# the hosts that ran, for matrix and the page; with none (MATRIX_HOSTS=none)
+# the IUT's receipt is a machine of its own, described by itself
+RECIPE_HOSTS_ARG = $(if $(filter none,$(MATRIX_HOSTS)),,--hosts $(RECIPE_MATRIX_DIR)/hosts.json)
+# the receipts of the hosts the run planned, the caller's IUT among them
+RECIPE_RECEIPTS = $$(cut -f1 $(RECIPE_MATRIX_DIR)/plan.tsv | sed 's|^|$(RECIPE_MATRIX_DIR)/|; s|$$|.json|')
+.PHONY: recipe-matrix recipe-matrix-tiny recipe-matrix-shakespeare
+recipe-matrix: conformance-runner deps-matrix
+	@test -n "$(RECIPE)" || { echo "recipe-matrix: give RECIPE=FILE, a recipe of the GPT family (spec/recipe.schema.json; spec/recipes/ has tiny.json, shakespeare.json, gptchar.json)" >&2; exit 2; }
+	@test -f "$(RECIPE)" || { echo "recipe-matrix: RECIPE=$(RECIPE): no such file" >&2; exit 2; }
+	@case "$(STEPS)" in *[!0-9]*) echo "recipe-matrix: STEPS=$(STEPS): a step count, or leave it out for the recipe's steps" >&2; exit 2 ;; esac
+	@rm -rf $(RECIPE_MATRIX_DIR) && mkdir -p $(RECIPE_MATRIX_DIR)
+	$(CONFORM) vectors --recipe $(RECIPE) --out $(RECIPE_MATRIX_DIR)/set $(if $(STEPS),--steps $(STEPS))
+	/usr/bin/python3 ci/hosts_subset.py $(HOSTS_FILE) "$(MATRIX_HOSTS)" $(RECIPE_MATRIX_DIR)/hosts.json
+	MATRIX_VECTORS=$(RECIPE_MATRIX_DIR)/set MATRIX_IUT="$(RECIPE_IUT)" MATRIX_IUT_NAME=$(RECIPE_IUT_NAME) MAKE="$(MAKE)" \
+	    sh ci/matrix-windows.sh --recipe $(CONFORM) $(HOSTS_FILE) $(RECIPE_MATRIX_DIR) $(MATRIX_JOBS); \
+	    rc=$$?; \
+	    $(CONFORM) matrix --allow-unsigned $(RECIPE_HOSTS_ARG) --vectors $(RECIPE_MATRIX_DIR)/set \
+	        --markdown $(RECIPE_MATRIX_DIR)/MATRIX.md $(RECIPE_RECEIPTS) || rc=1; \
+	    $(CONFORM) report --allow-unsigned $(RECIPE_HOSTS_ARG) --vectors $(RECIPE_MATRIX_DIR)/set \
+	        -o $(RECIPE_MATRIX_DIR)/index.html $(RECIPE_RECEIPTS) > $(RECIPE_MATRIX_DIR)/report.log 2>&1 || \
+	        { tail -n 5 $(RECIPE_MATRIX_DIR)/report.log; echo "recipe-matrix: the page could not be made"; rc=1; }; \
+	    echo "recipe-matrix: $(RECIPE) (recipe $(RECIPE_NAME)): the page is $(RECIPE_MATRIX_DIR)/index.html"; \
+	    exit $$rc
+
+# make test's share: the tiny recipe on the unemulated host (in full) and
+# the other ISA with SIMD kernels (windows; s390x's portable kernels under
+# QEMU took 466 s wall at load 16, so the big-endian host is the scheduled
+# tier's, where the example recipe runs on every host); then the
+# control, the caller's-IUT row alone: recipe_wrong.sh (the reference with
+# every checkpoint from step 2 on flipped) must make the matrix exit non-zero
+# with its row FAIL at step 2, or this target fails.
+RECIPE_TINY_HOSTS ?= x86_64-native aarch64-cortex-a72
+recipe-matrix-tiny: reference
+	+$(MAKE) --no-print-directory recipe-matrix RECIPE=spec/recipes/tiny.json MATRIX_HOSTS="$(RECIPE_TINY_HOSTS)"
+	@d=$(BUILD)/recipe-matrix/tiny-control; \
+	    if IT_REF_CLI=$(abspath $(NATIVE))/isotrain $(MAKE) --no-print-directory recipe-matrix RECIPE=spec/recipes/tiny.json \
+	        MATRIX_HOSTS=none RECIPE_IUT='sh conformance/tests/iuts/recipe_wrong.sh' RECIPE_IUT_NAME=recipe-wrong \
+	        RECIPE_MATRIX_DIR=$$d > $(BUILD)/recipe-matrix/tiny-control.log 2>&1; then \
+	        tail -n 20 $(BUILD)/recipe-matrix/tiny-control.log; \
+	        echo "recipe-matrix-tiny: control: a recipe-matrix with recipe_wrong.sh's row passed"; exit 1; fi; \
+	    grep -q '^| recipe-wrong .*FAIL' $$d/MATRIX.md && grep -q 'recipe-wrong: FAIL: .*first differing step 2' \
+	        $(BUILD)/recipe-matrix/tiny-control.log || \
+	        { tail -n 20 $(BUILD)/recipe-matrix/tiny-control.log; \
+	          echo "recipe-matrix-tiny: control: recipe_wrong.sh's row is not FAIL at step 2"; exit 1; }; \
+	    echo "recipe-matrix-tiny: control: $$(grep -m1 'recipe-wrong: FAIL' $(BUILD)/recipe-matrix/tiny-control.log)"
+
+# the scheduled tier's: the example recipe, 300 steps, on every host
+recipe-matrix-shakespeare:
+	+$(MAKE) --no-print-directory recipe-matrix RECIPE=spec/recipes/shakespeare.json

@@ -21,6 +21,11 @@
 #                          plain mpirun as the control)
 #   make test-iut-front-ends  isotrain and isotrain-mpi (-np 1) refuse one table
 #                          of bad train command lines alike (ci/check-iut-front-ends.sh)
+#   make test-mpi-recipe   the tiny recipe (MPI_RECIPE) certified on 1-4 ranks, one
+#                          runner session per rank count (ops, the run, fresh,
+#                          windows), each PASS (recipe sha256:...): every step's
+#                          digest the set's (ci/mpi-recipe.sh, with its control:
+#                          a 3-rank run whose bits diverge must FAIL)
 #   make test-mpi-faults   a rank killed, a rank hung (addmod113 and gptchar), the
 #                          runner SIGKILLed and mpirun SIGTERMed leaving nothing
 #                          (against plain mpirun as the control), too many ranks
@@ -59,7 +64,7 @@ MPIRUN_FLAGS ?= $(if $(filter 0,$(shell id -u)),--allow-run-as-root) --oversubsc
 # the kernel frees however the job ends (SIGKILL included: issue 27 item 8).
 MPI_IUT = $(MPI_OUT)/isotrain-mpirun $(MPIRUN_FLAGS) -np $(1) $(MPI_OUT)/isotrain-mpi
 
-.PHONY: mpi deps-mpi conformance-mpi test-mpi test-mpi-faults mpi-scaling test-iut-front-ends test-mpi-stdin
+.PHONY: mpi deps-mpi conformance-mpi test-mpi test-mpi-recipe test-mpi-faults mpi-scaling test-iut-front-ends test-mpi-stdin
 
 deps-mpi:
 	@sh ci/ensure-deps.sh build mpi
@@ -93,6 +98,10 @@ test-iut-front-ends: mpi
 # rank 0 reads the runner's pipe itself (reference/mpi/stdin_direct.c: why)
 test-mpi-stdin: mpi
 	sh ci/mpi-stdin-direct.sh "$(call MPI_IUT,NP)"
+
+MPI_RECIPE ?= spec/recipes/tiny.json
+test-mpi-recipe: mpi conformance-runner
+	sh ci/mpi-recipe.sh "$(CONFORM)" "$(call MPI_IUT,NP)" "$(MPI_NPS)" $(MPI_RECIPE) $(MPI_OUT)/recipe
 
 test-mpi-faults: mpi conformance-runner
 	sh ci/mpi-faults.sh "$(CONFORM)" "$(call MPI_IUT,NP)" $(NATIVE)/isotrain $${MPI_HANG_DEADLINE:-20}

@@ -153,7 +153,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             mx_hosts_free(hs, n);
         }
     } else {
-        verify_opts vo = {NULL, NULL, 1};
+        verify_opts vo = {NULL, NULL, 1, NULL};
         verify_info info;
         problems pr;
         problems_init(&pr);

@@ -6,10 +6,12 @@
 #include <glob.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testutil.h"
 #include "core/util.h"
 #include "trust/receipt_open.h"
+#include "trust/receipt_record.h"
 #include "trust/receipt_schema.h"
 
 TU_DIR_SUITE(receipt_model, 0, .timeout = 120);
@@ -250,4 +252,177 @@ Test(receipt_model, verify_matrix_and_page_say_bound_the_same_way, .timeout = 24
         tu_assert_lacks(p, "<strong>Subject:</strong>");
         free(v), free(m), free(p);
     }
+}
+
+/* One strict reader behind verify, matrix and the page: a receipt with a
+ * key twice, an unknown field, or data after the document is refused by
+ * all three, each naming the fault in the reader's own words (the line
+ * verify prints is in the matrix's and the page's refusal). The control:
+ * the same receipt unedited is accepted by all three. */
+typedef struct {
+    tu_result v, m, p;
+    char *page; /* the page written, or NULL */
+} three_runs;
+
+static three_runs run_three(const char *file)
+{
+    char *md = xasprintf("%s/m.md", dir), *html = xasprintf("%s/p.html", dir);
+    const char *vec = tu_env("IT_VECTORS");
+    three_runs t = {
+        tu_conform("verify", "--allow-unsigned", "--vectors", vec, file, NULL),
+        tu_conform("matrix", "--allow-unsigned", "--vectors", vec, "--markdown", md, file, NULL),
+        tu_conform("report", "--allow-unsigned", "--vectors", vec, "-o", html, file, NULL),
+        NULL,
+    };
+    t.page = access(html, F_OK) == 0 ? tu_read(html) : NULL;
+    unlink(html);
+    free(md), free(html);
+    return t;
+}
+
+static void free_three(three_runs *t)
+{
+    tu_result_free(&t->v), tu_result_free(&t->m), tu_result_free(&t->p);
+    free(t->page);
+}
+
+/* s as the page writes text (core/utf8.h markup_entity: & < > " ') */
+static char *as_html(const char *s)
+{
+    sbuf b;
+    sbuf_init(&b);
+    for (; *s; s++) {
+        const char *e = *s == '&' ? "&amp;" : *s == '<' ? "&lt;" : *s == '>' ? "&gt;" : *s == '"' ? "&quot;" : *s == '\'' ? "&#39;" : NULL;
+        if (e)
+            sbuf_adds(&b, e);
+        else
+            sbuf_addc(&b, *s);
+    }
+    sbuf_addc(&b, '\0');
+    return sbuf_take(&b);
+}
+
+/* The problem line of verify's output that holds says, trimmed. */
+static char *verify_line(const tu_result *v, const char *says)
+{
+    const char *out = strstr(v->out, says) ? v->out : v->err, *at = strstr(out, says);
+    cr_assert(at, "verify does not say \"%s\":\n%s%s", says, v->out, v->err);
+    const char *b = at, *e = at + strcspn(at, "\n");
+    while (b > out && b[-1] != '\n')
+        b--;
+    b += strspn(b, " ");
+    return xstrndup(b, (size_t)(e - b));
+}
+
+static void refused_alike(const char *name, const char *text, const char *says)
+{
+    char *file = xasprintf("%s/%s", dir, name);
+    if (!strcmp(name, "trailing.json")) { /* data after the envelope itself */
+        char *env = xasprintf("%s/env.json", dir), *body;
+        tu_write_envelope(env, text);
+        body = tu_read(env);
+        char *bad = xasprintf("%s {}", body), err[128];
+        cr_assert(write_file(file, bad, strlen(bad), err, sizeof err) == 0, "%s", err);
+        free(bad), free(body), free(env);
+    } else
+        tu_write_envelope(file, text);
+    three_runs t = run_three(file);
+    cr_assert_neq(t.v.code, 0, "%s: verify accepted it", name);
+    cr_assert_neq(t.m.code, 0, "%s: matrix accepted it", name);
+    cr_assert_neq(t.p.code, 0, "%s: the page accepted it", name);
+    char *line = verify_line(&t.v, says);
+    /* the words after the file name: the reader's own, in the matrix's
+     * refusal and in the page's list of refused receipts */
+    const char *words = strstr(line, says);
+    char *in_html = as_html(words);
+    tu_assert_has(t.m.err, words);
+    tu_assert_has(t.p.err, "refused");
+    cr_assert(t.page, "%s: the page was not written", name);
+    tu_assert_has(t.page, in_html);
+    free(in_html), free(line);
+    free_three(&t);
+    free(file);
+}
+
+Test(receipt_model, verify_matrix_and_page_refuse_alike, .timeout = 600)
+{
+    cJSON *r = tu_full_receipt("h", 1, -1, NULL);
+    char *t = cJSON_PrintUnformatted(r);
+    cJSON_Delete(r);
+    /* the control: unedited, all three accept it */
+    char *ok = xasprintf("%s/ok.json", dir);
+    tu_write_envelope(ok, t);
+    three_runs c = run_three(ok);
+    cr_assert_eq(c.v.code, 0, "verify refused the control:\n%s%s", c.v.out, c.v.err);
+    cr_assert_eq(c.m.code, 0, "matrix refused the control:\n%s", c.m.err);
+    cr_assert_eq(c.p.code, 0, "the page refused the control:\n%s", c.p.err);
+    free_three(&c);
+    free(ok);
+    char *dup = edited(t, "{\"schema\":", "{\"verdict\":\"PASS\",\"schema\":");
+    refused_alike("dup.json", dup, "key \"verdict\" appears more than once");
+    char *unknown = edited(t, "\"iut\":{", "\"iut\":{\"extra\":1,");
+    refused_alike("unknown.json", unknown, "iut.extra: unknown field");
+    refused_alike("trailing.json", t, "after the JSON document");
+    free(dup), free(unknown), free(t);
+}
+
+/* The typed receipt (trust/receipt_record.h) of every published receipt
+ * holds what the JSON holds: the schema, every case, each profile's trace
+ * digests one look-up from their element, the self-report's map in order;
+ * a field the receipt lacks is absent. The control: a value of another
+ * kind than its row's is refused, naming the field. */
+Test(receipt_model, the_typed_receipt_holds_what_the_json_holds)
+{
+    glob_t g;
+    cr_assert(glob("vectors/*/receipts/*.json", 0, NULL, &g) == 0);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        problems pr;
+        problems_init(&pr);
+        cJSON *j = receipt_open(g.gl_pathv[i], NULL, &pr);
+        cr_assert(j, "%s", g.gl_pathv[i]);
+        receipt_record rec;
+        cr_assert_eq(receipt_record_take(&rec, g.gl_pathv[i], cJSON_Duplicate(j, 1), &pr), 0, "%s: %s", g.gl_pathv[i],
+                     pr.n ? pr.items[0] : "");
+        const rv *top = &rec.top;
+        cr_assert_str_eq(rv_str(top, RF_SCHEMA), RECEIPT_SCHEMA_NAME);
+        cr_assert_eq(rv_len(top, RF_CASES), (size_t)cJSON_GetArraySize(cJSON_GetObjectItem(j, "cases")));
+        const cJSON *profs = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "levels"), "train"), "profiles");
+        cr_assert_eq(rv_len(top, RF_LEVELS_TRAIN_PROFILES), (size_t)cJSON_GetArraySize(profs));
+        for (size_t k = 0; k < rv_len(top, RF_LEVELS_TRAIN_PROFILES); k++) {
+            const rv *p = rv_el(top, RF_LEVELS_TRAIN_PROFILES, k);
+            const cJSON *tr = cJSON_GetObjectItem(cJSON_GetArrayItem(profs, (int)k), "trace");
+            cr_assert_eq(rv_len(p, RF_LEVELS_TRAIN_PROFILES_TRACE), (size_t)cJSON_GetArraySize(tr));
+            for (size_t s = 0; s < rv_len(p, RF_LEVELS_TRAIN_PROFILES_TRACE); s++) {
+                const char *want = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(tr, (int)s), "sha256"));
+                const char *got = rv_str(rv_el(p, RF_LEVELS_TRAIN_PROFILES_TRACE, s), RF_LEVELS_TRAIN_PROFILES_TRACE_SHA256);
+                cr_assert((!want && !got) || (want && got && !strcmp(want, got)), "%s: trace %zu/%zu", g.gl_pathv[i], k, s);
+            }
+        }
+        const rv *vals = rv_at(top, RF_IUT_SELF_REPORT_VALUES);
+        const cJSON *jv = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "iut"), "self_report"), "values");
+        cr_assert_eq(vals->n, (size_t)cJSON_GetArraySize(jv));
+        if (vals->n)
+            cr_assert_str_eq(vals->key[0], jv->child->string);
+        receipt_record_free(&rec);
+        cJSON_Delete(j);
+        problems_free(&pr);
+    }
+    globfree(&g);
+    /* absent, and the control: another kind is refused by name */
+    cJSON *r = cJSON_Parse("{\"schema\": \"isotrain-receipt-v1\", \"counts\": {\"passed\": \"7\"}}");
+    receipt_record rec;
+    problems pr;
+    problems_init(&pr);
+    cr_assert_eq(receipt_record_take(&rec, "k.json", r, &pr), -1);
+    tu_assert_has(pr.items[0], "k.json: counts.passed: not of the field table's kind");
+    receipt_record_free(&rec);
+    problems_free(&pr);
+    problems_init(&pr);
+    cr_assert_eq(receipt_record_take(&rec, "a.json", cJSON_Parse("{\"counts\": {\"passed\": 7}}"), &pr), 0);
+    double d = 0;
+    cr_assert(rv_num(&rec.top, RF_COUNTS_PASSED, &d) == 0 && d == 7);
+    cr_assert(!rv_at(&rec.top, RF_VERDICT)->present && !rv_str(&rec.top, RF_VERDICT));
+    cr_assert_eq(rv_len(&rec.top, RF_CASES), 0u);
+    receipt_record_free(&rec);
+    problems_free(&pr);
 }

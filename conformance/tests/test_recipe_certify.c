@@ -12,6 +12,8 @@
 #include "testutil.h"
 #include "core/util.h"
 
+#include <cjson/cJSON.h>
+
 TU_DIR_SUITE(recipe_certify, 0, .timeout = 900);
 
 static char *make_set(const char *recipe, const char *name, const char *steps)
@@ -21,15 +23,16 @@ static char *make_set(const char *recipe, const char *name, const char *steps)
     return out;
 }
 
-/* tiny.json at 20 steps (schedule 20, its checkpoint at 20): long enough
- * for three windows of the family's 3 steps, one in each third; the corpus
- * beside it, as the recipe names it. */
-static char *recipe20(void)
+/* tiny.json at N steps (schedule max(N, 10), its checkpoint at N), named
+ * tinyN, the corpus beside it as the recipe names it; 20 steps are long
+ * enough for three windows of the family's 3 steps, one in each third. */
+static char *recipe_steps(const char *n)
 {
     char *text = tu_read("spec/recipes/tiny.json"), *corpus = tu_read("spec/recipes/shakespeare100k.txt");
     const char *from[] = {"\"steps\": 5", "\"schedule_length\": 10", "\"checkpoint_steps\": [5]", "\"name\": \"tiny\""};
-    const char *to[] = {"\"steps\": 20", "\"schedule_length\": 20", "\"checkpoint_steps\": [20]",
-                        "\"name\": \"tiny20\""};
+    char *steps = xasprintf("\"steps\": %s", n), *length = xasprintf("\"schedule_length\": %s", atoi(n) > 10 ? n : "10"),
+         *ck = xasprintf("\"checkpoint_steps\": [%s]", n), *name = xasprintf("\"name\": \"tiny%s\"", n);
+    const char *to[] = {steps, length, ck, name};
     for (size_t i = 0; i < 4; i++) {
         char *p = strstr(text, from[i]);
         cr_assert(p, "spec/recipes/tiny.json has no %s", from[i]);
@@ -37,11 +40,19 @@ static char *recipe20(void)
         free(text);
         text = next;
     }
-    tu_put(dir, "r20/tiny20.json", text, 0);
-    tu_put(dir, "r20/shakespeare100k.txt", corpus, 0);
+    char *rel = xasprintf("r%s/tiny%s.json", n, n), *crel = xasprintf("r%s/shakespeare100k.txt", n);
+    tu_put(dir, rel, text, 0);
+    tu_put(dir, crel, corpus, 0);
+    char *path = at(rel);
     free(text);
     free(corpus);
-    return at("r20/tiny20.json");
+    free(rel);
+    free(crel);
+    free(steps);
+    free(length);
+    free(ck);
+    free(name);
+    return path;
 }
 
 /* The reference: the family's op groups run (and no group only other
@@ -77,6 +88,35 @@ Test(recipe_certify, ops_and_fresh_are_part_of_it)
     free(out);
 }
 
+/* The fresh-seed run of a recipe is min(steps, W + 3) (spec §16.5, P7): a
+ * tiny of 8 steps (W 2) runs 5 fresh steps, not 8. Control: an IUT right
+ * under the recipe's seed and wrong from step 5 on under any other one (a
+ * defect only another seed shows) passes the golden run and FAILs the
+ * fresh level at step 5, the last one the bound keeps. */
+Test(recipe_certify, fresh_run_is_cut_past_the_warmup)
+{
+    char *recipe = recipe_steps("8");
+    char *out = make_set(recipe, "t8", "2");
+    tu_result r = tu_conform("run", "--vectors", out, "--", tu_env("IT_REF_CLI"), NULL);
+    cr_assert_eq(r.code, 6, "exit %d, expected 6\n%s%s", r.code, r.out, r.err);
+    tu_assert_has(r.out, "level fresh: PASS");
+    tu_assert_has(r.out, "fresh recipe seed ");
+    tu_assert_has(r.out, " 6 steps passed"); /* steps 0..5 */
+    tu_result_free(&r);
+    setenv("RECIPE_WRONG_SEEDED", "1", 1);
+    setenv("RECIPE_WRONG_FROM", "5", 1);
+    r = tu_run_script("recipe_wrong.sh", out, NULL);
+    cr_assert_eq(r.code, 1, "exit %d, expected 1 (FAIL)\n%s%s", r.code, r.out, r.err);
+    tu_assert_has(r.out, "level train: PASS");
+    tu_assert_has(r.out, "level fresh: FAIL");
+    tu_assert_lacks(r.out, "PASS (recipe");
+    tu_result_free(&r);
+    unsetenv("RECIPE_WRONG_SEEDED");
+    unsetenv("RECIPE_WRONG_FROM");
+    free(out);
+    free(recipe);
+}
+
 /* The op set is the pinned v1.2.0 and no other: an official set of
  * another version (v1.1.0, without the family's groups) is refused before
  * any case runs, naming its manifest. */
@@ -99,7 +139,7 @@ Test(recipe_certify, another_op_set_is_refused)
  * step 8 on passes the set's 3 steps, and a window late in the run FAILs. */
 Test(recipe_certify, fresh_windows_over_the_whole_run)
 {
-    char *recipe = recipe20();
+    char *recipe = recipe_steps("20");
     char *out = make_set(recipe, "t20", "3"), *receipt = at("w.json");
     tu_result r = tu_conform("run", "--windows", "--vectors", out, "--receipt", receipt, "--", tu_env("IT_REF_CLI"),
                              NULL);
@@ -144,8 +184,21 @@ Test(recipe_certify, signed_set_checked_by_the_runner)
     tu_conform_says(0, 0, "signed (MANIFEST.json.sig)", "vectors", "--recipe", "spec/recipes/tiny.json", "--out", out,
                     "--steps", "2", "--sign-key", key, NULL);
     char *says = xasprintf("vectors: signed: MANIFEST.json.sig verifies over MANIFEST.json, by the key %s", f.out);
-    tu_conform_says(3, 0, says, "run", "--level", "train", "--vectors", out, "--", tu_env("IT_REF_CLI"), NULL);
+    char *receipt = at("signed.json");
+    tu_conform_says(3, 0, says, "run", "--level", "train", "--vectors", out, "--receipt", receipt, "--",
+                    tu_env("IT_REF_CLI"), NULL);
+    /* the receipt names the signer; verify re-checks it against the set */
+    cJSON *rj = tu_receipt_json(receipt);
+    const cJSON *signer = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(rj, "vectors"),
+                                                           "recipe_signer");
+    cr_assert(cJSON_IsString(signer) && !strcmp(signer->valuestring, f.out), "vectors.recipe_signer is not %s", f.out);
+    cJSON_Delete(rj);
+    char *signed_by = xasprintf("recipe set signer: %s", f.out);
+    tu_conform_says(0, 0, signed_by, "verify", "--allow-unsigned", "--vectors", out, receipt, NULL);
     tu_edit(out, "MANIFEST.json", "\"recipe\"", "\"recipe\" ");
+    /* control: the signature no longer verifies, and neither does the receipt */
+    tu_conform_says(1, 0, "MANIFEST.json.sig does not verify", "verify", "--allow-unsigned", "--vectors", out, receipt,
+                    NULL);
     tu_conform_says(0, 0, "clean", "lint", out, NULL); /* the manifest alone still verifies */
     tu_result r = tu_conform("run", "--level", "train", "--vectors", out, "--", tu_env("IT_REF_CLI"), NULL);
     cr_assert_eq(r.code, 2, "exit %d, expected 2\n%s%s", r.code, r.out, r.err);
@@ -159,6 +212,8 @@ Test(recipe_certify, signed_set_checked_by_the_runner)
     free(plain);
     free(names);
     free(says);
+    free(signed_by);
+    free(receipt);
     free(key);
     free(out);
     free(fpcmd);

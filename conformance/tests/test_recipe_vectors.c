@@ -246,15 +246,23 @@ Test(recipe_vectors, reference_passes_the_recipe)
     free(out);
 }
 
+/* The receipt of the reference's certification against a 2-step set of
+ * tiny.json (the set's directory into *out). */
+static char *tiny_receipt(char **out)
+{
+    *out = make_set("spec/recipes/tiny.json", "tiny", "2");
+    char *receipt = at("r.json");
+    tu_result r = tu_conform("run", "--vectors", *out, "--receipt", receipt, "--", tu_env("IT_REF_CLI"), NULL);
+    cr_assert_eq(r.code, 6, "%s%s", r.out, r.err);
+    tu_result_free(&r);
+    return receipt;
+}
+
 /* A receipt whose recipe digest was changed (and the verdict with it) is
  * refused by verify, naming the field. */
 Test(recipe_vectors, verify_refuses_another_recipe_digest)
 {
-    char *out = make_set("spec/recipes/tiny.json", "tiny", "2");
-    char *receipt = at("r.json");
-    tu_result r = tu_conform("run", "--vectors", out, "--receipt", receipt, "--", tu_env("IT_REF_CLI"), NULL);
-    cr_assert_eq(r.code, 6, "%s%s", r.out, r.err);
-    tu_result_free(&r);
+    char *out, *receipt = tiny_receipt(&out);
     cJSON *rj = tu_receipt_json(receipt);
     cJSON *vec = cJSON_GetObjectItemCaseSensitive(rj, "vectors");
     const char *fake = "00000000000000000000000000000000000000000000000000000000000000ff";
@@ -269,6 +277,49 @@ Test(recipe_vectors, verify_refuses_another_recipe_digest)
     tu_conform_exits(0, "verify", "--allow-unsigned", "--vectors", out, receipt, NULL);
     cJSON_Delete(rj);
     free(w);
+    free(forged);
+    free(receipt);
+    free(out);
+}
+
+/* The receipt records the op set a recipe certification ran (its manifest
+ * digest: the pinned v1.2.0's) and the set's signer (null: unsigned);
+ * verify shows both and re-checks them against the sets on disk, the op set
+ * at --ops-vectors DIR. Controls: another op digest in the receipt, a
+ * signer where the set has none, and an op set that is not the pinned one
+ * are each refused, naming the field or the set. */
+Test(recipe_vectors, receipt_names_the_signer_and_the_op_set)
+{
+    char *out, *receipt = tiny_receipt(&out);
+    const char *v12 = "99be8d1e65fdb9717bf0749d61cbce47502a3c8f30b87f26006dd995dd5cc861",
+               *v11 = "b0ec503f9b4283c4f72e0f69f6d456a84a62d9d2202d0a0f28c2774375072a94";
+    cJSON *rj = tu_receipt_json(receipt);
+    cJSON *vec = cJSON_GetObjectItemCaseSensitive(rj, "vectors");
+    cr_assert_str_eq(get(vec, "ops_manifest_digest")->valuestring, v12);
+    cr_assert(cJSON_IsNull(get(vec, "recipe_signer")));
+    tu_result v = tu_conform("verify", "--allow-unsigned", "--vectors", out, "--ops-vectors", "vectors/v1.2.0", receipt,
+                             NULL);
+    cr_assert_eq(v.code, 0, "%s%s", v.out, v.err);
+    tu_assert_has(v.out, "recipe set signer: UNSIGNED");
+    char *ops = xasprintf("op vectors: manifest %s", v12);
+    tu_assert_has(v.out, ops);
+    tu_result_free(&v);
+    /* controls */
+    tu_conform_says(1, 0, "is not the pinned digest of vector set 1.2.0", "verify", "--allow-unsigned", "--vectors",
+                    out, "--ops-vectors", "vectors/v1.1.0", receipt, NULL);
+    cJSON_ReplaceItemInObjectCaseSensitive(vec, "ops_manifest_digest", cJSON_CreateString(v11));
+    char *forged = at("ops.json");
+    tu_write_receipt(forged, rj);
+    tu_conform_says(1, 0, "vectors.ops_manifest_digest: b0ec503f", "verify", "--allow-unsigned", "--vectors", out,
+                    forged, NULL);
+    cJSON_ReplaceItemInObjectCaseSensitive(vec, "ops_manifest_digest", cJSON_CreateString(v12));
+    cJSON_ReplaceItemInObjectCaseSensitive(vec, "recipe_signer",
+                                           cJSON_CreateString("SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"));
+    tu_write_receipt(forged, rj);
+    tu_conform_says(1, 0, "vectors.recipe_signer: SHA256:AAAA", "verify", "--allow-unsigned", "--vectors", out, forged,
+                    NULL);
+    cJSON_Delete(rj);
+    free(ops);
     free(forged);
     free(receipt);
     free(out);

@@ -120,6 +120,9 @@ typedef struct {
     it_gpt_tensors tensors;
 } it_gpt_profile;
 int it_gpt_profile_make(const it_gpt_recipe *r, it_gpt_profile *out);
+/* spec §16.5, iut-protocol.md P7: the length of the runner's fresh-seed run
+ * of a member, min(steps, warmup + 3) (the row's fresh_steps) */
+uint32_t it_gpt_fresh_steps(const it_gpt_recipe *r);
 void it_gpt_profile_free(it_gpt_profile *g);
 
 #endif

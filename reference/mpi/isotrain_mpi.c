@@ -225,11 +225,14 @@ static int cmd_hello(int argc)
         say("isotrain-mpi hello: takes no arguments\n");
         return EXIT_USAGE;
     }
-    /* P2; train_resume=1: `train --resume DIR --from-step K` (1.2.0); ranks=
-     * is informative (an unknown key to the runner) */
+    /* P2; train_resume=1: `train --resume DIR --from-step K` (1.2.0);
+     * train_recipe=1: `train --recipe FILE` (1.3.0: the shared front end
+     * makes the recipe's profile row, every tensor of which the reducer
+     * chains like gptchar's); ranks= is informative (an unknown key to the
+     * runner) */
     if (rank == 0) {
-        printf("protocol=1 name=isotrain-mpi version=%s spec=%s train_seed=1 train_resume=1 isa=%s kernels=%s "
-               "ranks=%d\n",
+        printf("protocol=1 name=isotrain-mpi version=%s spec=%s train_seed=1 train_resume=1 train_recipe=1 isa=%s "
+               "kernels=%s ranks=%d\n",
                IT_VERSION, MPI_SPEC_VERSION, it_host_isa(), it_kernels_name(), nranks);
         if (fflush(stdout) != 0)
             return EXIT_IO;

@@ -43,7 +43,6 @@
 #include <string.h>
 #include <time.h>
 
-enum { MAX_TENSORS = 64 }; /* sums handed over per step (gptchar: 26 and the loss) */
 /* what a sum was handed over as: a repeat may continue only the §5.20 pair */
 enum { SUM_PRODUCT, SUM_PRODUCT_NO_BIAS, SUM_EMBEDDING, SUM_LOSS, SUM_CONTINUED };
 /* A block of dW is at least this many output rows: the matrix product
@@ -61,9 +60,12 @@ typedef struct {
     MPI_Request *pending;
     size_t n_pending, cap_pending;
     int seq; /* messages of this step: their tags, so a block can only meet its own receive */
-    const void *seen[MAX_TENSORS];
-    int seen_kind[MAX_TENSORS];
-    size_t n_seen;
+    /* the sums handed over this step: one per tensor at most, and the loss
+     * (a recipe of the GPT family has up to 64 blocks, spec §16.2: the
+     * table is sized by the run's tensors, it_mpi_reducer_describe) */
+    const void **seen;
+    int *seen_kind;
+    size_t n_seen, cap_seen;
     float loss_out; /* the partial loss in flight to the next rank */
     uint32_t *tok;  /* embedding blocks: the rows whose token falls in the block */
     float *dy;
@@ -129,8 +131,8 @@ static int once(mpi_reducer *m, const void *tensor, int kind)
             die_in(m, tensor, "handed over twice in one step (only an embedding may continue a bias-free "
                               "product's sums, spec 5.20): this reducer needs each rank's rows in one chunk");
         }
-    if (m->n_seen == MAX_TENSORS)
-        die(m, "more sums in one step than this reducer tracks");
+    if (m->n_seen == m->cap_seen)
+        die(m, "more sums in one step than the run has tensors (or it_mpi_reducer_describe was not called)");
     m->seen_kind[m->n_seen] = kind;
     m->seen[m->n_seen++] = tensor;
     return 0;
@@ -391,6 +393,8 @@ void it_mpi_reducer_free(it_reducer *rd)
     free(m->pending);
     free(m->tok);
     free(m->dy);
+    free(m->seen);
+    free(m->seen_kind);
     free(m);
 }
 
@@ -400,6 +404,13 @@ void it_mpi_reducer_describe(it_reducer *rd, const it_tensor_info *tensors, size
     m->tensors = tensors;
     m->ntensors = ntensors;
     m->grads = grads;
+    free(m->seen);
+    free(m->seen_kind);
+    m->cap_seen = ntensors + 1; /* every tensor and the loss */
+    m->seen = calloc(m->cap_seen, sizeof *m->seen);
+    m->seen_kind = calloc(m->cap_seen, sizeof *m->seen_kind);
+    if (!m->seen || !m->seen_kind)
+        die(m, "out of memory for the table of a step's sums");
 }
 
 const it_mpi_stats *it_mpi_reducer_stats(const it_reducer *rd)

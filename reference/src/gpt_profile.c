@@ -54,6 +54,16 @@ static it_status step_loss(const it_train_run *run, uint32_t step, float *loss)
                                         run->cfg->threads, loss, run->rd);
 }
 
+/* §16.5, P7: the runner's fresh-seed run of a member is min(steps, W + 3):
+ * three updates past the warm-up, where a schedule length taken from
+ * --steps shows (gptchar's 53 = its W + 3, §14.9), and never the whole of a
+ * long recipe's run, which the golden run (or its windows) already covers. */
+uint32_t it_gpt_fresh_steps(const it_gpt_recipe *r)
+{
+    uint64_t past_warmup = (uint64_t)r->warmup + 3u;
+    return past_warmup < r->steps ? (uint32_t)past_warmup : r->steps;
+}
+
 int it_gpt_profile_make(const it_gpt_recipe *r, it_gpt_profile *out)
 {
     memset(out, 0, sizeof *out);
@@ -84,7 +94,7 @@ int it_gpt_profile_make(const it_gpt_recipe *r, it_gpt_profile *out)
     p->steps = r->steps;
     p->checkpoint_steps = r->checkpoint_steps;
     p->n_checkpoint_steps = r->n_checkpoint_steps;
-    p->fresh_steps = r->steps;
+    p->fresh_steps = it_gpt_fresh_steps(r);
     p->batch_rows = r->shape.batch;
     p->row_noun = "sequences";
     p->threaded = 1;

@@ -260,8 +260,15 @@ static void ln_bwd_part(void *ctx, unsigned part, unsigned parts)
                                     j->dX + lo * D, j->P + lo * D);
 }
 
+/* Shares of a job of `units` units of work: at most one per thread, and
+ * never none. A job smaller than one unit (a process's few rows: a small
+ * recipe on several MPI ranks, R * F below 4096) is still one share: with
+ * none, it_parallel runs nothing and the step skips that op, which the MPI
+ * trainer's tiny-recipe run on 2-4 ranks showed (ci/mpi-recipe.sh). */
 static unsigned parts_of(const it_gptchar_work *w, size_t units)
 {
+    if (units == 0)
+        return 1;
     return units < w->threads ? (unsigned)units : w->threads;
 }
 

@@ -64,6 +64,30 @@ Test(recipe, gptchar_recipe_is_gptchar)
     it_gpt_recipe_free(&r);
 }
 
+/* §16.5, P7: the fresh-seed run is min(steps, W + 3): gptchar's recipe
+ * gives gptchar's row (53), a long recipe is cut (shakespeare: W 30, 300
+ * steps), a short one runs whole (tiny: 5 steps, W 2). */
+Test(recipe, fresh_run_is_three_steps_past_the_warmup)
+{
+    const struct {
+        const char *path;
+        uint32_t want;
+    } cases[] = {{"spec/recipes/gptchar.json", 53}, {"spec/recipes/shakespeare.json", 33}, {"spec/recipes/tiny.json", 5}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        it_gpt_recipe r;
+        load_ok(cases[i].path, &r);
+        it_gpt_profile g;
+        cr_assert_eq(it_gpt_profile_make(&r, &g), 0);
+        cr_assert_eq(g.p.fresh_steps, cases[i].want, "%s: fresh_steps %u, want %u", cases[i].path, g.p.fresh_steps,
+                     cases[i].want);
+        cr_assert_eq(it_gpt_fresh_steps(&r), cases[i].want);
+        if (i == 0)
+            cr_assert_eq(g.p.fresh_steps, it_profile_gptchar.fresh_steps, "gptchar's recipe is gptchar's row");
+        it_gpt_profile_free(&g);
+        it_gpt_recipe_free(&r);
+    }
+}
+
 /* §16.3: two roundings, not one. Head width 6, d_model 24 and mlp 72 are
  * sizes where RN(1/sqrt(n)) from a wider format differs from the spec's. */
 Test(recipe, constants_are_rounded_twice)

@@ -109,8 +109,9 @@ static const opt_row ROWS[] = {
      "the shell form: /bin/sh -c 'CMD \"$@\"', bound to nothing (never a PASS)", 0},
     {"--vectors", NULL, OPT_TEXT, "DIR", 0, 0, NULL, RUN | MATRIX | VERIFY | REPORT, 0, 0, set_vectors,
      "the vector set (default: vectors/v1.2.0 here, else the installed set; verify: the receipt's)", 0},
-    {"--ops-vectors", NULL, OPT_TEXT, "DIR", 0, 0, NULL, RUN, 0, AT(ops_vectors), NULL,
-     "a recipe set's op vectors: the pinned set v" "1.2.0" " (default: found as --vectors' default is)", 0},
+    {"--ops-vectors", NULL, OPT_TEXT, "DIR", 0, 0, NULL, RUN | VERIFY, 0, AT(ops_vectors), NULL,
+     "a recipe set's op vectors: the pinned set v" "1.2.0" " (default: found as --vectors' default is; verify: "
+     "its digest must be the receipt's vectors.ops_manifest_digest)", 0},
     {"--level", NULL, OPT_CHOICE, "ops|train|all", 0, 0, "all", RUN, 0, AT(level), NULL, "the levels to run", 0},
     {"--profile", NULL, OPT_TEXT, "P", 0, 0, NULL, RUN | REPEAT, 0, AT(profile), NULL,
      "one training profile (run: default every profile of the set)", 0},

@@ -161,6 +161,7 @@ static int recipe_vectors(run_ctx *rc, const char *signed_by)
     fprintf(rc->out, "vectors: RECIPE: recipe %s (%s) sha256:%s, made by %s; a PASS certifies this recipe's "
                      "run, not the official profiles\n",
             rc->recipe_name, rc->man.recipe_path, rc->man.recipe_sha256, rc->man.generator);
+    snprintf(rc->recipe_signer, sizeof rc->recipe_signer, "%s", signed_by ? signed_by : "");
     if (signed_by)
         fprintf(rc->out, "vectors: signed: %s verifies over MANIFEST.json, by the key %s (whoever holds it: judge "
                          "the maker by that key)\n", RECIPE_SET_SIGNATURE, signed_by);

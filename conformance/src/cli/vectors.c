@@ -451,8 +451,10 @@ static int job_prepare(const conform_args *a, recipe_job *j, char *err, size_t c
         return -1;
     const char *base = strrchr(a->recipe, '/') ? strrchr(a->recipe, '/') + 1 : a->recipe;
     j->rrel = xasprintf("recipe/%s", base);
-    j->gen = xasprintf("isotrain-conform vectors %s (reference %s, portable kernels, git %s)", CONFORM_VERSION,
-                       IT_VERSION, conform_git_revision());
+    /* no git revision, time or host: like make_vectors' sets, a recipe set
+     * is a function of the reference's bits, so any checkout regenerates it
+     * byte for byte (ci/check-recipe-set.sh cmp's vectors/v1.3.0/recipes/) */
+    j->gen = xasprintf("isotrain-conform vectors %s (reference %s, portable kernels)", CONFORM_VERSION, IT_VERSION);
     j->w = (set_writer){a->out, NULL, 0, ""};
     if (!(j->crel = corpus_rel(j->text, j->len, a->recipe, err, cap)))
         return -1;

@@ -13,11 +13,24 @@
 #include "trust/verify_receipt.h"
 #include "verdict/scope.h"
 
+/* A recipe certification's provenance: the recipe, the set's generator and
+ * signer, the op set it ran (each re-checked against the sets on disk). */
+static void recipe_lines(const char *f, const verify_info *info)
+{
+    printf("verify: %s: RECIPE certification: of recipe sha256:%s against the set made by %s; not an "
+           "official certification\n", f, info->recipe_sha256, info->generator);
+    printf("verify: %s: recipe set signer: %s\n", f,
+           info->recipe_signer[0] ? info->recipe_signer : "UNSIGNED (no MANIFEST.json.sig: nothing says who made it)");
+    printf("verify: %s: op vectors: manifest %s\n", f,
+           info->ops_digest[0] ? info->ops_digest : "(not recorded: a receipt from before it was)");
+}
+
 int verify_command(const conform_args *a)
 {
     int bad = 0;
     verify_opts vo = {a->vectors_given ? a->vectors : NULL,
-                      a->allowed_signers ? a->allowed_signers : conform_default_allowed_signers(), a->allow_unsigned};
+                      a->allowed_signers ? a->allowed_signers : conform_default_allowed_signers(), a->allow_unsigned,
+                      a->ops_vectors};
     if (!a->allowed_signers)
         printf("verify: signatures checked against %s\n",
                vo.allowed_signers ? vo.allowed_signers : "nothing (no allowed-signers file found: give --allowed-signers FILE)");
@@ -42,8 +55,7 @@ int verify_command(const conform_args *a)
             problems_print(&pr, stdout, "  ");
         }
         if (r && info.recipe_sha256[0])
-            printf("verify: %s: RECIPE certification: of recipe sha256:%s against the set made by %s; not an "
-                   "official certification\n", f, info.recipe_sha256, info.generator);
+            recipe_lines(f, &info);
         if (info.sig.principal)
             printf("verify: %s: signer: %s\n", f, info.sig.words);
         else if (info.unsigned_receipt)

@@ -135,6 +135,8 @@ typedef struct {
     struct it_gpt_recipe_ctx *recipe;
     /* the op set a recipe set's ops come from (vectorset/ops_base.h) */
     char *ops_dir, ops_digest[65];
+    /* the key a recipe set's MANIFEST.json.sig verifies with ("" unsigned) */
+    char recipe_signer[64];
 } run_ctx;
 
 void run_warn(run_ctx *rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

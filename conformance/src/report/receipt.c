@@ -306,8 +306,11 @@ static void head_json(cJSON *root, const run_ctx *rc)
     cJSON_AddNumberToObject(vec, K(VECTORS_FILES), (double)rc->man.n_files);
     /* pinned in the runner (vectorset/official.c), or UNOFFICIAL */
     cJSON_AddBoolToObject(vec, K(VECTORS_OFFICIAL), rc->official != NULL);
-    if (rc->recipe_name) /* a recipe set: the recipe certified, by digest */
+    if (rc->recipe_name) { /* a recipe set: the recipe certified, by digest; who made and signed it; its ops */
         add_str(vec, K(VECTORS_RECIPE_SHA256), rc->man.recipe_sha256);
+        add_str(vec, K(VECTORS_RECIPE_SIGNER), rc->recipe_signer[0] ? rc->recipe_signer : NULL);
+        add_str(vec, K(VECTORS_OPS_MANIFEST_DIGEST), rc->ops_digest);
+    }
     cJSON *vp = cJSON_AddArrayToObject(vec, K(VECTORS_PROFILES));
     for (size_t i = 0; i < rc->vs.n_trains; i++) {
         cJSON *o = cJSON_CreateObject();

@@ -34,6 +34,8 @@
     X(VECTORS_FILES, INT, "vectors.files", 0, U32) \
     X(VECTORS_OFFICIAL, BOOL, "vectors.official", 0, 0) \
     X(VECTORS_RECIPE_SHA256, STR, "vectors.recipe_sha256", OPT, 0) /* a recipe set's recipe (issue 32) */ \
+    X(VECTORS_RECIPE_SIGNER, STR, "vectors.recipe_signer", OPT | Z, 0) /* its MANIFEST.json.sig's key (SHA256:...); null: unsigned */ \
+    X(VECTORS_OPS_MANIFEST_DIGEST, STR, "vectors.ops_manifest_digest", OPT, 0) /* the op set a recipe certification ran */ \
     X(VECTORS_PROFILES, ARR, "vectors.profiles", 0, 0) \
     X(VECTORS_PROFILES_E, OBJ, "vectors.profiles[]", 0, 0) \
     X(VECTORS_PROFILES_PROFILE, STR, "vectors.profiles[].profile", Z, 0) \

@@ -19,6 +19,7 @@
 #include "trust/receipt_open.h"
 #include "trust/receipt_model.h"
 #include "trust/receipt_schema.h"
+#include "trust/set_signature.h"
 #include "vectorset/manifest.h"
 #include "vectorset/official.h"
 #include "vectorset/ops_base.h"
@@ -383,8 +384,11 @@ static void check_overall(const char *file, const cJSON *r, const results *res, 
     }
     if (f.recipe_sha256) {
         snprintf(info->recipe_sha256, sizeof info->recipe_sha256, "%s", f.recipe_sha256);
-        const char *gen = str(vec, RF_VECTORS_GENERATOR);
+        const char *gen = str(vec, RF_VECTORS_GENERATOR), *sg = str(vec, RF_VECTORS_RECIPE_SIGNER),
+                   *od = str(vec, RF_VECTORS_OPS_MANIFEST_DIGEST);
         snprintf(info->generator, sizeof info->generator, "%s", gen ? gen : "(not recorded)");
+        snprintf(info->recipe_signer, sizeof info->recipe_signer, "%s", sg ? sg : "");
+        snprintf(info->ops_digest, sizeof info->ops_digest, "%s", od ? od : "");
     }
     f.req = q;
     scope_facts_from_results(&f, res);
@@ -895,45 +899,123 @@ static void check_subject(const char *file, const receipt_facts *rf, const resul
 /* The vector set the receipt names, verified: its manifest digest must be the
  * receipt's. The last set loaded is kept (matrix and fuzzing verify many
  * receipts of one set; its files were read and hashed once, and the loader
- * parses the bytes it hashed). */
+ * parses the bytes it hashed), with a recipe set's provenance as found on
+ * disk (recipe and signer, the op set's digest): each receipt's claims are
+ * held against it, kept or not. */
 static struct {
     char *dir;
     char digest[65];
     vector_set vs;
     int have;
+    int recipe;                             /* a recipe set: the three below */
+    char recipe_sha256[65], signer[64], ops_digest[65]; /* signer "": unsigned */
 } last;
 
 /* A recipe set's op groups, as `run` adopted them (vectorset/ops_base.h):
- * the pinned set, found where `run` finds its default set (any copy of it
- * has the one pinned digest); 0, or -1 with the problem. */
-static int recipe_ops(const char *file, vector_set *vs, problems *pr)
+ * the pinned set, in --ops-vectors DIR or where `run` finds its default set
+ * (any copy of it has the one pinned digest); its manifest digest into
+ * digest; 0, or -1 with the problem. */
+static int recipe_ops(const char *file, const verify_opts *vo, vector_set *vs, char digest[65], problems *pr)
 {
     problems own;
     problems_init(&own);
-    char *dir = recipe_ops_dir(NULL);
+    char *dir = recipe_ops_dir(vo->ops_vectors);
     manifest_info om;
     int bad = recipe_ops_adopt(dir, vs, req_group_family, &om, &own) != 0;
     if (bad)
         problems_add(pr, "%s: vectors: the recipe set's op vectors %s (vector set %s) do not verify: %s", file, dir,
                      RECIPE_OPS_SET, own.n ? own.items[0] : "?");
+    snprintf(digest, 65, "%s", om.digest);
     manifest_free(&om);
     problems_free(&own);
     free(dir);
     return bad ? -1 : 0;
 }
 
-/* The receipt's recipe digest against the set's manifest: both absent, or
- * the same; 1 (with the problem) if not. */
-static int recipe_mismatch(const char *file, const char *rs, const manifest_info *m, const char *dir, problems *pr)
+/* A recipe set's signer as its MANIFEST.json.sig says now (trust/
+ * set_signature.h): the key's fingerprint, "" unsigned; 0, or -1 with the
+ * problem (a signature that does not verify). */
+static int recipe_signer(const char *file, const char *dir, char fp[64], problems *pr)
 {
-    if (!rs && !m->recipe_path)
+    char err[1200];
+    if (set_signature_check(dir, fp, err, sizeof err) != SET_BAD)
         return 0;
-    if (rs && m->recipe_path && !strcmp(rs, m->recipe_sha256))
+    problems_add(pr, "%s: vectors: %s", file, err);
+    return -1;
+}
+
+/* A string field of the receipt against what the set on disk has (want;
+ * "" for null or absent): 1 (with the problem) if they differ. absent_ok:
+ * a receipt written before the field was recorded is not judged by it. */
+static int field_differs(const char *file, const cJSON *vec, rf_id id, const char *want, int absent_ok,
+                         const char *what, problems *pr)
+{
+    const cJSON *f = get(vec, id);
+    if (!f && absent_ok)
         return 0;
-    problems_add(pr, "%s: vectors.recipe_sha256: %s, but the vector set %s %s%s", file, rs ? rs : "(absent)", dir,
-                 m->recipe_path ? "pins the recipe sha256:" : "is not a recipe set",
-                 m->recipe_path ? m->recipe_sha256 : "");
+    const char *said = cJSON_IsString(f) ? f->valuestring : "";
+    if (!strcmp(said, want))
+        return 0;
+    problems_add(pr, "%s: %s: %s, but %s %s", file, receipt_fields[id].path, said[0] ? said : "(absent or null)", what,
+                 want[0] ? want : "(none)");
     return 1;
+}
+
+/* The receipt's recipe facts against the set last loaded: the recipe it
+ * pins (both absent for an official set), its signer, the op set. */
+static int provenance_differs(const char *file, const cJSON *vec, problems *pr)
+{
+    if (!last.recipe)
+        return field_differs(file, vec, RF_VECTORS_RECIPE_SHA256, "", 1, "the vector set is not a recipe set:", pr);
+    int bad = field_differs(file, vec, RF_VECTORS_RECIPE_SHA256, last.recipe_sha256, 0,
+                            "the vector set pins the recipe sha256:", pr);
+    bad |= field_differs(file, vec, RF_VECTORS_RECIPE_SIGNER, last.signer, 1, "the set's MANIFEST.json.sig is by", pr);
+    bad |= field_differs(file, vec, RF_VECTORS_OPS_MANIFEST_DIGEST, last.ops_digest, 1,
+                         "the op vectors (--ops-vectors) have manifest", pr);
+    return bad;
+}
+
+/* The set in dir verified and loaded (a recipe set with its op groups and
+ * provenance) into last; 0, or -1 with the problem. */
+static int load_set(const char *file, const char *dir, const char *md, const verify_opts *vo, problems *pr)
+{
+    problems own;
+    problems_init(&own);
+    manifest_info m;
+    int rc = -1;
+    vector_set loaded;
+    memset(&loaded, 0, sizeof loaded);
+    char ops_digest[65] = "", fp[64] = "";
+    if (manifest_verify(dir, &m, &own) != 0)
+        problems_add(pr, "%s: vectors: cannot check the per-step digests: the vector set %s does not verify (%s)",
+                     file, dir, own.n ? own.items[0] : "?");
+    else if (!md || strcmp(m.digest, md) != 0)
+        problems_add(pr, "%s: vectors.manifest_digest: %s, but the vector set %s has %s (give --vectors DIR)", file,
+                     md ? md : "(none)", dir, m.digest);
+    else if (vectors_load(dir, &m, &loaded, &own) != 0)
+        problems_add(pr, "%s: vectors: the vector set %s does not load", file, dir);
+    else if (m.recipe_path && (recipe_signer(file, dir, fp, pr) != 0 || recipe_ops(file, vo, &loaded, ops_digest, pr) != 0))
+        ; /* a recipe certification ran the family's op cases of the pinned set */
+    else {
+        if (last.have)
+            vectors_free(&last.vs);
+        free(last.dir);
+        memset(&last, 0, sizeof last);
+        last.dir = xstrdup(dir);
+        snprintf(last.digest, sizeof last.digest, "%s", m.digest);
+        last.recipe = m.recipe_path != NULL;
+        snprintf(last.recipe_sha256, sizeof last.recipe_sha256, "%s", m.recipe_path ? m.recipe_sha256 : "");
+        snprintf(last.signer, sizeof last.signer, "%s", fp);
+        snprintf(last.ops_digest, sizeof last.ops_digest, "%s", ops_digest);
+        last.vs = loaded;
+        last.have = 1;
+        memset(&loaded, 0, sizeof loaded);
+        rc = 0;
+    }
+    vectors_free(&loaded);
+    manifest_free(&m);
+    problems_free(&own);
+    return rc;
 }
 
 static int load_vectors(const char *file, const cJSON *r, const verify_opts *vo, const vector_set **vs,
@@ -946,45 +1028,15 @@ static int load_vectors(const char *file, const cJSON *r, const verify_opts *vo,
     char *set = xasprintf("v%s", vv ? vv : "?");
     char *dir = vo->vectors ? xstrdup(vo->vectors) : conform_vectors_dir(set);
     free(set);
-    if (last.have && !strcmp(last.dir, dir) && md && !strcmp(last.digest, md)) {
-        *vs = &last.vs;
-        free(dir);
-        return 0;
-    }
-    problems own;
-    problems_init(&own);
-    manifest_info m;
-    int rc = -1;
-    vector_set loaded;
-    memset(&loaded, 0, sizeof loaded);
-    if (manifest_verify(dir, &m, &own) != 0)
-        problems_add(pr, "%s: vectors: cannot check the per-step digests: the vector set %s does not verify (%s)",
-                     file, dir, own.n ? own.items[0] : "?");
-    else if (!md || strcmp(m.digest, md) != 0)
-        problems_add(pr, "%s: vectors.manifest_digest: %s, but the vector set %s has %s (give --vectors DIR)", file,
-                     md ? md : "(none)", dir, m.digest);
-    else if (recipe_mismatch(file, str(vec, RF_VECTORS_RECIPE_SHA256), &m, dir, pr))
-        ; /* a recipe certification is of the recipe the set pins, and only of it */
-    else if (vectors_load(dir, &m, &loaded, &own) != 0)
-        problems_add(pr, "%s: vectors: the vector set %s does not load", file, dir);
-    else if (m.recipe_path && recipe_ops(file, &loaded, pr) != 0)
-        ; /* a recipe certification ran the family's op cases of the pinned set */
-    else {
-        if (last.have)
-            vectors_free(&last.vs);
-        free(last.dir);
-        last.dir = xstrdup(dir);
-        snprintf(last.digest, sizeof last.digest, "%s", m.digest);
-        last.vs = loaded;
-        last.have = 1;
-        memset(&loaded, 0, sizeof loaded);
-        *vs = &last.vs;
-        rc = 0;
-    }
-    vectors_free(&loaded);
-    manifest_free(&m);
-    problems_free(&own);
+    int kept = last.have && !strcmp(last.dir, dir) && md && !strcmp(last.digest, md);
+    int rc = kept || load_set(file, dir, md, vo, pr) == 0 ? 0 : -1;
     free(dir);
+    /* a recipe certification is of the recipe the set pins, made and signed
+     * as the receipt says, with the op set it names */
+    if (rc == 0 && provenance_differs(file, vec, pr))
+        rc = -1;
+    if (rc == 0)
+        *vs = &last.vs;
     return rc;
 }
 

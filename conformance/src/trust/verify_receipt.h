@@ -25,6 +25,7 @@ typedef struct {
     const char *vectors;         /* the vector set dir, NULL: vectors/v<vector_version> */
     const char *allowed_signers; /* who may sign (ssh-keygen ALLOWED SIGNERS); NULL: none can be checked */
     int allow_unsigned;          /* --allow-unsigned: an unsigned receipt is accepted (and said to be) */
+    const char *ops_vectors;     /* a recipe set's op set dir, NULL: vectors/v1.2.0 (vectorset/ops_base.h) */
 } verify_opts;
 
 typedef struct {
@@ -41,6 +42,9 @@ typedef struct {
     /* a recipe certification (issue 32): the recipe's digest and the set's
      * generator as the receipt records them; "" for an official set's */
     char recipe_sha256[65], generator[200];
+    /* its set's signer (the key's SHA256: fingerprint, "" unsigned or not
+     * recorded) and the op set's manifest digest ("" not recorded) */
+    char recipe_signer[64], ops_digest[65];
     receipt_facts facts;  /* the subject, the emulator, what ran (trust/receipt_facts.h) */
 } verify_info;
 

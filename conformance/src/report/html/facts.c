@@ -1,17 +1,17 @@
 /* facts.c — what the page shows of one accepted receipt beyond the matrix's
  * row: per profile every step's case verdict and loss bits, the checkpoint
  * columns; per op group its passed/failed counts, vector and fresh cases.
- * Every field is read defensively: verify has checked the case list, the
- * counts and the digests, but a field it does not check (or one a newer
- * runner adds) may be absent or of another type, and is then shown as
- * absent, never trusted and never fatal. */
+ * Every field is read from the typed receipt (trust/receipt_record.h): of
+ * the table's kind or absent; verify has checked the case list, the counts
+ * and the digests, and a field it does not check may be absent, which is
+ * then shown as absent, never trusted and never fatal. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report/html/report.h"
 
-/* ---- path access: "levels.train.profiles[0].trace" ------------------------ */
+/* ---- the localization's members: "first_op.op" ----------------------------- */
 
 const cJSON *rj_at(const cJSON *root, const char *path)
 {
@@ -56,12 +56,6 @@ int rj_num(const cJSON *root, const char *path, double *out)
     *out = v->valuedouble;
     return 0;
 }
-
-const cJSON *rx_at(const cJSON *base, rf_id f) { return rj_at(base, rm_rel(f)); }
-
-const char *rx_str(const cJSON *base, rf_id f) { return rj_str(base, rm_rel(f)); }
-
-int rx_num(const cJSON *base, rf_id f, double *out) { return rj_num(base, rm_rel(f), out); }
 
 float rp_f32(uint32_t bits)
 {
@@ -184,11 +178,12 @@ static rp_group *group(rp_receipt *x, const char *name)
 /* The case list, once: op groups, fresh cases, every training step. */
 static void read_cases(rp_receipt *x, const mreceipt *r)
 {
-    const cJSON *c;
-    cJSON_ArrayForEach(c, rx_at(x->receipt, RF_CASES))
-    {
-        const char *id = rx_str(c, RF_CASES_ID), *lv = rx_str(c, RF_CASES_LEVEL), *su = rx_str(c, RF_CASES_SUITE);
-        int v = verdict_index(rx_str(c, RF_CASES_VERDICT));
+    for (size_t k = 0; k < rv_len(x->receipt, RF_CASES); k++) {
+        const rv *c = rv_el(x->receipt, RF_CASES, k);
+        if (c->null)
+            continue;
+        const char *id = rv_str(c, RF_CASES_ID), *lv = rv_str(c, RF_CASES_LEVEL), *su = rv_str(c, RF_CASES_SUITE);
+        int v = verdict_index(rv_str(c, RF_CASES_VERDICT));
         if (!id || !lv || !su || v < 0)
             continue;
         if (!strcmp(lv, "ops") && !strncmp(su, "ops/", 4)) {
@@ -221,34 +216,28 @@ static void read_cases(rp_receipt *x, const mreceipt *r)
  * first differing step. */
 static void read_profiles(rp_receipt *x, const mreceipt *r)
 {
-    const cJSON *po;
-    size_t k = 0;
-    cJSON_ArrayForEach(po, rx_at(x->receipt, RF_LEVELS_TRAIN_PROFILES))
-    {
-        const char *name = rx_str(po, RF_LEVELS_TRAIN_PROFILES_PROFILE);
+    for (size_t k = 0; k < rv_len(x->receipt, RF_LEVELS_TRAIN_PROFILES); k++) {
+        const rv *po = rv_el(x->receipt, RF_LEVELS_TRAIN_PROFILES, k);
+        const char *name = po->null ? NULL : rv_str(po, RF_LEVELS_TRAIN_PROFILES_PROFILE);
         rp_profile *p = name ? profile(x, name, r) : NULL;
-        if (!p) {
-            k++;
+        if (!p)
             continue;
-        }
         p->obj = po;
         double fd;
-        if (rx_num(po, RF_LEVELS_TRAIN_PROFILES_FIRST_DIFFERING_STEP, &fd) == 0 && fd >= 0 && fd < RP_MAX_STEPS)
+        if (rv_num(po, RF_LEVELS_TRAIN_PROFILES_FIRST_DIFFERING_STEP, &fd) == 0 && fd >= 0 && fd < RP_MAX_STEPS)
             p->first_diff = (int)fd;
-        const cJSON *t;
-        cJSON_ArrayForEach(t, rx_at(po, RF_LEVELS_TRAIN_PROFILES_TRACE))
-        {
+        for (size_t i = 0; i < rv_len(po, RF_LEVELS_TRAIN_PROFILES_TRACE); i++) {
+            const rv *t = rv_el(po, RF_LEVELS_TRAIN_PROFILES_TRACE, i);
             double s;
             rp_step *st;
-            if (rx_num(t, RF_LEVELS_TRAIN_PROFILES_TRACE_STEP, &s) != 0 || s < 0 || s >= RP_MAX_STEPS || s != (double)(uint32_t)s ||
-                (st = step_at(p, (uint64_t)s)) == NULL)
+            if (t->null || rv_num(t, RF_LEVELS_TRAIN_PROFILES_TRACE_STEP, &s) != 0 || s < 0 || s >= RP_MAX_STEPS ||
+                s != (double)(uint32_t)s || (st = step_at(p, (uint64_t)s)) == NULL)
                 continue;
             st->in_trace = 1;
-            st->has_loss = parse_bits(rx_str(t, RF_LEVELS_TRAIN_PROFILES_TRACE_LOSS), &st->loss) == 0;
+            st->has_loss = parse_bits(rv_str(t, RF_LEVELS_TRAIN_PROFILES_TRACE_LOSS), &st->loss) == 0;
         }
         /* its checkpoints and windows exactly as the matrix read them */
         mx_profile_view(r, p->name, &p->ck);
-        k++;
     }
 }
 
@@ -263,7 +252,7 @@ void rp_facts(rp_receipt *x, const mreceipt *r)
 void rp_receipt_free(rp_receipt *x)
 {
     free(x->file);
-    cJSON_Delete(x->receipt);
+    receipt_record_free(&x->rec);
     free(x->signer);
     for (size_t i = 0; i < x->n_fp; i++)
         free(x->key_fp[i]);

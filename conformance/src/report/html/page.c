@@ -118,7 +118,7 @@ static void page_title(hw *w, const rp_page *p)
 {
     const char *v = NULL;
     for (size_t i = 0; i < p->nr && !v; i++)
-        v = rx_str(p->rx[i].receipt, RF_VECTORS_VECTOR_VERSION);
+        v = rv_str(p->rx[i].receipt, RF_VECTORS_VECTOR_VERSION);
     if (!v && p->have_vectors)
         v = ((const vector_set *)p->vectors)->vector_version;
     HW(w, "isotrain conformance");

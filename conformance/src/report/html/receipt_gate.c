@@ -78,16 +78,17 @@ static int admit(rp_page *p, const char *file, mreceipt *r, rp_receipt *x, sbuf 
         mx_set_messages(cap);
     int rc = mx_receipt_load(file, r);
     if (rc == 0 && !r->build_failed) {
-        verify_opts vo = {p->vectors_given ? p->vectors_dir : NULL, p->allowed_signers, p->allow_unsigned};
+        verify_opts vo = {p->vectors_given ? p->vectors_dir : NULL, p->allowed_signers, p->allow_unsigned, NULL};
         verify_info info;
         problems pr;
         problems_init(&pr);
-        x->receipt = verify_receipt_file(file, &vo, &info, &pr);
-        if (!x->receipt) {
+        cJSON *j = verify_receipt_file(file, &vo, &info, &pr);
+        if (!j || receipt_record_take(&x->rec, file, j, &pr) != 0) { /* the page reads x->rec only */
             fprintf(mx_messages(), "isotrain-conform report: %s: the receipt no longer verifies:\n", file);
             problems_print(&pr, mx_messages(), "  ");
             rc = -1;
-        }
+        } else
+            x->receipt = &x->rec.top;
         x->signer = info.signer; /* kept: the page names the signer */
         info.signer = NULL;
         verify_info_free(&info);
@@ -124,7 +125,7 @@ static void load_vectors(rp_page *p)
     char *own = NULL;
     if (!dir) { /* what verify used: vectors/v<version> of the receipts */
         for (size_t i = 0; i < p->nr && !dir; i++) {
-            const char *v = rx_str(p->rx[i].receipt, RF_VECTORS_VECTOR_VERSION);
+            const char *v = rv_str(p->rx[i].receipt, RF_VECTORS_VECTOR_VERSION);
             if (v && strlen(v) < 32 && !strchr(v, '/'))
                 dir = own = xasprintf("vectors/v%s", v);
         }

@@ -23,7 +23,7 @@
 
 #include "report/html/html_writer.h"
 #include "report/matrix/matrix.h"
-#include "trust/receipt_model.h"
+#include "trust/receipt_record.h"
 
 enum { RP_MAX_PROFILES = 8, RP_MAX_GROUPS = 64, RP_MAX_DIVERGENCE = 4, RP_MAX_STEPS = 1 << 17 };
 
@@ -38,7 +38,7 @@ typedef struct {
 
 typedef struct {
     char *name;
-    const cJSON *obj;   /* levels.train.profiles[i], or NULL (cases only) */
+    const rv *obj;      /* levels.train.profiles[i], or NULL (cases only) */
     size_t n_steps;     /* entries of step[] (the highest step seen + 1) */
     rp_step *step;
     mreceipt ck;        /* the host's mreceipt viewed as this profile
@@ -56,7 +56,8 @@ typedef struct {
 typedef struct {
     char *file;
     char sha256[65];      /* of the receipt file's bytes */
-    cJSON *receipt;       /* the verified receipt; NULL for a build-failure record */
+    receipt_record rec;   /* the verified receipt, typed (filled once by the gate) */
+    const rv *receipt;    /* &rec.top; NULL for a build-failure record */
     char *signer;         /* the principal of a good signature (--allowed-signers) */
     char **key_fp;        /* "SHA256:..." of each signature's key */
     size_t n_fp, n_sigs;
@@ -118,14 +119,11 @@ void rp_page_free(rp_page *p);
 const rp_receipt *rp_of_row(const rp_page *p, const mrow *w);
 
 /* facts.c */
-const cJSON *rj_at(const cJSON *root, const char *path); /* "a.b[2].c" */
+/* A member of the localization (an open object: the localizer's members,
+ * not the receipt table's), "first_op.op" a member of a member. */
+const cJSON *rj_at(const cJSON *root, const char *path);
 const char *rj_str(const cJSON *root, const char *path);
 int rj_num(const cJSON *root, const char *path, double *out);
-/* The same by a receipt field's id (trust/receipt_model.h rm_rel): from the
- * root, or from the array element that holds the field. */
-const cJSON *rx_at(const cJSON *base, rf_id f);
-const char *rx_str(const cJSON *base, rf_id f);
-int rx_num(const cJSON *base, rf_id f, double *out);
 void rp_facts(rp_receipt *x, const mreceipt *r);
 void rp_receipt_free(rp_receipt *x);
 const char *rp_state_word(rp_state s);

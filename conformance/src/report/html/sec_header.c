@@ -42,7 +42,7 @@ static void gather(const rp_page *p, distinct *d, rf_id f)
     memset(d, 0, sizeof *d);
     for (size_t i = 0; i < p->nr; i++)
         if (p->rx[i].receipt)
-            see(d, rx_str(p->rx[i].receipt, f));
+            see(d, rv_str(p->rx[i].receipt, f));
 }
 
 /* "1.0.0 (13 receipts)" or, when they differ, each value with its count. */
@@ -155,7 +155,7 @@ static void runner_facts(hw *w, const rp_page *p)
      * compare as text) */
     const char *lo = NULL, *hi = NULL;
     for (size_t i = 0; i < p->nr; i++) {
-        const char *s = rx_str(p->rx[i].receipt, RF_STARTED);
+        const char *s = rv_str(p->rx[i].receipt, RF_STARTED);
         if (!s)
             continue;
         if (!lo || strcmp(s, lo) < 0)
@@ -253,7 +253,7 @@ void sec_header(hw *w, const rp_page *p)
     HW(w, "<header class=\"top\"><h1>isotrain conformance results</h1>\n<p class=\"sub\">");
     const char *v = NULL;
     for (size_t i = 0; i < p->nr && !v; i++)
-        v = rx_str(p->rx[i].receipt, RF_VECTORS_VECTOR_VERSION);
+        v = rv_str(p->rx[i].receipt, RF_VECTORS_VECTOR_VERSION);
     if (!v && p->have_vectors)
         v = ((const vector_set *)p->vectors)->vector_version;
     if (v) {

@@ -4,9 +4,11 @@
  * localization of a failure, timings, the failing cases. Hosts that are not
  * simply PASS open by default, so a failure is read without a click.
  *
- * The key/value blocks are tables of (label, JSON path): a field a newer
+ * The key/value blocks are tables of (label, field id): a field a newer
  * runner records is one more line in them, and a field a receipt lacks is
- * shown as absent. */
+ * shown as absent. Every field comes from the typed receipt
+ * (trust/receipt_record.h); only the localization, an open object whose
+ * members are the localizer's, is read as JSON. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,42 +68,46 @@ static const kv facts_kv[] = {
 
 static void absent(hw *w) { HW(w, "<span class=\"muted\">\xe2\x80\x94 (not in the receipt)</span>"); }
 
-/* A JSON value as text: strings as they are, numbers, booleans, or its type. */
-static void value(hw *w, const cJSON *v, kkind k)
+static void number(hw *w, double d, kkind k)
 {
-    if (!v || cJSON_IsNull(v)) {
+    if (k == K_SECONDS)
+        HW_F(w, "%.2f s", d);
+    else
+        HW_F(w, "%.10g", d);
+}
+
+/* A receipt field as text, by its kind in the table: strings as they are,
+ * numbers, booleans, a list of strings. */
+static void value(hw *w, const rv *v, kkind k)
+{
+    rs_kind kind = v->row >= 0 ? receipt_fields[v->row].kind : RS_OBJ;
+    if (!v->present || v->null) {
         if (k == K_LIST)
             HW(w, "<span class=\"muted\">\xe2\x80\x94</span>");
         else
             absent(w);
-    } else if (cJSON_IsString(v)) {
+    } else if (kind == RS_STR) {
         if (k == K_CODE)
             HW(w, "<code>");
-        hw_text(w, v->valuestring);
+        hw_text(w, v->s);
         if (k == K_CODE)
             HW(w, "</code>");
-    } else if (cJSON_IsNumber(v)) {
-        if (k == K_SECONDS)
-            HW_F(w, "%.2f s", v->valuedouble);
-        else
-            HW_F(w, "%.10g", v->valuedouble);
-    } else if (cJSON_IsBool(v))
-        hw_text(w, cJSON_IsTrue(v) ? "yes" : "no");
-    else if (cJSON_IsArray(v)) {
-        int n = cJSON_GetArraySize(v), i = 0;
-        if (!n)
+    } else if (kind == RS_INT || kind == RS_NUM)
+        number(w, v->num, k);
+    else if (kind == RS_BOOL)
+        hw_text(w, v->yes ? "yes" : "no");
+    else if (kind == RS_ARR) {
+        if (!v->n)
             HW(w, "<span class=\"muted\">none</span>");
-        const cJSON *e;
-        cJSON_ArrayForEach(e, v)
-        {
+        for (size_t i = 0; i < v->n; i++) {
             if (i == OBJ_MAX) {
-                HW_F(w, "; and %d more", n - OBJ_MAX);
+                HW_F(w, "; and %zu more", v->n - OBJ_MAX);
                 break;
             }
-            if (i++)
+            if (i)
                 HW(w, "; ");
-            if (cJSON_IsString(e))
-                hw_text(w, e->valuestring);
+            if (!v->el[i].null && v->el[i].s)
+                hw_text(w, v->el[i].s);
             else
                 HW(w, "<span class=\"muted\">(not text)</span>");
         }
@@ -109,7 +115,23 @@ static void value(hw *w, const cJSON *v, kkind k)
         HW(w, "<span class=\"muted\">(an object)</span>");
 }
 
-static void kv_list(hw *w, const cJSON *root, kvpart part)
+/* A value inside the localization (JSON: the localizer's, not the table's),
+ * as value() shows a field of its kind. */
+static void open_value(hw *w, const cJSON *v, kkind k)
+{
+    if (!v || cJSON_IsNull(v))
+        absent(w);
+    else if (cJSON_IsString(v))
+        hw_text(w, v->valuestring);
+    else if (cJSON_IsNumber(v))
+        number(w, v->valuedouble, k);
+    else if (cJSON_IsBool(v))
+        hw_text(w, cJSON_IsTrue(v) ? "yes" : "no");
+    else
+        HW(w, "<span class=\"muted\">(an object)</span>");
+}
+
+static void kv_list(hw *w, const rv *root, kvpart part)
 {
     const kv *t = facts_kv;
     HW(w, "<dl class=\"facts\">");
@@ -117,27 +139,35 @@ static void kv_list(hw *w, const cJSON *root, kvpart part)
         if (t[i].part != part)
             continue;
         HW_WRAP(w, "<dt>", t[i].label, HW_CAP_CELL, "</dt><dd>");
-        value(w, rx_at(root, t[i].field), t[i].kind);
+        value(w, rv_at(root, t[i].field), t[i].kind);
         HW(w, "</dd>");
     }
     HW(w, "</dl>");
 }
 
-/* Every member of an object, as key/value rows (at most max). */
-static void object_rows(hw *w, const cJSON *o, size_t max, kkind k)
+/* Every entry of a map field, as key/value rows (at most max). */
+static void map_rows(hw *w, const rv *m, size_t max, kkind k)
 {
-    size_t i = 0, n = (size_t)cJSON_GetArraySize(o);
-    const cJSON *e;
-    cJSON_ArrayForEach(e, o)
-    {
-        if (i++ == max) {
-            HW_N(w, "<tr><td colspan=\"2\" class=\"muted\">and %zu more</td></tr>", n - max);
+    for (size_t i = 0; i < m->n; i++) {
+        if (i == max) {
+            HW_N(w, "<tr><td colspan=\"2\" class=\"muted\">and %zu more</td></tr>", m->n - max);
             break;
         }
-        HW_WRAP(w, "<tr><th scope=\"row\">", e->string, HW_CAP_NAME, "</th><td>");
-        value(w, e, k);
+        HW_WRAP(w, "<tr><th scope=\"row\">", m->key[i], HW_CAP_NAME, "</th><td>");
+        value(w, &m->el[i], k);
         HW(w, "</td></tr>");
     }
+}
+
+/* Every member an object field has, in the table's order, as key/value rows. */
+static void member_rows(hw *w, const rv *root, rf_id obj, kkind k)
+{
+    for (int f = obj + 1; f < RF_COUNT; f++)
+        if (rf_parent((rf_id)f) == (int)obj && rv_at(root, (rf_id)f)->present) {
+            HW_WRAP(w, "<tr><th scope=\"row\">", rf_key((rf_id)f), HW_CAP_NAME, "</th><td>");
+            value(w, rv_at(root, (rf_id)f), k);
+            HW(w, "</td></tr>");
+        }
 }
 
 static void pre_block(hw *w, const char *summary_literal_is_text, const char *text)
@@ -231,7 +261,7 @@ static void counts_row(hw *w, const char *label, const cJSON *obj)
             HW(w, ", ");
         hw_text_cap(w, e->string, HW_CAP_NAME);
         HW(w, ": ");
-        value(w, e, K_NUM);
+        open_value(w, e, K_NUM);
     }
     HW(w, "</td></tr>");
 }
@@ -241,10 +271,13 @@ static void counts_row(hw *w, const char *label, const cJSON *obj)
 /* The sentence that describes the first differing op after its call: each
  * member of the op, after the plain words that lead to it. */
 typedef enum { OP_NUM, OP_NAME, OP_BITS, OP_END } op_kind;
-static const struct {
+/* A sentence over a localization object: each part's member after the
+ * plain words that lead to it, until OP_END. */
+typedef struct {
     const char *lead, *key;
     op_kind kind;
-} op_sentence[] = {
+} sentence_part;
+static const sentence_part op_sentence[] = {
     {"", "position", OP_NUM},
     {", op ", "op_in_position", OP_NUM},
     {" of the position); output ", "output", OP_NAME},
@@ -256,66 +289,73 @@ static const struct {
     {" elements of the output differ", NULL, OP_END},
 };
 
+static void sentence(hw *w, const cJSON *o, const sentence_part *s)
+{
+    for (;; s++) {
+        hw_text(w, s->lead);
+        if (s->kind == OP_NUM)
+            num_cell(w, o, s->key);
+        else if (s->kind == OP_NAME)
+            hw_text_cap(w, rj_str(o, s->key), HW_CAP_NAME);
+        else if (s->kind == OP_BITS)
+            bits_cell(w, rj_str(o, s->key));
+        else
+            return;
+    }
+}
+
 static void first_op_cell(hw *w, const cJSON *op)
 {
     if (cJSON_IsObject(op) && rj_str(op, "op")) {
         HW_WRAP(w, "<strong>", rj_str(op, "op"), HW_CAP_NAME, "</strong>, call <code>");
         hw_text_cap(w, rj_str(op, "call"), HW_CAP_NAME);
         HW(w, "</code> (position ");
-        for (size_t i = 0; i < sizeof op_sentence / sizeof *op_sentence; i++) {
-            hw_text(w, op_sentence[i].lead);
-            if (op_sentence[i].kind == OP_NUM)
-                num_cell(w, op, op_sentence[i].key);
-            else if (op_sentence[i].kind == OP_NAME)
-                hw_text_cap(w, rj_str(op, op_sentence[i].key), HW_CAP_NAME);
-            else if (op_sentence[i].kind == OP_BITS)
-                bits_cell(w, rj_str(op, op_sentence[i].key));
-        }
+        sentence(w, op, op_sentence);
     } else if (cJSON_IsObject(op) || cJSON_IsString(op))
-        value(w, op, K_TEXT);
+        open_value(w, op, K_TEXT);
     else
         HW(w, "<span class=\"muted\">none named (see the runner's words below)</span>");
 }
 
+/* The localization's rows: a label and its sentence (absent without the
+ * member `needs`). */
+static const struct {
+    const char *label, *needs;
+    sentence_part s[5];
+} loc_rows[] = {
+    {"first step whose parameters differ", NULL, {{"", "first_step", OP_NUM}, {"", NULL, OP_END}}},
+    {"loss bits identical through step", NULL, {{"", "loss_identical_through", OP_NUM}, {"", NULL, OP_END}}},
+    {"first differing tensor, element",
+     "tensor",
+     {{"", "tensor", OP_NAME}, {" (", "row", OP_NUM}, {", ", "col", OP_NUM}, {"), flat index ", "flat_index", OP_NUM},
+      {"", NULL, OP_END}}},
+    {"IUT / reference", NULL, {{"", "iut", OP_BITS}, {" / ", "reference", OP_BITS}, {"", NULL, OP_END}}},
+    {"ULP distance", NULL, {{"", "ulp", OP_NUM}, {"", NULL, OP_END}}},
+    {"differing elements at that step",
+     NULL,
+     {{"", "differing_elements", OP_NUM}, {"; max ", "max_ulp", OP_NUM}, {" ULP", NULL, OP_END}}},
+};
+
 static void localization(hw *w, const rp_profile *pf)
 {
-    const cJSON *L = rx_at(pf->obj, RF_LEVELS_TRAIN_PROFILES_LOCALIZATION);
+    const cJSON *L = rv_at(pf->obj, RF_LEVELS_TRAIN_PROFILES_LOCALIZATION)->open;
     if (!cJSON_IsObject(L))
         return;
     HW(w, "<h4>Where it differs</h4><div class=\"wrap\"><table class=\"loc\"><tbody>");
-    HW(w, "<tr><th scope=\"row\">first step whose parameters differ</th><td>");
-    num_cell(w, L, "first_step");
-    HW(w, "</td></tr><tr><th scope=\"row\">loss bits identical through step</th><td>");
-    num_cell(w, L, "loss_identical_through");
-    HW(w, "</td></tr><tr><th scope=\"row\">first differing tensor, element</th><td>");
-    const char *t = rj_str(L, "tensor");
-    if (t) {
-        hw_text_cap(w, t, HW_CAP_NAME);
-        HW(w, " (");
-        num_cell(w, L, "row");
-        HW(w, ", ");
-        num_cell(w, L, "col");
-        HW(w, "), flat index ");
-        num_cell(w, L, "flat_index");
-    } else
-        absent(w);
-    HW(w, "</td></tr><tr><th scope=\"row\">IUT / reference</th><td>");
-    bits_cell(w, rj_str(L, "iut"));
-    HW(w, " / ");
-    bits_cell(w, rj_str(L, "reference"));
-    HW(w, "</td></tr><tr><th scope=\"row\">ULP distance</th><td>");
-    num_cell(w, L, "ulp");
-    HW(w, "</td></tr><tr><th scope=\"row\">differing elements at that step</th><td>");
-    num_cell(w, L, "differing_elements");
-    HW(w, "; max ");
-    num_cell(w, L, "max_ulp");
-    HW(w, " ULP</td></tr>");
+    for (size_t i = 0; i < sizeof loc_rows / sizeof *loc_rows; i++) {
+        HW_WRAP(w, "<tr><th scope=\"row\">", loc_rows[i].label, HW_CAP_CELL, "</th><td>");
+        if (loc_rows[i].needs && !rj_str(L, loc_rows[i].needs))
+            absent(w);
+        else
+            sentence(w, L, loc_rows[i].s);
+        HW(w, "</td></tr>");
+    }
     counts_row(w, "differing per tensor", rj_at(L, "differing_per_tensor"));
     counts_row(w, "ULP histogram", rj_at(L, "ulp_histogram"));
     HW(w, "<tr><th scope=\"row\">first differing op</th><td>");
     first_op_cell(w, rj_at(L, "first_op"));
     HW(w, "</td></tr></tbody></table></div>");
-    pre_block(w, "the runner's localization, as it printed it", rx_str(pf->obj, RF_LEVELS_TRAIN_PROFILES_LOCALIZATION_TEXT));
+    pre_block(w, "the runner's localization, as it printed it", rv_str(pf->obj, RF_LEVELS_TRAIN_PROFILES_LOCALIZATION_TEXT));
     HW(w, "<p class=\"muted\">The localization is the runner's record, covered by the receipt's signature; "
           "<code>verify</code> rechecks every step's digest, not the localization.</p>");
 }
@@ -345,37 +385,36 @@ static void profile_block(hw *w, const rp_page *p, const mrow *row, const rp_pro
 {
     HW_WRAP(w, "<h4>Training: profile ", pf->name, HW_CAP_NAME, "</h4><p>");
     double s;
-    if (rx_num(pf->obj, RF_LEVELS_TRAIN_PROFILES_STEPS, &s) == 0)
+    if (rv_num(pf->obj, RF_LEVELS_TRAIN_PROFILES_STEPS, &s) == 0)
         HW_F(w, "%.0f steps run", s);
-    if (rx_num(pf->obj, RF_LEVELS_TRAIN_PROFILES_STEPS_IN_VECTORS, &s) == 0)
+    if (rv_num(pf->obj, RF_LEVELS_TRAIN_PROFILES_STEPS_IN_VECTORS, &s) == 0)
         HW_F(w, " of %.0f in the vectors", s);
     HW_F(w, "; cases: %zu passed, %zu failed, %zu errors, %zu skipped", pf->count[0], pf->count[1], pf->count[3],
          pf->count[2]);
-    if (rx_num(pf->obj, RF_LEVELS_TRAIN_PROFILES_SECONDS, &s) == 0)
+    if (rv_num(pf->obj, RF_LEVELS_TRAIN_PROFILES_SECONDS, &s) == 0)
         HW_F(w, "; %.1f s", s);
-    const char *st = rx_str(pf->obj, RF_LEVELS_TRAIN_PROFILES_STATUS);
+    const char *st = rv_str(pf->obj, RF_LEVELS_TRAIN_PROFILES_STATUS);
     if (st) {
         HW(w, "; process: ");
         hw_text_cap(w, st, HW_CAP_NAME);
     }
     HW(w, ".</p>");
-    const char *prob = rx_str(pf->obj, RF_LEVELS_TRAIN_PROFILES_PROBLEM), *fail = rx_str(pf->obj, RF_LEVELS_TRAIN_PROFILES_FAILURE);
+    const char *prob = rv_str(pf->obj, RF_LEVELS_TRAIN_PROFILES_PROBLEM), *fail = rv_str(pf->obj, RF_LEVELS_TRAIN_PROFILES_FAILURE);
     if (prob || fail) {
         HW_WRAP(w, "<p><strong>Problem:</strong> ", prob ? prob : fail, HW_CAP_CELL, "</p>");
     }
     windows(w, pf);
     localization(w, pf);
     rp_plot_loss_gap(w, p, row, pf);
-    pre_block(w, "the IUT's stderr (last bytes the runner kept)", rx_str(pf->obj, RF_LEVELS_TRAIN_PROFILES_STDERR_TAIL));
+    pre_block(w, "the IUT's stderr (last bytes the runner kept)", rv_str(pf->obj, RF_LEVELS_TRAIN_PROFILES_STDERR_TAIL));
 }
 
-static void failed_cases(hw *w, const cJSON *r)
+static void failed_cases(hw *w, const rv *r)
 {
     size_t n = 0, shown = 0;
-    const cJSON *c;
-    cJSON_ArrayForEach(c, rx_at(r, RF_CASES))
-    {
-        const char *v = rx_str(c, RF_CASES_VERDICT);
+    for (size_t i = 0; i < rv_len(r, RF_CASES); i++) {
+        const rv *c = rv_el(r, RF_CASES, i);
+        const char *v = c->null ? NULL : rv_str(c, RF_CASES_VERDICT);
         if (!v || (strcmp(v, "FAIL") && strcmp(v, "ERROR")))
             continue;
         if (!n++)
@@ -384,9 +423,9 @@ static void failed_cases(hw *w, const cJSON *r)
         if (shown == FAILED_MAX)
             continue;
         shown++;
-        HW_WRAP(w, "<tr><th scope=\"row\"><code>", rx_str(c, RF_CASES_ID), HW_CAP_NAME, "</code></th><td><span class=\"v fail\">");
+        HW_WRAP(w, "<tr><th scope=\"row\"><code>", rv_str(c, RF_CASES_ID), HW_CAP_NAME, "</code></th><td><span class=\"v fail\">");
         hw_text_cap(w, v, 8);
-        HW_WRAP(w, "</span></td><td>", rx_str(c, RF_CASES_REASON), HW_CAP_CELL, "</td></tr>");
+        HW_WRAP(w, "</span></td><td>", rv_str(c, RF_CASES_REASON), HW_CAP_CELL, "</td></tr>");
     }
     if (n > shown)
         HW_N(w, "<tr><td colspan=\"3\" class=\"muted\">and %zu more failed cases (the receipt lists them all)</td></tr>",
@@ -411,7 +450,7 @@ static void subject_note(hw *w, const mrow *row)
 }
 
 /* The summary line and what the matrix says of the host (r: its receipt or NULL). */
-static void host_summary(hw *w, const mrow *row, const cJSON *r, size_t i)
+static void host_summary(hw *w, const mrow *row, const rv *r, size_t i)
 {
     int open = !(mx_row_ok(row) && row->st == ST_PASS);
     if (open)
@@ -427,11 +466,11 @@ static void host_summary(hw *w, const mrow *row, const cJSON *r, size_t i)
     mx_runs_as(row->h, b, sizeof b);
     hw_text_cap(w, b, HW_CAP_NAME);
     double d;
-    if (r && rx_num(r, RF_COUNTS_PASSED, &d) == 0) {
+    if (r && rv_num(r, RF_COUNTS_PASSED, &d) == 0) {
         double f = 0, e = 0, s = 0;
-        rx_num(r, RF_COUNTS_FAILED, &f);
-        rx_num(r, RF_COUNTS_ERRORS, &e);
-        rx_num(r, RF_COUNTS_SKIPPED, &s);
+        rv_num(r, RF_COUNTS_FAILED, &f);
+        rv_num(r, RF_COUNTS_ERRORS, &e);
+        rv_num(r, RF_COUNTS_SKIPPED, &s);
         HW_F(w, " \xc2\xb7 %.0f passed, %.0f failed, %.0f errors, %.0f skipped", d, f, e, s);
     }
     if (row->r && !row->r->build_failed && row->r->seconds >= 0)
@@ -464,46 +503,47 @@ static void receipt_line(hw *w, const rp_receipt *x)
 }
 
 /* The run: its facts, each level's verdict and time, the timings. */
-static void run_column(hw *w, const cJSON *r)
+static void run_column(hw *w, const rv *r)
 {
     double d;
     HW(w, "<h4>The run</h4>");
     kv_list(w, r, KV_RUN);
     HW(w, "<h4>Levels</h4><table><thead><tr><th scope=\"col\">level</th><th scope=\"col\">verdict</th>"
           "<th scope=\"col\" class=\"num\">seconds</th></tr></thead><tbody>");
-    /* each level's verdict and seconds (the three share ops's rows' names) */
-    static const rf_id levels[3] = {RF_LEVELS_OPS, RF_LEVELS_TRAIN, RF_LEVELS_FRESH};
+    /* each level's verdict and seconds */
+    static const rf_id levels[3][3] = {{RF_LEVELS_OPS, RF_LEVELS_OPS_VERDICT, RF_LEVELS_OPS_SECONDS},
+                                       {RF_LEVELS_TRAIN, RF_LEVELS_TRAIN_VERDICT, RF_LEVELS_TRAIN_SECONDS},
+                                       {RF_LEVELS_FRESH, RF_LEVELS_FRESH_VERDICT, RF_LEVELS_FRESH_SECONDS}};
     for (int k = 0; k < 3; k++) {
-        const cJSON *L = rx_at(r, levels[k]);
-        HW_WRAP(w, "<tr><th scope=\"row\">", rf_key(levels[k]), HW_CAP_CELL, "</th><td>");
-        value(w, rm_in(L, RF_LEVELS_OPS_VERDICT), K_TEXT);
+        HW_WRAP(w, "<tr><th scope=\"row\">", rf_key(levels[k][0]), HW_CAP_CELL, "</th><td>");
+        value(w, rv_at(r, levels[k][1]), K_TEXT);
         HW(w, "</td><td class=\"num\">");
-        if (rj_num(L, rf_key(RF_LEVELS_OPS_SECONDS), &d) == 0)
+        if (rv_num(r, levels[k][2], &d) == 0 && d == d)
             HW_F(w, "%.1f", d);
         else
             absent(w);
         HW(w, "</td></tr>");
     }
     HW(w, "</tbody></table>");
-    const cJSON *tm = rx_at(r, RF_TIMINGS);
-    if (cJSON_IsObject(tm)) {
+    const rv *tm = rv_at(r, RF_TIMINGS);
+    if (tm->present && !tm->null) {
         HW(w, "<h4>Timings</h4><table><tbody>");
-        object_rows(w, tm, OBJ_MAX, K_SECONDS);
+        member_rows(w, r, RF_TIMINGS, K_SECONDS);
         HW(w, "</tbody></table>");
     }
 }
 
 /* The trainer under test, what it reported, the host as the runner saw it. */
-static void iut_column(hw *w, const mrow *row, const cJSON *r)
+static void iut_column(hw *w, const mrow *row, const rv *r)
 {
     HW(w, "<h4>Trainer under test</h4>");
     kv_list(w, r, KV_IUT);
     subject_note(w, row);
-    const cJSON *self = rx_at(r, RF_IUT_SELF_REPORT_VALUES);
+    const rv *self = rv_at(r, RF_IUT_SELF_REPORT_VALUES);
     HW(w, "<details class=\"data\"><summary>What the trainer reported from inside (<code>info</code>)</summary>");
-    if (cJSON_IsObject(self)) {
+    if (self->present && !self->null) {
         HW(w, "<table><tbody>");
-        object_rows(w, self, SELF_REPORT_MAX, K_CODE);
+        map_rows(w, self, SELF_REPORT_MAX, K_CODE);
         HW(w, "</tbody></table>");
     } else {
         HW(w, "<p>");
@@ -524,20 +564,20 @@ static void iut_column(hw *w, const mrow *row, const cJSON *r)
 }
 
 /* The fresh cases: op cases drawn from the run seed, the fresh-seed run. */
-static void fresh_paragraph(hw *w, const rp_receipt *x, const cJSON *r)
+static void fresh_paragraph(hw *w, const rp_receipt *x, const rv *r)
 {
     double d;
     HW(w, "<h4>Fresh cases</h4><p>");
     double oc;
-    if (rx_num(r, RF_LEVELS_FRESH_OP_CASES, &oc) == 0)
+    if (rv_num(r, RF_LEVELS_FRESH_OP_CASES, &oc) == 0)
         HW_F(w, "%.0f fresh op cases drawn from the run seed; ", oc);
-    const cJSON *ft = rx_at(r, RF_LEVELS_FRESH_TRAINING);
-    if (cJSON_IsObject(ft)) {
+    const rv *ft = rv_at(r, RF_LEVELS_FRESH_TRAINING);
+    if (ft->present && !ft->null) {
         HW(w, "a fresh-seed training run of ");
-        hw_text_cap(w, rx_str(r, RF_LEVELS_FRESH_TRAINING_PROFILE), HW_CAP_NAME);
-        if (rx_num(r, RF_LEVELS_FRESH_TRAINING_STEPS, &d) == 0)
+        hw_text_cap(w, rv_str(r, RF_LEVELS_FRESH_TRAINING_PROFILE), HW_CAP_NAME);
+        if (rv_num(r, RF_LEVELS_FRESH_TRAINING_STEPS, &d) == 0)
             HW_F(w, " over %.0f steps", d);
-        HW_WRAP(w, " under seed <code>", rx_str(r, RF_LEVELS_FRESH_TRAINING_SEED), HW_CAP_NAME, "</code>, compared step by step with the reference linked into the runner");
+        HW_WRAP(w, " under seed <code>", rv_str(r, RF_LEVELS_FRESH_TRAINING_SEED), HW_CAP_NAME, "</code>, compared step by step with the reference linked into the runner");
     } else
         HW(w, "no fresh-seed training run recorded");
     HW_F(w, "; its cases: %zu passed, %zu failed, %zu errors, %zu skipped.", x->fresh_train[0], x->fresh_train[1],
@@ -549,7 +589,7 @@ static void host_block(hw *w, const rp_page *p, size_t i)
 {
     const mrow *row = &p->rows[i];
     const rp_receipt *x = rp_of_row(p, row);
-    const cJSON *r = x ? x->receipt : NULL;
+    const rv *r = x ? x->receipt : NULL;
     host_summary(w, row, r, i);
     if (!r) {
         HW(w, "</div></details>\n");
@@ -565,34 +605,50 @@ static void host_block(hw *w, const rp_page *p, size_t i)
     fresh_paragraph(w, x, r);
     for (size_t k = 0; k < x->n_prof; k++)
         profile_block(w, p, row, &x->prof[k]);
-    pre_block(w, "the IUT's stderr during the ops level (last bytes)", rx_str(r, RF_LEVELS_OPS_PROCESS_STDERR_TAIL));
+    pre_block(w, "the IUT's stderr during the ops level (last bytes)", rv_str(r, RF_LEVELS_OPS_PROCESS_STDERR_TAIL));
     failed_cases(w, r);
     HW(w, "</div></details>\n");
 }
 
-void sec_hosts(hw *w, const rp_page *p)
+/* One <section> of a block an item, nothing when there is none: the hosts
+ * in detail and the refused receipts. */
+static void section(hw *w, const rp_page *p, size_t n, void (*head)(hw *), void (*item)(hw *, const rp_page *, size_t))
 {
-    if (!p->nr)
+    if (!n)
         return;
+    head(w);
+    for (size_t i = 0; i < n; i++)
+        item(w, p, i);
+    HW(w, "</section>\n");
+}
+
+static void hosts_head(hw *w)
+{
     HW(w, "<section id=\"hosts\"><h2>Hosts in detail</h2>\n<p>Each host's receipt: open one for its op groups, "
           "training, timings and, for a failure, where it differs. Hosts that are not a plain PASS are open.</p>\n");
-    for (size_t i = 0; i < p->nh; i++)
-        host_block(w, p, i);
-    HW(w, "</section>\n");
+}
+
+void sec_hosts(hw *w, const rp_page *p)
+{
+    section(w, p, p->nr ? p->nh : 0, hosts_head, host_block);
+}
+
+static void refused_head(hw *w)
+{
+    HW(w, "<section id=\"refused\"><h2>Refused receipts</h2>\n<p>These files were given but are not shown as "
+          "results: the matrix's gate refused them, for the reason it gave.</p>\n");
+}
+
+static void refused_item(hw *w, const rp_page *p, size_t i)
+{
+    HW_WRAP(w, "<h3><code>", p->ref[i].file, HW_CAP_CELL, "</code></h3><pre class=\"refusal\">");
+    hw_text_cap(w, p->ref[i].reason, HW_CAP_PRE);
+    HW(w, "</pre>\n");
 }
 
 void sec_refused(hw *w, const rp_page *p)
 {
-    if (!p->n_ref)
-        return;
-    HW(w, "<section id=\"refused\"><h2>Refused receipts</h2>\n<p>These files were given but are not shown as "
-          "results: the matrix's gate refused them, for the reason it gave.</p>\n");
-    for (size_t i = 0; i < p->n_ref; i++) {
-        HW_WRAP(w, "<h3><code>", p->ref[i].file, HW_CAP_CELL, "</code></h3><pre class=\"refusal\">");
-        hw_text_cap(w, p->ref[i].reason, HW_CAP_PRE);
-        HW(w, "</pre>\n");
-    }
-    HW(w, "</section>\n");
+    section(w, p, p->n_ref, refused_head, refused_item);
 }
 
 void sec_inputs(hw *w, const rp_page *p)

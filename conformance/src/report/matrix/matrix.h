@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "core/util.h"
+#include "trust/receipt_record.h"
 #include "trust/verify_receipt.h"
 
 enum { MAX_CK = 64, RECEIPT_CAP = 64 << 20, HOSTS_CAP = 1 << 20, MX_MAX_PROFILES = 8, MX_MAX_WINDOWS = 16 };
@@ -126,21 +127,22 @@ const cJSON *mx_jobj(const char *file, const cJSON *obj, const char *path, const
 cJSON *mx_parse_file(const char *path, size_t cap);
 /* A JSON number that must be a whole number in [0, max]; -1 after a message. */
 int mx_juint(const char *file, const char *field, const cJSON *v, uint64_t max, uint64_t *out);
-/* A receipt the matrix may use (receipt_trust.c): a verified envelope's
- * receipt (info: who signed, the trust facts; verify_info_free it;
- * *by_windows: it is a certification by windows), or a build-failure
- * record; NULL, with the reason, otherwise. */
-cJSON *mx_open_receipt(const char *file, verify_info *info, int *by_windows, int *prefix_only);
+/* A receipt the matrix may use (receipt_trust.c): 0, a verified envelope's
+ * receipt, filled once into the typed rec (trust/receipt_record.h; info: who
+ * signed, the trust facts; verify_info_free it; *by_windows: it is a
+ * certification by windows); 1, a build-failure record, in rec->doc; -1,
+ * with the reason, otherwise. receipt_record_free(rec) after 0 or 1. */
+int mx_open_receipt(const char *file, verify_info *info, receipt_record *rec, int *by_windows, int *prefix_only);
 /* NULL when the verified receipt R is a certification by windows, else why
  * it is not one: R is a PARTIAL whose only narrowing is --steps (options,
  * scope reasons, required cases skipped "not run (--steps)"), nothing
  * failed, ops and fresh passed, and at least one window ran, every one
  * PASS. Read from what verify recomputed or checked. */
-const char *mx_not_by_windows(const cJSON *r);
+const char *mx_not_by_windows(const rv *r);
 /* 1 when R would be a certification by windows but for its windows: the
  * set has none (vectors/v1.1.0), so the host is certified to its prefix
  * only: every op vector, steps 0..N of each profile, the fresh cases. */
-int mx_prefix_only(const cJSON *r);
+int mx_prefix_only(const rv *r);
 /* --allowed-signers (NULL: the default file), --vectors and
  * --allow-unsigned for the receipts' verification. */
 void mx_trust_config(const char *allowed_signers, const char *vectors, int allow_unsigned);

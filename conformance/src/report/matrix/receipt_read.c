@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "report/matrix/matrix.h"
-#include "trust/receipt_model.h"
+#include "trust/receipt_record.h"
 #include <dirent.h>
 
 /* ---- receipts ------------------------------------------------------------- */
@@ -27,51 +27,80 @@ void mx_receipt_free(mreceipt *r)
     memset(r, 0, sizeof *r);
 }
 
-/* Field f of obj (f's parent) as a string, named by its path. */
-static const char *fstr(const char *file, const cJSON *obj, rf_id f, int nullable, int *ok)
+/* String field f of scope, named at (its parent's path as the reader
+ * walked it) when it is missing or, not nullable here, null; verify has
+ * checked its kind. *ok: 0 once a field was named, which silences the next. */
+static const char *fstr(const char *file, const rv *scope, const char *at, rf_id f, int nullable, int *ok)
+{
+    const rv *v = rv_at(scope, f);
+    if (v->present && (nullable || !v->null))
+        return rv_str(scope, f);
+    char field[256];
+    snprintf(field, sizeof field, "%s%s%s", at, *at ? "." : "", rf_key(f));
+    if (*ok)
+        mx_bad(file, field, v->present ? "expected a string" : "missing (a string%s is required)", nullable ? " or null" : "");
+    *ok = 0;
+    return NULL;
+}
+
+/* f's parent path, as the root reads it ("levels.train" of levels.train.verdict). */
+static const char *parent_path(rf_id f, char *buf, size_t size)
 {
     const char *path = receipt_fields[f].path, *key = rf_key(f);
+    snprintf(buf, size, "%.*s", key > path ? (int)(key - path - 1) : 0, path);
+    return buf;
+}
+
+/* Object field f of the root: present, or named (*ok as fstr). */
+static int fobj(const char *file, const rv *top, rf_id f, int *ok)
+{
+    const rv *v = rv_at(top, f);
+    if (v->present && !v->null)
+        return 1;
     char parent[128];
-    snprintf(parent, sizeof parent, "%.*s", key > path ? (int)(key - path - 1) : 0, path);
-    return mx_jstr(file, obj, parent, key, nullable, ok);
+    parent_path(f, parent, sizeof parent);
+    if (*ok)
+        mx_bad(file, NULL, "%s%s%s: %s", parent, *parent ? "." : "", rf_key(f),
+               v->present ? "expected an object" : "missing (an object is required)");
+    *ok = 0;
+    return 0;
 }
 
-static const cJSON *fobj(const char *file, const cJSON *obj, const char *path, rf_id f, int *ok)
+/* A count field f of element at, in [0, max]: into *out. 0, or -1 after naming it. */
+static int read_count(const char *file, const char *at, const rv *scope, rf_id f, uint64_t max, uint64_t *out)
 {
-    return obj ? mx_jobj(file, obj, path, rf_key(f), ok) : NULL;
-}
-
-/* A count of element at, field f: into *out. 0, or -1 after naming it. */
-static int read_count(const char *file, const char *at, const cJSON *n, rf_id f, uint64_t max, uint64_t *out)
-{
+    double d;
+    if (rv_num(scope, f, &d) == 0 && d >= 0 && d <= (double)max) {
+        *out = (uint64_t)d; /* whole: the strict reader checked it */
+        return 0;
+    }
     char field[160];
     snprintf(field, sizeof field, "%s.%s", at, rf_key(f));
-    return mx_juint(file, field, n, max, out);
+    return mx_bad(file, field, "expected a whole number from 0 to %llu", (unsigned long long)max);
 }
 
 /* The checkpoints of levels.train.profiles[PI] (at) into m. */
-static int read_checkpoints(const char *file, const char *at, const cJSON *p, mprofile *m)
+static int read_checkpoints(const char *file, const char *at, const rv *p, mprofile *m)
 {
     int ok = 1;
     uint64_t v;
     char field[128];
-    const cJSON *cks = rm_in(p, RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS);
-    if (!cJSON_IsArray(cks)) {
-        snprintf(field, sizeof field, "%s.%s", at, rf_key(RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS));
+    const rf_id cks = RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS;
+    if (!rv_at(p, cks)->present || rv_at(p, cks)->null) {
+        snprintf(field, sizeof field, "%s.%s", at, rf_key(cks));
         return mx_bad(file, field, "%s (a receipt of isotrain-conform 1.0.0 with the host matrix's checkpoint list is needed)",
-                      cks ? "expected an array" : "missing");
+                      rv_at(p, cks)->present ? "expected an array" : "missing");
     }
-    size_t k = 0;
-    for (const cJSON *c = cks->child; c; c = c->next, k++) {
-        snprintf(field, sizeof field, "%s.%s[%zu]", at, rf_key(RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS), k);
-        const cJSON *st = rm_in(c, RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS_STEP);
-        if (!cJSON_IsObject(c) || !st)
+    for (size_t k = 0; k < rv_len(p, cks); k++) {
+        snprintf(field, sizeof field, "%s.%s[%zu]", at, rf_key(cks), k);
+        const rv *c = rv_el(p, cks, k);
+        if (c->null || !rv_at(c, RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS_STEP)->present)
             return mx_bad(file, field, "expected an object with a step number");
-        if (read_count(file, field, st, RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS_STEP, UINT32_MAX, &v) != 0)
+        if (read_count(file, field, c, RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS_STEP, UINT32_MAX, &v) != 0)
             return -1;
         if (k == MAX_CK)
             return mx_bad(file, field, "more than %d checkpoints", MAX_CK);
-        const char *sha = mx_jstr(file, c, field, rf_key(RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS_SHA256), 1, &ok);
+        const char *sha = fstr(file, c, field, RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS_SHA256, 1, &ok);
         if (!ok)
             return -1;
         if (sha && (strlen(sha) != 64 || !is_lower_hex(sha, 64)))
@@ -79,23 +108,23 @@ static int read_checkpoints(const char *file, const char *at, const cJSON *p, mp
                           rf_key(RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS_SHA256), sha);
         m->ck_step[k] = (uint32_t)v;
         snprintf(m->ck_sha[k], sizeof m->ck_sha[k], "%s", sha ? sha : "");
-        m->ck_same[k] = cJSON_IsTrue(rm_in(c, RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS_MATCHES_VECTORS));
+        m->ck_same[k] = rv_true(c, RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS_MATCHES_VECTORS);
         m->n_ck = k + 1;
     }
     return 0;
 }
 
 /* levels.train.profiles[PI] into r->prof[]. Returns 0, or -1 after naming the field. */
-static int read_profile(const char *file, const cJSON *p, size_t pi, mreceipt *r)
+static int read_profile(const char *file, const rv *p, size_t pi, mreceipt *r)
 {
     char at[64];
     snprintf(at, sizeof at, "%s[%zu]", receipt_fields[RF_LEVELS_TRAIN_PROFILES].path, pi);
-    if (!cJSON_IsObject(p))
+    if (p->null)
         return mx_bad(file, at, "expected an object");
     if (r->n_prof == MX_MAX_PROFILES)
         return mx_bad(file, at, "more than %d profiles", MX_MAX_PROFILES);
     int ok = 1;
-    const char *name = mx_jstr(file, p, at, rf_key(RF_LEVELS_TRAIN_PROFILES_PROFILE), 0, &ok);
+    const char *name = fstr(file, p, at, RF_LEVELS_TRAIN_PROFILES_PROFILE, 0, &ok);
     if (!ok)
         return -1;
     mprofile *m = &r->prof[r->n_prof++];
@@ -103,23 +132,22 @@ static int read_profile(const char *file, const cJSON *p, size_t pi, mreceipt *r
     m->name = xstrdup(name);
     m->first_diff = -1;
     m->steps_run = m->steps_in_vectors = -1;
-    const cJSON *fd = rm_in(p, RF_LEVELS_TRAIN_PROFILES_FIRST_DIFFERING_STEP);
     uint64_t v;
-    if (fd && !cJSON_IsNull(fd)) {
-        if (read_count(file, at, fd, RF_LEVELS_TRAIN_PROFILES_FIRST_DIFFERING_STEP, INT32_MAX, &v) != 0)
+    if (rv_at(p, RF_LEVELS_TRAIN_PROFILES_FIRST_DIFFERING_STEP)->present &&
+        !rv_at(p, RF_LEVELS_TRAIN_PROFILES_FIRST_DIFFERING_STEP)->null) {
+        if (read_count(file, at, p, RF_LEVELS_TRAIN_PROFILES_FIRST_DIFFERING_STEP, INT32_MAX, &v) != 0)
             return -1;
         m->first_diff = (int)v;
     }
     static const rf_id lengths[2] = {RF_LEVELS_TRAIN_PROFILES_STEPS, RF_LEVELS_TRAIN_PROFILES_STEPS_IN_VECTORS};
     for (int k = 0; k < 2; k++) {
-        const cJSON *n = rm_in(p, lengths[k]);
-        if (!n)
+        if (!rv_at(p, lengths[k])->present)
             continue;
-        if (read_count(file, at, n, lengths[k], UINT32_MAX, &v) != 0)
+        if (read_count(file, at, p, lengths[k], UINT32_MAX, &v) != 0)
             return -1;
         *(k ? &m->steps_in_vectors : &m->steps_run) = (long)v;
     }
-    m->problem = mx_dup(mx_jstr(file, p, at, rf_key(RF_LEVELS_TRAIN_PROFILES_PROBLEM), 1, &ok));
+    m->problem = mx_dup(fstr(file, p, at, RF_LEVELS_TRAIN_PROFILES_PROBLEM, 1, &ok));
     if (!ok)
         return -1;
     return read_checkpoints(file, at, p, m);
@@ -128,12 +156,13 @@ static int read_profile(const char *file, const cJSON *p, size_t pi, mreceipt *r
 /* The window cases ("PROFILE/window/FROM-TO", level train) into their
  * profiles. verify has checked the case list; an id of another shape is not
  * a window. */
-static void read_windows(const char *file, const cJSON *cases, mreceipt *r)
+static void read_windows(const char *file, const rv *top, mreceipt *r)
 {
-    const cJSON *c;
-    cJSON_ArrayForEach(c, cases)
-    {
-        const char *id = rm_str(c, RF_CASES_ID), *lv = rm_str(c, RF_CASES_LEVEL), *vd = rm_str(c, RF_CASES_VERDICT);
+    for (size_t i = 0; i < rv_len(top, RF_CASES); i++) {
+        const rv *c = rv_el(top, RF_CASES, i);
+        if (c->null)
+            continue;
+        const char *id = rv_str(c, RF_CASES_ID), *lv = rv_str(c, RF_CASES_LEVEL), *vd = rv_str(c, RF_CASES_VERDICT);
         if (!id || !lv || !vd || strcmp(lv, "train"))
             continue;
         const char *w = strstr(id, "/window/");
@@ -183,7 +212,7 @@ static void keep_signer(mreceipt *r, verify_info *info)
 
 /* The host's name: --host NAME, or a run without it (any machine) named by
  * its file, a.json -> a. */
-static void read_host(const char *file, const receipt_model *m, const char *host, mreceipt *r)
+static void read_host(const char *file, const rv *top, const char *host, mreceipt *r)
 {
     if (!host) {
         const char *base = strrchr(file, '/');
@@ -196,25 +225,25 @@ static void read_host(const char *file, const receipt_model *m, const char *host
     } else
         r->host = mx_dup(host);
     /* optional: informative only, never judged */
-    r->run_os = mx_dup(rm_get_str(m, RF_HOST_OS));
-    r->run_cpu = mx_dup(rm_get_str(m, RF_HOST_CPU_MODEL));
+    r->run_os = mx_dup(rv_str(top, RF_HOST_OS));
+    r->run_cpu = mx_dup(rv_str(top, RF_HOST_CPU_MODEL));
 }
 
 /* The verdict, the levels' verdicts and the train level's profiles: their
  * checkpoints, how far each ran. 0, or -1 after naming the field. */
-static int read_verdicts(const char *file, const receipt_model *m, mreceipt *r)
+static int read_verdicts(const char *file, const rv *top, mreceipt *r)
 {
     int ok = 1;
-    const cJSON *j = m->root;
-    r->verdict = mx_dup(fstr(file, j, RF_VERDICT, 0, &ok));
-    const cJSON *levels = fobj(file, j, "", RF_LEVELS, &ok);
-    const char *lp = receipt_fields[RF_LEVELS].path;
-    const cJSON *lops = fobj(file, levels, lp, RF_LEVELS_OPS, &ok);
-    const cJSON *ltrain = fobj(file, levels, lp, RF_LEVELS_TRAIN, &ok);
-    if (lops)
-        r->lv_ops = mx_dup(fstr(file, lops, RF_LEVELS_OPS_VERDICT, 0, &ok));
+    char lp[64];
+    r->verdict = mx_dup(fstr(file, top, "", RF_VERDICT, 0, &ok));
+    int levels = fobj(file, top, RF_LEVELS, &ok);
+    parent_path(RF_LEVELS_OPS_VERDICT, lp, sizeof lp);
+    if (levels && fobj(file, top, RF_LEVELS_OPS, &ok))
+        r->lv_ops = mx_dup(fstr(file, top, lp, RF_LEVELS_OPS_VERDICT, 0, &ok));
+    parent_path(RF_LEVELS_TRAIN_VERDICT, lp, sizeof lp);
+    int ltrain = levels && fobj(file, top, RF_LEVELS_TRAIN, &ok);
     if (ltrain)
-        r->lv_train = mx_dup(fstr(file, ltrain, RF_LEVELS_TRAIN_VERDICT, 0, &ok));
+        r->lv_train = mx_dup(fstr(file, top, lp, RF_LEVELS_TRAIN_VERDICT, 0, &ok));
     if (!ok)
         return -1;
     if (strcmp(r->verdict, "PASS") && strcmp(r->verdict, "FAIL") && !mx_is_recipe_pass(r->verdict, r->recipe) &&
@@ -222,15 +251,14 @@ static int read_verdicts(const char *file, const receipt_model *m, mreceipt *r)
         return mx_bad(file, receipt_fields[RF_VERDICT].path,
                       "expected \"PASS\", \"FAIL\", a recipe's PASS or a certification by windows, got \"%s\"",
                       r->verdict);
-    const cJSON *profs = rm_in(ltrain, RF_LEVELS_TRAIN_PROFILES);
-    if (!cJSON_IsArray(profs))
+    const rv *profs = rv_at(top, RF_LEVELS_TRAIN_PROFILES);
+    if (!ltrain || !profs->present || profs->null)
         return mx_bad(file, receipt_fields[RF_LEVELS_TRAIN_PROFILES].path, "%s",
-                      profs ? "expected an array" : "missing (an array is required)");
-    size_t pi = 0;
-    for (const cJSON *p = profs->child; p; p = p->next, pi++)
-        if (read_profile(file, p, pi, r) != 0)
+                      profs->present ? "expected an array" : "missing (an array is required)");
+    for (size_t pi = 0; pi < profs->n; pi++)
+        if (read_profile(file, &profs->el[pi], pi, r) != 0)
             return -1;
-    read_windows(file, rm_get(m, RF_CASES), r);
+    read_windows(file, top, r);
     if (r->n_prof) { /* the receipt's first profile, as the one-profile readers see it */
         mx_profile_view(r, r->prof[0].name, r);
         r->view = NULL; /* never a pointer into itself: a copy of r would keep it */
@@ -238,14 +266,14 @@ static int read_verdicts(const char *file, const receipt_model *m, mreceipt *r)
     return 0;
 }
 
-/* What the IUT said of itself (*ok as read_emulator's): the kernel set that ran (P2 extra key
- * kernels=, reference/src/kernels) and its own `info` from inside the
- * (emulated) host. */
-static void read_self_report(const char *file, const receipt_model *m, mreceipt *r, int *ok)
+/* What the IUT said of itself (*ok as fstr): the kernel set that ran (P2
+ * extra key kernels=, reference/src/kernels) and its own `info` from inside
+ * the (emulated) host. */
+static void read_self_report(const char *file, const rv *top, mreceipt *r, int *ok)
 {
-    const cJSON *iut = fobj(file, m->root, "", RF_IUT, ok);
-    const cJSON *self = fobj(file, iut, receipt_fields[RF_IUT].path, RF_IUT_SELF_REPORT, ok);
-    const char *hello = rm_str(iut, RF_IUT_HELLO);
+    int iut = fobj(file, top, RF_IUT, ok);
+    int self = iut && fobj(file, top, RF_IUT_SELF_REPORT, ok);
+    const char *hello = rv_str(top, RF_IUT_HELLO);
     const char *k = hello ? strstr(hello, " kernels=") : NULL;
     if (k) {
         k += 9;
@@ -255,106 +283,108 @@ static void read_self_report(const char *file, const receipt_model *m, mreceipt 
     }
     if (!self)
         return;
-    r->info_status = mx_dup(fstr(file, self, RF_IUT_SELF_REPORT_STATUS, 1, ok));
-    const cJSON *vals = rm_in(self, RF_IUT_SELF_REPORT_VALUES);
-    if (cJSON_IsObject(vals)) {
-        /* the IUT's info keys (P2), each optional: an IUT may have no info verb */
-        static const char *const keys[] = {"isa", "endianness", "cpu_model", "cpu_features", "os"};
-        char **into[] = {&r->info_isa, &r->info_end, &r->info_model, &r->info_features, &r->info_os};
-        for (size_t i = 0; i < 5; i++) {
-            int quiet = i == 0;
-            *into[i] = mx_dup(mx_jstr(file, vals, "", keys[i], 1, &quiet));
-        }
+    char at[64];
+    r->info_status = mx_dup(fstr(file, top, parent_path(RF_IUT_SELF_REPORT_STATUS, at, sizeof at),
+                                 RF_IUT_SELF_REPORT_STATUS, 1, ok));
+    const rv *vals = rv_at(top, RF_IUT_SELF_REPORT_VALUES);
+    if (!vals->present || vals->null)
+        return;
+    /* the IUT's info keys (P2), each optional: an IUT may have no info verb
+     * (a missing isa, the first, is named; the rest are not) */
+    static const char *const keys[] = {"isa", "endianness", "cpu_model", "cpu_features", "os"};
+    char **into[] = {&r->info_isa, &r->info_end, &r->info_model, &r->info_features, &r->info_os};
+    for (size_t i = 0; i < 5; i++) {
+        size_t e = 0;
+        while (e < vals->n && strcmp(vals->key[e], keys[i]))
+            e++;
+        if (e < vals->n)
+            *into[i] = mx_dup(vals->el[e].null ? NULL : vals->el[e].s);
+        else if (i == 0)
+            mx_bad(file, keys[i], "missing (a string or null is required)");
     }
 }
 
 /* The emulator as the receipt names it, its warnings and the run's time
- * (*ok: 0 once a field was named, which silences the next). */
-static void read_emulator(const char *file, const receipt_model *m, mreceipt *r, int *ok)
+ * (*ok as fstr). */
+static void read_emulator(const char *file, const rv *top, mreceipt *r, int *ok)
 {
-    const cJSON *emu = rm_get(m, RF_EMULATOR);
-    if (cJSON_IsObject(emu)) {
-        r->emu_name = mx_dup(fstr(file, emu, RF_EMULATOR_NAME, 1, ok));
-        r->emu_cpu = mx_dup(fstr(file, emu, RF_EMULATOR_CPU, 1, ok));
-    } else if (emu && !cJSON_IsNull(emu)) {
-        *ok = 0;
-        mx_bad(file, receipt_fields[RF_EMULATOR].path, "expected an object or null");
+    const rv *emu = rv_at(top, RF_EMULATOR);
+    char at[64];
+    parent_path(RF_EMULATOR_NAME, at, sizeof at);
+    if (emu->present && !emu->null) {
+        r->emu_name = mx_dup(fstr(file, top, at, RF_EMULATOR_NAME, 1, ok));
+        r->emu_cpu = mx_dup(fstr(file, top, at, RF_EMULATOR_CPU, 1, ok));
     }
-    const cJSON *w = rm_get(m, RF_EMULATOR_WARNINGS);
-    if (w && !cJSON_IsArray(w)) {
+    const rv *w = rv_at(top, RF_EMULATOR_WARNINGS);
+    if (w->present && w->null) {
         *ok = 0;
         mx_bad(file, receipt_fields[RF_EMULATOR_WARNINGS].path, "expected an array of strings");
-    } else if (w) {
-        r->warn = xcalloc((size_t)cJSON_GetArraySize(w) + 1, sizeof *r->warn);
-        for (const cJSON *e = w->child; e; e = e->next)
-            if (cJSON_IsString(e))
-                r->warn[r->n_warn++] = xstrdup(e->valuestring);
+    } else if (w->present) {
+        r->warn = xcalloc(w->n + 1, sizeof *r->warn);
+        for (size_t i = 0; i < w->n; i++)
+            if (!w->el[i].null)
+                r->warn[r->n_warn++] = xstrdup(w->el[i].s);
     }
-    const cJSON *tot = rm_get(m, RF_TIMINGS_TOTAL);
-    r->seconds = cJSON_IsNumber(tot) && isfinite(tot->valuedouble) && tot->valuedouble >= 0 ? tot->valuedouble : -1;
+    double tot;
+    r->seconds = rv_num(top, RF_TIMINGS_TOTAL, &tot) == 0 && isfinite(tot) && tot >= 0 ? tot : -1;
 }
 
 /* The record ci/matrix.sh writes when a host's build failed
- * (isotrain-matrix-build-failure-v1): the host and the build's log. */
+ * (isotrain-matrix-build-failure-v1), not a receipt: the host and the
+ * build's log. */
 static int read_build_failure(const char *file, const cJSON *j, mreceipt *r)
 {
     int ok = 1;
     r->build_failed = 1;
-    r->host = mx_dup(fstr(file, j, RF_MATRIX_HOST, 0, &ok));
+    r->host = mx_dup(mx_jstr(file, j, "", rf_key(RF_MATRIX_HOST), 0, &ok));
     r->build_log = mx_dup(mx_jstr(file, j, "", "log", 1, &ok));
     return ok ? 0 : -1;
 }
 
-/* A runner receipt (isotrain-receipt-v1, written with --host NAME) or the
- * record of a failed build. Returns 0, or -1 after naming the file and the
- * field. */
+/* A verified receipt (isotrain-receipt-v1, written with --host NAME), read
+ * through the typed record only. */
+static int read_receipt(const char *file, const rv *top, mreceipt *r)
+{
+    int ok = 1;
+    const char *schema = fstr(file, top, "", RF_SCHEMA, 0, &ok);
+    if (!ok)
+        return -1;
+    if (strcmp(schema, RECEIPT_SCHEMA_NAME) != 0)
+        return mx_bad(file, receipt_fields[RF_SCHEMA].path,
+                      "expected \"isotrain-receipt-v1\" or \"isotrain-matrix-build-failure-v1\", got \"%s\"", schema);
+    const char *host = fstr(file, top, "", RF_MATRIX_HOST, 1, &ok);
+    if (!ok)
+        return -1;
+    read_host(file, top, host, r);
+    if (read_verdicts(file, top, r) != 0)
+        return -1;
+    const char *vv = rv_str(top, RF_VECTORS_VECTOR_VERSION);
+    if (r->recipe[0]) /* a recipe set is named by its recipe, apart from the official sets */
+        r->vset = xstrdup(r->recipe_label);
+    else if (vv && strlen(vv) < 32)
+        r->vset = xstrdup(vv);
+    read_self_report(file, top, r, &ok);
+    read_emulator(file, top, r, &ok);
+    return ok ? 0 : -1;
+}
+
+/* A runner receipt or the record of a failed build. Returns 0, or -1 after
+ * naming the file and the field. */
 int mx_receipt_load(const char *file, mreceipt *r)
 {
     memset(r, 0, sizeof *r);
     r->first_diff = -1;
     r->path = xstrdup(file);
     verify_info info;
-    cJSON *j = mx_open_receipt(file, &info, &r->by_windows, &r->prefix_only);
-    if (j)
+    receipt_record rec;
+    int got = mx_open_receipt(file, &info, &rec, &r->by_windows, &r->prefix_only);
+    if (got >= 0)
         keep_signer(r, &info);
     verify_info_free(&info);
-    if (!j)
+    if (got < 0)
         return -1;
-    if (!cJSON_IsObject(j)) {
-        cJSON_Delete(j);
-        return mx_bad(file, NULL, "expected a JSON object (a receipt)");
-    }
-    receipt_model m;
-    receipt_model_index(&m, j);
-    int ok = 1, rc = -1;
-    const char *schema = fstr(file, j, RF_SCHEMA, 0, &ok), *host = NULL;
-    if (!ok)
-        goto out;
-    if (!strcmp(schema, "isotrain-matrix-build-failure-v1")) {
-        rc = read_build_failure(file, j, r);
-        goto out;
-    }
-    if (strcmp(schema, RECEIPT_SCHEMA_NAME) != 0) {
-        mx_bad(file, receipt_fields[RF_SCHEMA].path,
-               "expected \"isotrain-receipt-v1\" or \"isotrain-matrix-build-failure-v1\", got \"%s\"", schema);
-        goto out;
-    }
-    host = fstr(file, j, RF_MATRIX_HOST, 1, &ok);
-    if (!ok)
-        goto out;
-    read_host(file, &m, host, r);
-    if (read_verdicts(file, &m, r) != 0)
-        goto out;
-    const char *vv = rm_get_str(&m, RF_VECTORS_VECTOR_VERSION);
-    if (r->recipe[0]) /* a recipe set is named by its recipe, apart from the official sets */
-        r->vset = xstrdup(r->recipe_label);
-    else if (vv && strlen(vv) < 32)
-        r->vset = xstrdup(vv);
-    read_self_report(file, &m, r, &ok);
-    read_emulator(file, &m, r, &ok);
-    rc = ok ? 0 : -1;
-out:
-    cJSON_Delete(j);
+    int rc = got == 1 ? read_build_failure(file, rec.doc, r) : read_receipt(file, &rec.top, r);
+    receipt_record_free(&rec);
     return rc;
 }
 

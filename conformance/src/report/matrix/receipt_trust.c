@@ -22,10 +22,10 @@
 #include "core/version.h"
 #include "fresh/fresh_windows.h"
 #include "report/matrix/matrix.h"
-#include "trust/receipt_model.h"
+#include "trust/receipt_record.h"
 #include "verdict/scope.h"
 
-static verify_opts trust = {NULL, NULL, 0};
+static verify_opts trust = {NULL, NULL, 0, NULL};
 static int configured;
 
 void mx_trust_config(const char *allowed_signers, const char *vectors, int allow_unsigned)
@@ -39,9 +39,9 @@ void mx_trust_config(const char *allowed_signers, const char *vectors, int allow
 #define NO_WINDOW "no fresh window ran (--windows): windows from golden states certify nothing"
 
 /* The run seed as the receipt records it (P4 int: digits, no leading zero). */
-static int receipt_seed(const cJSON *opt, uint64_t *seed)
+static int receipt_seed(const rv *top, uint64_t *seed)
 {
-    const char *s = rm_str(opt, RF_OPTIONS_SEED);
+    const char *s = rv_str(top, RF_OPTIONS_SEED);
     if (!s || !*s || strlen(s) > 20 || (s[0] == '0' && s[1]) || strspn(s, "0123456789") != strlen(s))
         return -1;
     char *end;
@@ -52,92 +52,106 @@ static int receipt_seed(const cJSON *opt, uint64_t *seed)
     return 0;
 }
 
-static const cJSON *train_case(const cJSON *r, const char *id)
+/* Case i, when it is an object (verify has checked the list). */
+static const rv *case_at(const rv *top, size_t i)
 {
-    const cJSON *x;
-    cJSON_ArrayForEach(x, rm_in(r, RF_CASES))
-    {
-        const char *i = rm_str(x, RF_CASES_ID), *lv = rm_str(x, RF_CASES_LEVEL);
+    const rv *x = rv_el(top, RF_CASES, i);
+    return x->null ? NULL : x;
+}
+
+static const rv *train_case(const rv *top, const char *id)
+{
+    for (size_t k = 0; k < rv_len(top, RF_CASES); k++) {
+        const rv *x = case_at(top, k);
+        const char *i = x ? rv_str(x, RF_CASES_ID) : NULL, *lv = x ? rv_str(x, RF_CASES_LEVEL) : NULL;
         if (i && lv && !strcmp(i, id) && !strcmp(lv, "train"))
             return x;
     }
     return NULL;
 }
 
-/* Every profile of the set covered by the fresh windows the run seed draws,
- * each PASS; NULL when so, else why not (a static buffer). */
-static const char *fresh_coverage(const cJSON *r)
+/* Whether profile p's fresh windows, drawn from seed, all passed: NULL, or
+ * why not (in why). */
+static const char *profile_covered(const rv *top, const rv *p, uint64_t seed, char *why, size_t size)
 {
-    static char why[320];
-    uint64_t seed;
-    if (receipt_seed(rm_in(r, RF_OPTIONS), &seed) != 0)
-        return "options.seed: not a run seed";
-    const cJSON *profs = rm_in(rm_in(r, RF_VECTORS), RF_VECTORS_PROFILES);
-    if (!cJSON_IsArray(profs) || cJSON_GetArraySize(profs) == 0)
-        return "vectors.profiles: no profile to cover";
-    const cJSON *p;
-    cJSON_ArrayForEach(p, profs)
-    {
-        const char *name = rm_str(p, RF_VECTORS_PROFILES_PROFILE);
-        const cJSON *st = rm_in(p, RF_VECTORS_PROFILES_STEPS);
-        fresh_window_plan plan;
-        if (!name || !cJSON_IsNumber(st) || st->valuedouble < 0 || st->valuedouble > 1e9 ||
-            st->valuedouble != (double)(uint32_t)st->valuedouble ||
-            fresh_windows_plan(seed, name, (uint32_t)st->valuedouble, &plan) != 0) {
-            snprintf(why, sizeof why, "profile %s: no fresh windows are drawn for it, so windows cannot cover it",
-                     name ? name : "(unnamed)");
+    const char *name = p->null ? NULL : rv_str(p, RF_VECTORS_PROFILES_PROFILE);
+    double st;
+    fresh_window_plan plan;
+    if (!name || rv_num(p, RF_VECTORS_PROFILES_STEPS, &st) != 0 || st < 0 || st > 1e9 || st != (double)(uint32_t)st ||
+        fresh_windows_plan(seed, name, (uint32_t)st, &plan) != 0) {
+        snprintf(why, size, "profile %s: no fresh windows are drawn for it, so windows cannot cover it",
+                 name ? name : "(unnamed)");
+        return why;
+    }
+    for (int w = 0; w < FRESH_WINDOWS; w++) {
+        char id[160];
+        snprintf(id, sizeof id, "%s/fresh-window/%u-%u", name, (unsigned)plan.from[w], (unsigned)plan.to[w]);
+        const rv *c = train_case(top, id);
+        const char *v = c ? rv_str(c, RF_CASES_VERDICT) : NULL;
+        if (!v || strcmp(v, "PASS") != 0) {
+            snprintf(why, size, "profile %s: the fresh window %u-%u its run seed draws %s", name, (unsigned)plan.from[w],
+                     (unsigned)plan.to[w], c ? "did not pass" : "is not in the receipt");
             return why;
-        }
-        for (int w = 0; w < FRESH_WINDOWS; w++) {
-            char id[160];
-            snprintf(id, sizeof id, "%s/fresh-window/%u-%u", name, (unsigned)plan.from[w], (unsigned)plan.to[w]);
-            const cJSON *c = train_case(r, id);
-            const char *v = c ? rm_str(c, RF_CASES_VERDICT) : NULL;
-            if (!v || strcmp(v, "PASS") != 0) {
-                snprintf(why, sizeof why, "profile %s: the fresh window %u-%u its run seed draws %s", name,
-                         (unsigned)plan.from[w], (unsigned)plan.to[w], c ? "did not pass" : "is not in the receipt");
-                return why;
-            }
         }
     }
     return NULL;
 }
 
-const char *mx_not_by_windows(const cJSON *r)
+/* Every profile of the set covered by the fresh windows the run seed draws,
+ * each PASS; NULL when so, else why not (a static buffer). */
+static const char *fresh_coverage(const rv *top)
 {
-    const char *verdict = rm_str(r, RF_VERDICT);
-    if (!verdict || strcmp(verdict, "PARTIAL") != 0)
-        return "not a PARTIAL";
-    const cJSON *opt = rm_in(r, RF_OPTIONS);
-    const cJSON *steps = rm_in(opt, RF_OPTIONS_STEPS);
-    const char *level = rm_str(opt, RF_OPTIONS_LEVEL);
-    const cJSON *filters = rm_in(opt, RF_OPTIONS_FILTERS);
-    if (!level || strcmp(level, "all") || !cJSON_IsNumber(steps) || steps->valuedouble < 0 ||
-        (filters && cJSON_GetArraySize(filters) != 0) || rm_str(opt, RF_OPTIONS_PROFILE) ||
-        cJSON_IsTrue(rm_in(opt, RF_OPTIONS_FRESH_ONLY)))
+    static char why[320];
+    uint64_t seed;
+    if (receipt_seed(top, &seed) != 0)
+        return "options.seed: not a run seed";
+    size_t n = rv_len(top, RF_VECTORS_PROFILES);
+    if (n == 0)
+        return "vectors.profiles: no profile to cover";
+    for (size_t i = 0; i < n; i++)
+        if (profile_covered(top, rv_el(top, RF_VECTORS_PROFILES, i), seed, why, sizeof why))
+            return why;
+    return NULL;
+}
+
+/* Narrowed by --steps only: the options and the scope's reasons. */
+static const char *narrowed_by_steps_only(const rv *top)
+{
+    const char *level = rv_str(top, RF_OPTIONS_LEVEL);
+    double steps;
+    if (!level || strcmp(level, "all") || rv_num(top, RF_OPTIONS_STEPS, &steps) != 0 || steps < 0 ||
+        rv_len(top, RF_OPTIONS_FILTERS) != 0 || rv_str(top, RF_OPTIONS_PROFILE) || rv_true(top, RF_OPTIONS_FRESH_ONLY))
         return "narrowed by more than --steps (options)";
-    const cJSON *reasons = rm_in(rm_in(r, RF_SCOPE), RF_SCOPE_REASONS);
-    const cJSON *x;
-    cJSON_ArrayForEach(x, reasons)
-    {
+    for (size_t i = 0; i < rv_len(top, RF_SCOPE_REASONS); i++) {
         /* --steps and the train cases it leaves out; any other reason (the
          * shell form, a spec version below the set's, ...) is a narrowing */
-        if (!cJSON_IsString(x) || (strncmp(x->valuestring, "--steps ", 8) != 0 &&
-                                   !(strncmp(x->valuestring, "level train: ", 13) == 0 &&
-                                     strstr(x->valuestring, ": not run (--steps))"))))
+        const char *x = rv_el(top, RF_SCOPE_REASONS, i)->s;
+        if (!x || (strncmp(x, "--steps ", 8) != 0 &&
+                   !(strncmp(x, "level train: ", 13) == 0 && strstr(x, ": not run (--steps))"))))
             return "narrowed by more than --steps (scope reasons)";
     }
-    const cJSON *levels = rm_in(r, RF_LEVELS);
-    static const rf_id must_pass[2][2] = {{RF_LEVELS_OPS, RF_LEVELS_OPS_VERDICT}, {RF_LEVELS_FRESH, RF_LEVELS_FRESH_VERDICT}};
+    return NULL;
+}
+
+const char *mx_not_by_windows(const rv *top)
+{
+    const char *verdict = rv_str(top, RF_VERDICT);
+    if (!verdict || strcmp(verdict, "PARTIAL") != 0)
+        return "not a PARTIAL";
+    const char *narrowed = narrowed_by_steps_only(top);
+    if (narrowed)
+        return narrowed;
+    static const rf_id must_pass[2] = {RF_LEVELS_OPS_VERDICT, RF_LEVELS_FRESH_VERDICT};
     for (int i = 0; i < 2; i++) {
-        const char *v = rm_str(rm_in(levels, must_pass[i][0]), must_pass[i][1]);
+        const char *v = rv_str(top, must_pass[i]);
         if (!v || strcmp(v, "PASS"))
             return "a level other than train did not pass";
     }
     size_t n_fresh = 0;
-    cJSON_ArrayForEach(x, rm_in(r, RF_CASES))
-    {
-        const char *id = rm_str(x, RF_CASES_ID), *lv = rm_str(x, RF_CASES_LEVEL), *v = rm_str(x, RF_CASES_VERDICT);
+    for (size_t k = 0; k < rv_len(top, RF_CASES); k++) {
+        const rv *x = case_at(top, k);
+        const char *id = x ? rv_str(x, RF_CASES_ID) : NULL, *lv = x ? rv_str(x, RF_CASES_LEVEL) : NULL,
+                   *v = x ? rv_str(x, RF_CASES_VERDICT) : NULL;
         if (!id || !lv || !v)
             return "a case without id, level or verdict";
         if (!strcmp(v, "FAIL") || !strcmp(v, "ERROR"))
@@ -146,18 +160,18 @@ const char *mx_not_by_windows(const cJSON *r)
             if (strcmp(v, "PASS"))
                 return "a window did not pass";
             n_fresh += strstr(id, "/fresh-window/") != NULL;
-        } else if (!strcmp(v, "SKIP") && cJSON_IsTrue(rm_in(x, RF_CASES_REQUIRED))) {
-            const char *why = rm_str(x, RF_CASES_REASON);
+        } else if (!strcmp(v, "SKIP") && rv_true(x, RF_CASES_REQUIRED)) {
+            const char *why = rv_str(x, RF_CASES_REASON);
             if (strcmp(lv, "train") || !why || strcmp(why, "not run (--steps)"))
                 return "a required case was skipped for another reason than --steps";
         }
     }
-    return n_fresh ? fresh_coverage(r) : NO_WINDOW;
+    return n_fresh ? fresh_coverage(top) : NO_WINDOW;
 }
 
-int mx_prefix_only(const cJSON *r)
+int mx_prefix_only(const rv *top)
 {
-    const char *why = mx_not_by_windows(r);
+    const char *why = mx_not_by_windows(top);
     if (!why || strcmp(why, NO_WINDOW) != 0)
         return 0;
     /* no fresh window at all: a run without --windows, or a receipt of a
@@ -167,52 +181,68 @@ int mx_prefix_only(const cJSON *r)
     return 1;
 }
 
-cJSON *mx_open_receipt(const char *file, verify_info *info, int *by_windows, int *prefix_only)
+/* Refuses (naming why) what verify let through but is not a certification:
+ * a REPRODUCTION, a PARTIAL that is not one by windows or to a prefix. 0, or -1. */
+static int certification(const char *file, const verify_info *info, const rv *top, int *by_windows, int *prefix_only)
+{
+    if (info->reproduction) {
+        mx_bad(file, receipt_fields[RF_VERDICT].path, "refused: REPRODUCTION is %s", SCOPE_NOT_EVIDENCE);
+        return -1;
+    }
+    if (!strcmp(info->verdict, "PASS") || !strcmp(info->verdict, "FAIL") ||
+        mx_is_recipe_pass(info->verdict, info->recipe_sha256))
+        return 0;
+    const char *why = mx_not_by_windows(top);
+    if (!why)
+        *by_windows = 1;
+    else if (mx_prefix_only(top))
+        *prefix_only = 1;
+    else {
+        mx_bad(file, receipt_fields[RF_VERDICT].path, "refused: %s is not a certification (a full run on an official vector set with a "
+                                "bound subject is PASS or FAIL; a PARTIAL only by --steps whose fresh windows "
+                                "cover every profile and passed is a certification by windows, and this is not "
+                                "one: %s; see the "
+                                "receipt's scope.reasons)", info->verdict, why);
+        return -1;
+    }
+    return 0;
+}
+
+int mx_open_receipt(const char *file, verify_info *info, receipt_record *rec, int *by_windows, int *prefix_only)
 {
     memset(info, 0, sizeof *info);
+    memset(rec, 0, sizeof *rec);
     *by_windows = *prefix_only = 0;
     if (!configured)
         mx_trust_config(NULL, NULL, 0);
     cJSON *j = mx_parse_file(file, RECEIPT_CAP);
     if (!j)
-        return NULL;
-    const cJSON *schema = rm_in(j, RF_SCHEMA);
-    if (cJSON_IsString(schema) && !strcmp(schema->valuestring, "isotrain-matrix-build-failure-v1"))
-        return j;
+        return -1;
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(j, rf_key(RF_SCHEMA));
+    if (cJSON_IsString(schema) && !strcmp(schema->valuestring, "isotrain-matrix-build-failure-v1")) {
+        rec->doc = j; /* not a receipt: the record of a failed build */
+        return 1;
+    }
     int enveloped = cJSON_GetObjectItemCaseSensitive(j, "payloadType") != NULL;
     cJSON_Delete(j);
     if (!enveloped) {
         mx_bad(file, NULL, "refused: a bare receipt, not a DSSE envelope: nothing binds it to what ran "
                            "(the runner writes receipts as in-toto Statements in DSSE envelopes; isotrain-conform verify)");
-        return NULL;
+        return -1;
     }
     problems pr;
     problems_init(&pr);
     cJSON *r = verify_receipt_file(file, &trust, info, &pr);
+    int rc = -1;
     if (!r) {
         mx_bad(file, NULL, "refused: the receipt does not verify (%zu problem%s):", pr.n, pr.n == 1 ? "" : "s");
         problems_print(&pr, mx_messages(), "  ");
-    } else if (info->reproduction) {
-        mx_bad(file, receipt_fields[RF_VERDICT].path, "refused: REPRODUCTION is %s", SCOPE_NOT_EVIDENCE);
-        cJSON_Delete(r);
-        r = NULL;
-    } else if (strcmp(info->verdict, "PASS") != 0 && strcmp(info->verdict, "FAIL") != 0 &&
-               !mx_is_recipe_pass(info->verdict, info->recipe_sha256)) {
-        const char *why = mx_not_by_windows(r);
-        if (!why)
-            *by_windows = 1;
-        else if (mx_prefix_only(r))
-            *prefix_only = 1;
-        else {
-            mx_bad(file, receipt_fields[RF_VERDICT].path, "refused: %s is not a certification (a full run on an official vector set with a "
-                                    "bound subject is PASS or FAIL; a PARTIAL only by --steps whose fresh windows "
-                                    "cover every profile and passed is a certification by windows, and this is not "
-                                    "one: %s; see the "
-                                    "receipt's scope.reasons)", info->verdict, why);
-            cJSON_Delete(r);
-            r = NULL;
-        }
-    }
+    } else if (receipt_record_take(rec, file, r, &pr) != 0) /* the one fill: the matrix reads rec only */
+        mx_bad(file, NULL, "refused: %s", pr.items[0]);
+    else
+        rc = certification(file, info, &rec->top, by_windows, prefix_only);
+    if (rc != 0)
+        receipt_record_free(rec);
     problems_free(&pr);
-    return r;
+    return rc;
 }
