@@ -3,6 +3,7 @@ fuzz_response_SRCS   := conformance/src/protocol/ops_engine.c conformance/src/pr
                         conformance/src/protocol/optable.c conformance/src/protocol/iut_process.c \
                         conformance/src/protocol/iut_keeper.c conformance/src/protocol/iut_target.c \
                         conformance/src/protocol/exe_format.c conformance/src/protocol/proc_seen.c \
+                        conformance/src/protocol/proc_table.c \
                         conformance/src/protocol/proc_code.c conformance/src/protocol/iut_room.c \
                         conformance/src/core/util.c conformance/src/core/utf8.c \
                         conformance/src/core/ulp.c conformance/src/core/results.c conformance/src/host/hostinfo.c
