@@ -168,9 +168,11 @@ Test(recipe_certify, fresh_windows_over_the_whole_run)
     free(recipe);
 }
 
-/* `matrix` takes a recipe certified by windows (an emulated host's run: a
- * prefix under --steps and the fresh windows over the recipe's whole run)
- * as the recipe's certification by windows: it draws the windows again from
+/* `matrix` takes a recipe's full run with --windows (`PASS (recipe
+ * sha256:HEX, windows)`, which it refused as "not a certification" until
+ * the example recipe ran across hosts) and a recipe certified by windows
+ * (an emulated host's run: a prefix under --steps and the fresh windows
+ * over the recipe's whole run) as the recipe's certification by windows: it draws the windows again from
  * the recipe the set pins (its steps and seed, fresh_windows.h), as `run`
  * drew them; before, it knew no windows for a recipe and refused the
  * receipt ("no fresh windows are drawn for it"). Control: the same run
@@ -180,7 +182,16 @@ Test(recipe_certify, matrix_takes_a_recipe_certified_by_windows)
 {
     char *recipe = recipe_steps("20");
     char *out = make_set(recipe, "m20", "20"), *receipt = at("mw.json"), *wrong = at("mwrong.json");
-    tu_result r = tu_conform("run", "--steps", "1", "--windows", "--vectors", out, "--receipt", receipt, "--",
+    /* the unemulated host's run: in full, and the windows too */
+    tu_result r = tu_conform("run", "--windows", "--vectors", out, "--receipt", receipt, "--", tu_env("IT_REF_CLI"), NULL);
+    cr_assert_eq(r.code, 6, "exit %d, expected 6\n%s%s", r.code, r.out, r.err);
+    tu_assert_has(r.out, ", windows)\n");
+    tu_result_free(&r);
+    r = tu_conform("matrix", "--allow-unsigned", "--vectors", out, receipt, NULL);
+    cr_assert_eq(r.code, 0, "matrix of the full run: exit %d, expected 0\n%s%s", r.code, r.out, r.err);
+    tu_assert_has(r.out, ": ok: certified against a recipe, not the official vectors: every step");
+    tu_result_free(&r);
+    r = tu_conform("run", "--steps", "1", "--windows", "--vectors", out, "--receipt", receipt, "--",
                              tu_env("IT_REF_CLI"), NULL);
     cr_assert_eq(r.code, 3, "exit %d, expected 3 (PARTIAL: --steps)\n%s%s", r.code, r.out, r.err);
     tu_assert_has(r.out, "profile recipe, 3 fresh windows under seed ");

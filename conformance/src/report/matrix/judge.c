@@ -152,9 +152,10 @@ static void check_host(const mhost *h, const mreceipt *r, sbuf *out)
 
 int mx_is_recipe_pass(const char *verdict, const char *recipe)
 {
-    char word[96];
+    char word[96], with_windows[112];
     snprintf(word, sizeof word, "PASS (recipe sha256:%s)", recipe);
-    return recipe[0] && verdict && !strcmp(verdict, word);
+    snprintf(with_windows, sizeof with_windows, "PASS (recipe sha256:%s, windows)", recipe);
+    return recipe[0] && verdict && (!strcmp(verdict, word) || !strcmp(verdict, with_windows));
 }
 
 /* A full certification, one by windows (receipt_trust.c has checked that

@@ -167,7 +167,8 @@ void mx_machine_host(const mreceipt *r, mhost *h);
 
 /* judge.c: is the host what it claims, and is its verdict the expected one. */
 /* 1 when VERDICT is the word of a recipe's certification (verdict/scope.c)
- * of RECIPE (a SHA-256, "" none): "PASS (recipe sha256:HEX)". */
+ * of RECIPE (a SHA-256, "" none): "PASS (recipe sha256:HEX)", or with
+ * ", windows" after it when fresh windows passed too (run --windows). */
 int mx_is_recipe_pass(const char *verdict, const char *recipe);
 /* A full certification, one by windows, or a recipe's certification (r->recipe). */
 int mx_passed(const mreceipt *r);
