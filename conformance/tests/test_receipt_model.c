@@ -426,3 +426,97 @@ Test(receipt_model, the_typed_receipt_holds_what_the_json_holds)
     receipt_record_free(&rec);
     problems_free(&pr);
 }
+
+/* `n` strings "r" as a JSON array. */
+static char *strings(size_t n)
+{
+    sbuf b;
+    sbuf_init(&b);
+    sbuf_addc(&b, '[');
+    for (size_t i = 0; i < n; i++)
+        sbuf_printf(&b, "%s\"r\"", i ? "," : "");
+    sbuf_addc(&b, ']');
+    sbuf_addc(&b, '\0');
+    return sbuf_take(&b);
+}
+
+/* Each array field has its most elements in the table (RF_CAP_*): one more
+ * is refused, by the strict reader and by the typed record, naming the field
+ * and the cap; an array at the cap is the control and reads. */
+Test(receipt_model, an_array_over_its_cap_is_refused)
+{
+    char *t = published_text();
+    char *at_cap = strings(RF_CAP_REASONS), *over = strings(RF_CAP_REASONS + 1);
+    char *a = xasprintf("\"reasons\":%s", at_cap), *o = xasprintf("\"reasons\":%s", over);
+    char *ok = edited(t, "\"reasons\":[]", a), *bad = edited(t, "\"reasons\":[]", o);
+    char *why = read_back("at_cap.json", ok);
+    cr_assert_str_eq(why, "", "an array at its cap is refused:\n%s", why);
+    free(why);
+    why = read_back("over_cap.json", bad);
+    tu_assert_has(why, "scope.reasons: 25 elements, over the cap of 24 the field table sets");
+    free(why);
+    /* the typed record refuses it too (a document no strict reader checked) */
+    receipt_record rec;
+    problems pr;
+    problems_init(&pr);
+    cr_assert_eq(receipt_record_take(&rec, "o.json", cJSON_Parse(bad), &pr), -1);
+    tu_assert_has(pr.items[0], "o.json: scope.reasons: more than the cap of 24 elements the field table sets");
+    receipt_record_free(&rec);
+    problems_free(&pr);
+    problems_init(&pr);
+    cr_assert_eq(receipt_record_take(&rec, "a.json", cJSON_Parse(ok), &pr), 0, "%s", pr.n ? pr.items[0] : "");
+    cr_assert_eq(rv_len(&rec.top, RF_SCOPE_REASONS), (size_t)RF_CAP_REASONS);
+    receipt_record_free(&rec);
+    problems_free(&pr);
+    free(t), free(at_cap), free(over), free(a), free(o), free(ok), free(bad);
+}
+
+/* iut.subject.files as n empty objects. */
+static cJSON *subject_files(size_t n)
+{
+    cJSON *r = cJSON_Parse("{\"iut\": {\"subject\": {\"files\": []}}}");
+    cJSON *fs = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "iut"), "subject"), "files");
+    for (size_t i = 0; i < n; i++)
+        cJSON_AddItemToArray(fs, cJSON_CreateObject());
+    return r;
+}
+
+/* An array of objects (each element a scope of slots, the costly kind): at
+ * its cap it reads, one more is refused naming it. */
+Test(receipt_model, an_array_of_objects_over_its_cap_is_refused)
+{
+    receipt_record rec;
+    problems pr;
+    problems_init(&pr);
+    cr_assert_eq(receipt_record_take(&rec, "f.json", subject_files(RF_CAP_FILES), &pr), 0);
+    cr_assert_eq(rv_len(&rec.top, RF_IUT_SUBJECT_FILES), (size_t)RF_CAP_FILES);
+    receipt_record_free(&rec);
+    cr_assert_eq(receipt_record_take(&rec, "f.json", subject_files(RF_CAP_FILES + 1), &pr), -1);
+    tu_assert_has(pr.items[0], "f.json: iut.subject.files: more than the cap of 12 elements");
+    receipt_record_free(&rec);
+    problems_free(&pr);
+}
+
+/* verify's view of a receipt (receipt_record_view): a value of another kind
+ * or an array over its cap is present and reads as absent, an element that
+ * is not an object is a scope with no field, so each check of verify names
+ * what it finds; the control, a field of its kind, reads. */
+Test(receipt_model, the_view_reads_what_is_of_its_kind)
+{
+    cJSON *r = cJSON_Parse("{\"counts\": {\"passed\": \"7\", \"failed\": 2}, \"cases\": [3, {\"id\": \"a\"}],"
+                           " \"options\": {\"filters\": " "[\"a\",\"a\",\"a\",\"a\",\"a\",\"a\",\"a\",\"a\","
+                           "\"a\",\"a\",\"a\",\"a\",\"a\",\"a\",\"a\",\"a\",\"a\",\"a\",\"a\",\"a\",\"a\","
+                           "\"a\",\"a\",\"a\",\"a\",\"a\",\"a\",\"a\",\"a\",\"a\",\"a\",\"a\",\"a\"]}}");
+    receipt_record rec;
+    receipt_record_view(&rec, r);
+    double d = 0;
+    cr_assert(rv_at(&rec.top, RF_COUNTS_PASSED)->present && rv_at(&rec.top, RF_COUNTS_PASSED)->bad);
+    cr_assert_eq(rv_num(&rec.top, RF_COUNTS_PASSED, &d), -1);
+    cr_assert(rv_num(&rec.top, RF_COUNTS_FAILED, &d) == 0 && d == 2);
+    cr_assert_eq(rv_len(&rec.top, RF_CASES), 2u);
+    cr_assert(!rv_str(rv_el(&rec.top, RF_CASES, 0), RF_CASES_ID));
+    cr_assert_str_eq(rv_str(rv_el(&rec.top, RF_CASES, 1), RF_CASES_ID), "a");
+    cr_assert(rv_at(&rec.top, RF_OPTIONS_FILTERS)->bad && !rv_has(&rec.top, RF_OPTIONS_FILTERS));
+    receipt_record_free(&rec);
+    cJSON_Delete(r);
+}

@@ -318,6 +318,17 @@ Test(recipe_vectors, receipt_names_the_signer_and_the_op_set)
     tu_write_receipt(forged, rj);
     tu_conform_says(1, 0, "vectors.recipe_signer: SHA256:AAAA", "verify", "--allow-unsigned", "--vectors", out, forged,
                     NULL);
+    /* a recipe receipt without either field is refused, naming it (absent
+     * is not "unsigned" nor "any op set"); the receipt as written is the control above */
+    cJSON_DeleteItemFromObjectCaseSensitive(vec, "recipe_signer");
+    tu_write_receipt(forged, rj);
+    tu_conform_says(1, 0, "vectors.recipe_signer: missing", "verify", "--allow-unsigned", "--vectors", out, forged,
+                    NULL);
+    cJSON_AddNullToObject(vec, "recipe_signer");
+    cJSON_DeleteItemFromObjectCaseSensitive(vec, "ops_manifest_digest");
+    tu_write_receipt(forged, rj);
+    tu_conform_says(1, 0, "vectors.ops_manifest_digest: missing", "verify", "--allow-unsigned", "--vectors", out,
+                    forged, NULL);
     cJSON_Delete(rj);
     free(ops);
     free(forged);

@@ -8,6 +8,7 @@
 #include "core/json_checked.h"
 #include "levels/levels.h"
 #include "protocol/line_codec.h"
+#include "trust/receipt_fields.h"
 
 enum { HELLO_CAP = 64 << 10 };
 
@@ -88,7 +89,7 @@ static void keep_warnings(run_ctx *rc, const char *err)
         int dup = strstr(line, "warning") == NULL;
         for (size_t i = 0; i < rc->n_emu_warnings && !dup; i++)
             dup = !strcmp(rc->emu_warnings[i], line);
-        if (!dup && rc->n_emu_warnings < 64) {
+        if (!dup && rc->n_emu_warnings < RF_CAP_EMU_WARNINGS) { /* the receipt's cap */
             rc->emu_warnings = xrealloc(rc->emu_warnings, (rc->n_emu_warnings + 1) * sizeof *rc->emu_warnings);
             rc->emu_warnings[rc->n_emu_warnings++] = line;
         } else
@@ -114,7 +115,7 @@ static void run_info(run_ctx *rc)
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
         const char *eq = memchr(p, '=', n);
-        if (eq && wire_key_ok(p, (size_t)(eq - p)) && rc->n_info < 256) {
+        if (eq && wire_key_ok(p, (size_t)(eq - p)) && rc->n_info < RF_CAP_INFO) {
             rc->info = xrealloc(rc->info, (rc->n_info + 1) * sizeof *rc->info);
             rc->info[rc->n_info].key = xstrndup(p, (size_t)(eq - p));
             rc->info[rc->n_info].val = sanitized(eq + 1, (size_t)(p + n - eq - 1), 1024);

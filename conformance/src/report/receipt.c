@@ -18,6 +18,17 @@
 #include "trust/receipt_schema.h"
 #include "protocol/proc_seen.h"
 
+/* Every array the writer writes fits the reader's cap on it (the field
+ * table's RF_CAP_*): a receipt this runner writes is never refused for its
+ * length. */
+_Static_assert(TARGET_MAX_ARGS <= RF_CAP_ARGS && TARGET_MAX_FILES <= RF_CAP_FILES, "iut.subject fits its caps");
+_Static_assert(PROC_SEEN_MAX <= RF_CAP_PROCS && PROC_SEEN_CODE_MAX <= RF_CAP_CODE && PROC_SEEN_ENV_MAX <= RF_CAP_ENV,
+               "iut.processes_seen, code_mapped, loader_environment fit their caps");
+_Static_assert(sizeof((iut_binary *)0)->scripts / sizeof(char *) <= RF_CAP_SCRIPTS, "iut.files fits its cap");
+_Static_assert(sizeof((conform_args *)0)->filters / sizeof(char *) <= RF_CAP_FILTERS, "options.filters fits its cap");
+_Static_assert(SCOPE_MAX_REASONS <= RF_CAP_REASONS, "scope.reasons fits its cap");
+_Static_assert(sizeof((run_ctx *)0)->warnings / sizeof(char *) <= RF_CAP_WARNINGS, "warnings fits its cap");
+
 /* A member's name, from THE field table (trust/receipt_fields.h). */
 #define K(id) rf_key(RF_##id)
 

@@ -1,8 +1,8 @@
 /* receipt_facts.c — see receipt_facts.h. */
 #include "trust/receipt_facts.h"
-#include "trust/receipt_model.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,9 +10,9 @@
 
 /* A string field, at most 4 KiB (a path, a digest, a version line), copied;
  * NULL when absent, null or not a string. */
-static char *str_copy(const cJSON *o, rf_id k)
+static char *str_copy(const rv *scope, rf_id k)
 {
-    const char *v = rm_str(o, k);
+    const char *v = rv_str(scope, k);
     return v ? sanitized(v, strlen(v), 4096) : NULL;
 }
 
@@ -23,129 +23,160 @@ static int is_digest(const char *s)
 
 /* iut.code_mapped and iut.loader_environment, when the receipt has them
  * (issue 27 item 4); a receipt that has them names every process's path. */
-static void read_code(const char *file, const cJSON *iut, receipt_facts *f, problems *pr)
+static void read_code(const char *file, const rv *top, receipt_facts *f, problems *pr)
 {
-    const cJSON *cm = rm_in(iut, RF_IUT_CODE_MAPPED), *le = rm_in(iut, RF_IUT_LOADER_ENVIRONMENT), *x;
-    if (cm && (!cJSON_IsArray(cm) || cJSON_GetArraySize(cm) > FACTS_MAX_CODE)) {
+    int cm = rv_at(top, RF_IUT_CODE_MAPPED)->present, le = rv_at(top, RF_IUT_LOADER_ENVIRONMENT)->present;
+    if (cm && (!rv_has(top, RF_IUT_CODE_MAPPED) || rv_len(top, RF_IUT_CODE_MAPPED) > FACTS_MAX_CODE)) {
         problems_add(pr, "%s: iut.code_mapped: expected an array of at most %d files", file, FACTS_MAX_CODE);
-        cm = NULL;
+        cm = 0;
     }
-    f->code_recorded = cm != NULL;
-    cJSON_ArrayForEach(x, cm)
-    {
+    f->code_recorded = cm;
+    for (size_t i = 0; cm && i < rv_len(top, RF_IUT_CODE_MAPPED); i++) {
+        const rv *x = rv_el(top, RF_IUT_CODE_MAPPED, i);
         facts_code *c = &f->code[f->n_code];
         c->path = str_copy(x, RF_IUT_CODE_MAPPED_PATH);
         c->sha256 = str_copy(x, RF_IUT_CODE_MAPPED_SHA256);
-        c->is_subject = cJSON_IsTrue(rm_in(x, RF_IUT_CODE_MAPPED_IS_SUBJECT));
+        c->is_subject = rv_true(x, RF_IUT_CODE_MAPPED_IS_SUBJECT);
         if (!c->path || !c->path[0] || (c->sha256 && !is_digest(c->sha256)) ||
-            (!c->sha256 && !cJSON_IsNull(rm_in(x, RF_IUT_CODE_MAPPED_SHA256))))
+            (!c->sha256 && !rv_at(x, RF_IUT_CODE_MAPPED_SHA256)->null))
             problems_add(pr, "%s: iut.code_mapped[%zu]: expected a non-empty path and sha256 (64 lowercase hex "
                              "digits, or null)", file, f->n_code);
         f->n_code++;
     }
-    if (le && (!cJSON_IsArray(le) || cJSON_GetArraySize(le) > FACTS_MAX_ENV)) {
+    if (le && (!rv_has(top, RF_IUT_LOADER_ENVIRONMENT) || rv_len(top, RF_IUT_LOADER_ENVIRONMENT) > FACTS_MAX_ENV)) {
         problems_add(pr, "%s: iut.loader_environment: expected an array of at most %d strings", file, FACTS_MAX_ENV);
-        le = NULL;
+        le = 0;
     }
-    f->env_recorded = le != NULL;
-    cJSON_ArrayForEach(x, le)
-    {
-        if (!cJSON_IsString(x) || !strchr(x->valuestring, '='))
+    f->env_recorded = le;
+    for (size_t i = 0; le && i < rv_len(top, RF_IUT_LOADER_ENVIRONMENT); i++) {
+        const char *x = rv_el_str(top, RF_IUT_LOADER_ENVIRONMENT, i);
+        if (!x || !strchr(x, '='))
             problems_add(pr, "%s: iut.loader_environment[%zu]: expected \"NAME=VALUE\"", file, f->n_env);
         else
-            f->env[f->n_env++] = sanitized(x->valuestring, strlen(x->valuestring), 512);
+            f->env[f->n_env++] = sanitized(x, strlen(x), 512);
     }
     for (size_t i = 0; f->code_recorded && i < f->n_procs; i++)
         if (!f->procs[i].path || !f->procs[i].path[0])
             problems_add(pr, "%s: iut.processes_seen[%zu].path: expected a non-empty path", file, i);
 }
 
-int receipt_facts_read(const char *file, const cJSON *r, receipt_facts *f, problems *pr)
+/* trust_rules (absent: the first rules) and the emulator. */
+static void read_head(const char *file, const rv *top, receipt_facts *f, problems *pr)
+{
+    f->rules = 1;
+    if (rv_at(top, RF_TRUST_RULES)->present) {
+        double d;
+        if (rv_num(top, RF_TRUST_RULES, &d) != 0 || !isfinite(d) || d != floor(d) || d < 1 || d > 1000)
+            problems_add(pr, "%s: trust_rules: expected a whole number", file);
+        else
+            f->rules = (int)d;
+    }
+    f->host_isa = str_copy(top, RF_HOST_ISA);
+    if (rv_has(top, RF_EMULATOR)) {
+        f->emulated = 1;
+        f->emu_name = str_copy(top, RF_EMULATOR_NAME);
+        f->emu_cpu = str_copy(top, RF_EMULATOR_CPU);
+        f->emu_source = str_copy(top, RF_EMULATOR_SOURCE);
+        f->emu_path = str_copy(top, RF_EMULATOR_PATH);
+        f->emu_sha256 = str_copy(top, RF_EMULATOR_SHA256);
+        f->emu_version = str_copy(top, RF_EMULATOR_VERSION);
+        f->emu_is_executable = rv_true(top, RF_EMULATOR_IS_EXECUTABLE);
+    }
+}
+
+/* A string member of a facts struct and the field it is copied from: the
+ * subject's files and the executables seen are read from these rows. */
+typedef struct {
+    rf_id id;
+    size_t at;
+} str_member;
+
+static const str_member file_strs[] = {
+    {RF_IUT_SUBJECT_FILES_ROLE, offsetof(facts_file, role)},
+    {RF_IUT_SUBJECT_FILES_PATH, offsetof(facts_file, path)},
+    {RF_IUT_SUBJECT_FILES_SHA256, offsetof(facts_file, sha256)},
+    {RF_IUT_SUBJECT_FILES_SHA256_AFTER, offsetof(facts_file, sha256_after)},
+    {RF_IUT_SUBJECT_FILES_FORMAT, offsetof(facts_file, format)},
+    {RF_IUT_SUBJECT_FILES_ISA, offsetof(facts_file, isa)},
+};
+static const str_member proc_strs[] = {
+    {RF_IUT_PROCESSES_SEEN_PATH, offsetof(facts_proc, path)},
+    {RF_IUT_PROCESSES_SEEN_SHA256, offsetof(facts_proc, sha256)},
+    {RF_IUT_PROCESSES_SEEN_FORMAT, offsetof(facts_proc, format)},
+    {RF_IUT_PROCESSES_SEEN_ISA, offsetof(facts_proc, isa)},
+};
+
+static void copy_strs(const rv *x, const str_member *m, size_t n, void *into)
+{
+    for (size_t k = 0; k < n; k++)
+        *(char **)((char *)into + m[k].at) = str_copy(x, m[k].id);
+}
+
+/* The subject's files (the argv form). */
+static void read_files(const char *file, const rv *top, receipt_facts *f, problems *pr)
+{
+    size_t n = rv_len(top, RF_IUT_SUBJECT_FILES);
+    if (!rv_has(top, RF_IUT_SUBJECT_FILES) || n < 1 || n > FACTS_MAX_FILES) {
+        problems_add(pr, "%s: iut.subject.files: expected 1 to %d files", file, FACTS_MAX_FILES);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const rv *x = rv_el(top, RF_IUT_SUBJECT_FILES, i);
+        facts_file *ff = &f->files[f->n_files];
+        copy_strs(x, file_strs, sizeof file_strs / sizeof file_strs[0], ff);
+        ff->executed = rv_true(x, RF_IUT_SUBJECT_FILES_EXECUTED);
+        if (!ff->role || !ff->path || !is_digest(ff->sha256))
+            problems_add(pr, "%s: iut.subject.files[%zu]: expected role, path and sha256 (64 lowercase hex digits)",
+                         file, f->n_files);
+        if (ff->role && !strcmp(ff->role, "guest"))
+            f->guest = (int)f->n_files;
+        f->n_files++;
+    }
+}
+
+/* The executables seen running. */
+static void read_procs(const char *file, const rv *top, receipt_facts *f, problems *pr)
+{
+    size_t n = rv_len(top, RF_IUT_PROCESSES_SEEN);
+    if (!rv_has(top, RF_IUT_PROCESSES_SEEN) || n > FACTS_MAX_PROCS) {
+        problems_add(pr, "%s: iut.processes_seen: expected an array of at most %d executables", file, FACTS_MAX_PROCS);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const rv *x = rv_el(top, RF_IUT_PROCESSES_SEEN, i);
+        facts_proc *p = &f->procs[f->n_procs];
+        copy_strs(x, proc_strs, sizeof proc_strs / sizeof proc_strs[0], p);
+        p->is_subject = rv_true(x, RF_IUT_PROCESSES_SEEN_IS_SUBJECT);
+        if (!is_digest(p->sha256))
+            problems_add(pr, "%s: iut.processes_seen[%zu].sha256: expected 64 lowercase hex digits", file, f->n_procs);
+        f->n_procs++;
+    }
+}
+
+int receipt_facts_read(const char *file, const rv *top, receipt_facts *f, problems *pr)
 {
     memset(f, 0, sizeof *f);
     f->guest = -1;
     size_t before = pr->n;
-    const cJSON *tr = rm_in(r, RF_TRUST_RULES);
-    f->rules = 1;
-    if (tr) {
-        if (!cJSON_IsNumber(tr) || !isfinite(tr->valuedouble) || tr->valuedouble != floor(tr->valuedouble) ||
-            tr->valuedouble < 1 || tr->valuedouble > 1000)
-            problems_add(pr, "%s: trust_rules: expected a whole number", file);
-        else
-            f->rules = (int)tr->valuedouble;
-    }
-    f->host_isa = str_copy(rm_in(r, RF_HOST), RF_HOST_ISA);
-    const cJSON *iut = rm_in(r, RF_IUT);
-    const cJSON *emu = rm_in(r, RF_EMULATOR);
-    if (cJSON_IsObject(emu)) {
-        f->emulated = 1;
-        f->emu_name = str_copy(emu, RF_EMULATOR_NAME);
-        f->emu_cpu = str_copy(emu, RF_EMULATOR_CPU);
-        f->emu_source = str_copy(emu, RF_EMULATOR_SOURCE);
-        f->emu_path = str_copy(emu, RF_EMULATOR_PATH);
-        f->emu_sha256 = str_copy(emu, RF_EMULATOR_SHA256);
-        f->emu_version = str_copy(emu, RF_EMULATOR_VERSION);
-        f->emu_is_executable = cJSON_IsTrue(rm_in(emu, RF_EMULATOR_IS_EXECUTABLE));
-    }
+    read_head(file, top, f, pr);
     if (f->rules < 2)
         return pr->n == before ? 0 : -1;
     /* the current rules: the subject, what ran, the containment */
-    const cJSON *sj = rm_in(iut, RF_IUT_SUBJECT);
-    const char *form = rm_str(sj, RF_IUT_SUBJECT_FORM);
-    if (!form || (strcmp(form, "argv") && strcmp(form, "shell")) || !cJSON_IsBool(rm_in(sj, RF_IUT_SUBJECT_BOUND))) {
+    const char *form = rv_str(top, RF_IUT_SUBJECT_FORM);
+    if (!form || (strcmp(form, "argv") && strcmp(form, "shell")) || !rv_has(top, RF_IUT_SUBJECT_BOUND)) {
         problems_add(pr, "%s: iut.subject: expected form \"argv\" or \"shell\" and bound (true or false)", file);
         return -1;
     }
     f->argv_form = !strcmp(form, "argv");
-    f->bound = cJSON_IsTrue(rm_in(sj, RF_IUT_SUBJECT_BOUND));
+    f->bound = rv_true(top, RF_IUT_SUBJECT_BOUND);
     if (f->bound && !f->argv_form)
         problems_add(pr, "%s: iut.subject.bound: the shell form binds nothing", file);
-    f->unbound_reason = str_copy(sj, RF_IUT_SUBJECT_REASON);
-    const cJSON *files = rm_in(sj, RF_IUT_SUBJECT_FILES);
-    if (f->argv_form) {
-        if (!cJSON_IsArray(files) || cJSON_GetArraySize(files) < 1 || cJSON_GetArraySize(files) > FACTS_MAX_FILES)
-            problems_add(pr, "%s: iut.subject.files: expected 1 to %d files", file, FACTS_MAX_FILES);
-        else {
-            const cJSON *x;
-            cJSON_ArrayForEach(x, files)
-            {
-                facts_file *ff = &f->files[f->n_files];
-                ff->role = str_copy(x, RF_IUT_SUBJECT_FILES_ROLE);
-                ff->path = str_copy(x, RF_IUT_SUBJECT_FILES_PATH);
-                ff->sha256 = str_copy(x, RF_IUT_SUBJECT_FILES_SHA256);
-                ff->sha256_after = str_copy(x, RF_IUT_SUBJECT_FILES_SHA256_AFTER);
-                ff->format = str_copy(x, RF_IUT_SUBJECT_FILES_FORMAT);
-                ff->isa = str_copy(x, RF_IUT_SUBJECT_FILES_ISA);
-                ff->executed = cJSON_IsTrue(rm_in(x, RF_IUT_SUBJECT_FILES_EXECUTED));
-                if (!ff->role || !ff->path || !is_digest(ff->sha256))
-                    problems_add(pr, "%s: iut.subject.files[%zu]: expected role, path and sha256 (64 lowercase hex digits)",
-                                 file, f->n_files);
-                if (ff->role && !strcmp(ff->role, "guest"))
-                    f->guest = (int)f->n_files;
-                f->n_files++;
-            }
-        }
-    }
-    const cJSON *ps = rm_in(iut, RF_IUT_PROCESSES_SEEN);
-    if (!cJSON_IsArray(ps) || cJSON_GetArraySize(ps) > FACTS_MAX_PROCS)
-        problems_add(pr, "%s: iut.processes_seen: expected an array of at most %d executables", file, FACTS_MAX_PROCS);
-    else {
-        const cJSON *x;
-        cJSON_ArrayForEach(x, ps)
-        {
-            facts_proc *p = &f->procs[f->n_procs];
-            p->path = str_copy(x, RF_IUT_PROCESSES_SEEN_PATH);
-            p->sha256 = str_copy(x, RF_IUT_PROCESSES_SEEN_SHA256);
-            p->format = str_copy(x, RF_IUT_PROCESSES_SEEN_FORMAT);
-            p->isa = str_copy(x, RF_IUT_PROCESSES_SEEN_ISA);
-            p->is_subject = cJSON_IsTrue(rm_in(x, RF_IUT_PROCESSES_SEEN_IS_SUBJECT));
-            if (!is_digest(p->sha256))
-                problems_add(pr, "%s: iut.processes_seen[%zu].sha256: expected 64 lowercase hex digits", file, f->n_procs);
-            f->n_procs++;
-        }
-    }
-    f->containment = str_copy(iut, RF_IUT_CONTAINMENT);
-    read_code(file, iut, f, pr);
+    f->unbound_reason = str_copy(top, RF_IUT_SUBJECT_REASON);
+    if (f->argv_form)
+        read_files(file, top, f, pr);
+    read_procs(file, top, f, pr);
+    f->containment = str_copy(top, RF_IUT_CONTAINMENT);
+    read_code(file, top, f, pr);
     return pr->n == before ? 0 : -1;
 }
 

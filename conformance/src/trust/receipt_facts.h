@@ -11,8 +11,10 @@
 #include <stddef.h>
 
 #include "core/problems.h"
+#include "trust/receipt_record.h"
 
-enum { FACTS_MAX_FILES = 12, FACTS_MAX_PROCS = 64, FACTS_MAX_CODE = 128, FACTS_MAX_ENV = 32 };
+/* the field table's caps on these arrays (trust/receipt_fields.h) */
+enum { FACTS_MAX_FILES = RF_CAP_FILES, FACTS_MAX_PROCS = RF_CAP_PROCS, FACTS_MAX_CODE = RF_CAP_CODE, FACTS_MAX_ENV = RF_CAP_ENV };
 
 typedef struct {
     char *path, *sha256; /* sha256 NULL: replaced after it was mapped */
@@ -56,9 +58,10 @@ typedef struct {
     char *host_isa;
 } receipt_facts;
 
-/* Reads the fields of receipt r; problems name the file and the field.
- * 0, or -1 when a field of the current rules is missing or malformed. */
-int receipt_facts_read(const char *file, const cJSON *r, receipt_facts *f, problems *pr);
+/* Reads the fields of the typed receipt top (trust/receipt_record.h: its
+ * root scope); problems name the file and the field. 0, or -1 when a field
+ * of the current rules is missing or malformed. */
+int receipt_facts_read(const char *file, const rv *top, receipt_facts *f, problems *pr);
 void receipt_facts_free(receipt_facts *f);
 
 /* The ISA of the program the receipt says ran: the guest's under an

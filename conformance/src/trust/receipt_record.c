@@ -49,10 +49,11 @@ static void index_rows(void)
         while (e < RF_COUNT && under(e, i))
             e++;
         end_of[i] = e;
-        /* an array's or a map's element row follows it: fill_elements reads row + 1 */
+        /* an array's or a map's element row follows it (fill_elements reads
+         * row + 1), and it has a cap (a row without one would take any length) */
         if ((receipt_fields[i].kind == RS_ARR || receipt_fields[i].kind == RS_MAP) &&
-            (i + 1 >= RF_COUNT || parent_of[i + 1] != i)) {
-            fprintf(stderr, "isotrain-conform: internal error: %s: its element row does not follow it\n",
+            (i + 1 >= RF_COUNT || parent_of[i + 1] != i || !receipt_fields[i].max)) {
+            fprintf(stderr, "isotrain-conform: internal error: %s: its element row does not follow it, or it has no cap\n",
                     receipt_fields[i].path);
             abort();
         }
@@ -88,6 +89,17 @@ static int fill_members(rv *scope, int objrow, const cJSON *obj, const char *fil
 /* An array's elements or a map's values, each of row + 1. */
 static int fill_elements(rv *out, int row, const cJSON *v, const char *file, problems *pr)
 {
+    if (rs_over_cap(&receipt_fields[row], v)) {
+        if (!pr) { /* receipt_record_view: the strict reader named it */
+            out->bad = 1;
+            return 0;
+        }
+        /* each element costs a value and its scope's slots: the cap bounds a receipt's cost */
+        problems_add(pr, "%s: %s: more than the cap of %llu %s the field table sets", file, receipt_fields[row].path,
+                     (unsigned long long)receipt_fields[row].max,
+                     receipt_fields[row].kind == RS_ARR ? "elements" : "members");
+        return -1;
+    }
     out->n = (size_t)cJSON_GetArraySize(v);
     out->el = xcalloc(out->n ? out->n : 1, sizeof *out->el);
     if (receipt_fields[row].kind == RS_MAP)
@@ -105,7 +117,11 @@ static int fill_elements(rv *out, int row, const cJSON *v, const char *file, pro
 static int fill(rv *scope, rv *out, int row, const cJSON *v, const char *file, problems *pr)
 {
     const rs_field *f = &receipt_fields[row];
+    int element_scope = f->kind == RS_OBJ && !(f->flags & RS_OPEN) && parent_of[row] >= 0 &&
+                        receipt_fields[parent_of[row]].kind == RS_ARR;
     out->row = row;
+    if (element_scope && !pr)
+        open_scope(out, row); /* an element that is not an object still has its (absent) fields */
     if (!v)
         return 0;
     out->present = 1;
@@ -138,11 +154,16 @@ static int fill(rv *scope, rv *out, int row, const cJSON *v, const char *file, p
         ok = cJSON_IsObject(v);
         if (ok && (f->flags & RS_OPEN))
             out->open = v;
-        else if (ok && parent_of[row] >= 0 && receipt_fields[parent_of[row]].kind == RS_ARR) {
-            open_scope(out, row);
+        else if (ok && element_scope) {
+            if (!out->slot)
+                open_scope(out, row);
             return fill_members(out, row, v, file, pr);
         } else if (ok)
             return fill_members(scope, row, v, file, pr);
+    }
+    if (!ok && !pr) {
+        out->bad = 1;
+        return 0;
     }
     if (!ok)
         problems_add(pr, "%s: %s: not of the field table's kind (a receipt the strict reader did not check)", file,
@@ -161,6 +182,15 @@ int receipt_record_take(receipt_record *rec, const char *file, cJSON *r, problem
         return -1;
     }
     return fill_members(&rec->top, -1, r, file, pr);
+}
+
+void receipt_record_view(receipt_record *rec, const cJSON *r)
+{
+    index_rows();
+    memset(rec, 0, sizeof *rec);
+    open_scope(&rec->top, -1);
+    if (cJSON_IsObject(r))
+        fill_members(&rec->top, -1, r, NULL, NULL);
 }
 
 static void free_rv(rv *v)
@@ -201,16 +231,21 @@ static const rv *typed(const rv *scope, rf_id f, rs_kind k1, rs_kind k2)
     return rv_at(scope, f);
 }
 
+static int readable(const rv *v)
+{
+    return v->present && !v->null && !v->bad;
+}
+
 const char *rv_str(const rv *scope, rf_id f)
 {
     const rv *v = typed(scope, f, RS_STR, RS_STR);
-    return v->present && !v->null ? v->s : NULL;
+    return readable(v) ? v->s : NULL;
 }
 
 int rv_num(const rv *scope, rf_id f, double *out)
 {
     const rv *v = typed(scope, f, RS_INT, RS_NUM);
-    if (!v->present || v->null)
+    if (!readable(v))
         return -1;
     *out = v->num;
     return 0;
@@ -219,7 +254,12 @@ int rv_num(const rv *scope, rf_id f, double *out)
 int rv_true(const rv *scope, rf_id f)
 {
     const rv *v = typed(scope, f, RS_BOOL, RS_BOOL);
-    return v->present && !v->null && v->yes;
+    return readable(v) && v->yes;
+}
+
+int rv_has(const rv *scope, rf_id f)
+{
+    return readable(rv_at(scope, f));
 }
 
 size_t rv_len(const rv *scope, rf_id f)
@@ -241,4 +281,14 @@ const rv *rv_el(const rv *scope, rf_id f, size_t i)
         abort();
     }
     return &a->el[i];
+}
+
+const char *rv_el_str(const rv *scope, rf_id f, size_t i)
+{
+    const rv *e = rv_el(scope, f, i);
+    if (receipt_fields[e->row].kind != RS_STR) {
+        fprintf(stderr, "isotrain-conform: internal error: %s read as strings\n", receipt_fields[f].path);
+        abort();
+    }
+    return readable(e) ? e->s : NULL;
 }

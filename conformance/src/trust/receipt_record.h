@@ -23,6 +23,7 @@ typedef struct rv rv;
 struct rv {
     int row;                    /* its table row; -1: the receipt's root */
     unsigned char present, null; /* absent; present and null */
+    unsigned char bad;          /* present, not of its kind or over its cap (receipt_record_view only) */
     const char *s;              /* RS_STR */
     double num;                 /* RS_INT, RS_NUM */
     int yes;                    /* RS_BOOL */
@@ -47,6 +48,13 @@ typedef struct {
  * owns r either way, receipt_record_free frees it. */
 int receipt_record_take(receipt_record *rec, const char *file, cJSON *r, problems *pr);
 void receipt_record_free(receipt_record *rec);
+/* verify's reading: r (which the caller keeps; the record points into it)
+ * as its fields are, whatever the strict reader said of them, so that each
+ * of verify's checks still names what it finds: a value not of its field's
+ * kind, or an array over its cap, is present and ->bad, and every typed read
+ * of it is absent; an element of an array of objects that is not an object
+ * is a scope with no field. Never fails. */
+void receipt_record_view(receipt_record *rec, const cJSON *r);
 
 /* Field f in scope (the root &rec->top, or an element of an array of
  * objects): f must lie below the scope (abort otherwise: a reader's bug, not
@@ -58,6 +66,11 @@ const rv *rv_at(const rv *scope, rf_id f);
 const char *rv_str(const rv *scope, rf_id f); /* NULL: absent or null */
 int rv_num(const rv *scope, rf_id f, double *out); /* 0, or -1: absent or null */
 int rv_true(const rv *scope, rf_id f);
+/* 1 when f is present, not null and of its kind (an object, an array, a
+ * boolean...): what a reader tests before it reads f as its kind. */
+int rv_has(const rv *scope, rf_id f);
+/* Element i of the array of strings f: NULL when null or not a string. */
+const char *rv_el_str(const rv *scope, rf_id f, size_t i);
 /* An array (or map) field's element i (i < rv_at(scope, f)->n). */
 const rv *rv_el(const rv *scope, rf_id f, size_t i);
 size_t rv_len(const rv *scope, rf_id f);

@@ -41,6 +41,14 @@ static const char *member_of(const char *path, const char *sp)
     return strchr(key, '.') || !strcmp(key, "*") ? NULL : key;
 }
 
+int rs_over_cap(const rs_field *f, const cJSON *v)
+{
+    size_t n = 0;
+    for (const cJSON *e = v->child; e && n <= f->max; e = e->next)
+        n++;
+    return n > f->max;
+}
+
 static void bad(ck *c, const char *dp, const cJSON *v, const char *what)
 {
     if (c->n++ >= c->max)
@@ -142,7 +150,12 @@ static void check_value(ck *c, const rs_field *f, const cJSON *v, const char *sp
     case RS_MAP:
         if (f->kind == RS_ARR ? !cJSON_IsArray(v) : !cJSON_IsObject(v))
             bad(c, dp, v, f->kind == RS_ARR ? "an array" : "an object");
-        else
+        else if (rs_over_cap(f, v)) {
+            if (c->n++ < c->max)
+                problems_add(c->pr, "%s: %s: %d %s, over the cap of %llu the field table sets (%s)", c->file, dp,
+                             cJSON_GetArraySize(v), f->kind == RS_ARR ? "elements" : "members",
+                             (unsigned long long)f->max, RECEIPT_SCHEMA_NAME);
+        } else
             check_items(c, v, sp, dp, f->kind == RS_MAP);
         break;
     }
@@ -215,6 +228,7 @@ static cJSON *schema_of(const rs_field *f)
         break;
     case RS_ARR:
     case RS_MAP:
+        cJSON_AddNumberToObject(s, f->kind == RS_ARR ? "maxItems" : "maxProperties", (double)f->max);
         snprintf(sub, sizeof sub, "%s%s", f->path, f->kind == RS_ARR ? "[]" : ".*");
         cJSON_AddItemToObject(s, f->kind == RS_ARR ? "items" : "additionalProperties", schema_of(field_at(sub)));
         break;

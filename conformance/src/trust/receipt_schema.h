@@ -25,7 +25,8 @@ typedef enum { RS_STR, RS_INT, RS_NUM, RS_BOOL, RS_OBJ, RS_ARR, RS_MAP } rs_kind
 enum { RS_OPT = 1, RS_NULL = 2, RS_OPEN = 4 };
 
 /* path: dotted from the receipt's root; "x[]" is an element of array x,
- * "x.*" a value of map x. max: an RS_INT's upper bound (at most 2^53). */
+ * "x.*" a value of map x. max: an RS_INT's upper bound (at most 2^53); an
+ * RS_ARR's or RS_MAP's most elements (receipt_fields.h RF_CAP_*). */
 typedef struct {
     const char *path;
     rs_kind kind;
@@ -52,6 +53,10 @@ const char *rf_key(rf_id f);
  * 0, or -1. */
 enum { RS_CHECK_PRESENCE = 1 };
 int receipt_schema_check(const char *file, const cJSON *r, unsigned how, problems *pr, size_t max_problems);
+
+/* 1 when v (an array or object of field f's kind) has more elements than
+ * f's cap; counts no further than the cap plus one. */
+int rs_over_cap(const rs_field *f, const cJSON *v);
 
 /* The JSON Schema (draft 2020-12) of the table, for spec/receipt.schema.json. */
 cJSON *receipt_schema_json(void);

@@ -17,7 +17,7 @@
 #include "trust/dsse.h"
 #include "trust/keys.h"
 #include "trust/receipt_open.h"
-#include "trust/receipt_model.h"
+#include "trust/receipt_record.h"
 #include "trust/receipt_schema.h"
 #include "trust/set_signature.h"
 #include "vectorset/manifest.h"
@@ -26,10 +26,6 @@
 #include "vectorset/vectors_load.h"
 #include "verdict/requirements.h"
 #include "verdict/scope.h"
-
-/* A receipt's fields by id (trust/receipt_model.h). */
-#define get rm_in
-#define str rm_str
 
 /* The in-toto Statement's members (trust/dsse.h), which are not the
  * receipt's. */
@@ -44,26 +40,16 @@ static const char *sstr(const cJSON *o, const char *k)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-static int num(const cJSON *o, rf_id k, double *out)
-{
-    const cJSON *v = get(o, k);
-    if (!cJSON_IsNumber(v))
-        return -1;
-    *out = v->valuedouble;
-    return 0;
-}
-
 /* A whole number in [lo, hi] (a receipt is untrusted: a double outside a
  * type's range converted to it is undefined behaviour, so the range is
  * checked on the double first). 0, or -1 when absent, fractional, out of
  * range or not a number. */
-static int whole(const cJSON *o, rf_id k, double lo, double hi, long *out)
+static int whole(const rv *o, rf_id k, double lo, double hi, long *out)
 {
-    const cJSON *v = get(o, k);
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < lo || v->valuedouble > hi ||
-        v->valuedouble != floor(v->valuedouble))
+    double d;
+    if (rv_num(o, k, &d) != 0 || !isfinite(d) || d < lo || d > hi || d != floor(d))
         return -1;
-    *out = (long)v->valuedouble;
+    *out = (long)d;
     return 0;
 }
 
@@ -140,29 +126,26 @@ static int parse_u32_hex(const char *s, uint32_t *out)
 }
 
 /* The case list, as results (verdict/scope.h recomputes from these). */
-static int load_cases(const char *file, const cJSON *r, results *res, problems *pr)
+static int load_cases(const char *file, const rv *top, results *res, problems *pr)
 {
-    const cJSON *cases = get(r, RF_CASES);
-    if (!cJSON_IsArray(cases)) {
+    if (!rv_has(top, RF_CASES)) {
         problems_add(pr, "%s: cases: missing (the case list every verdict is recomputed from)", file);
         return -1;
     }
     size_t i = 0, bad = 0;
-    const cJSON *c;
-    cJSON_ArrayForEach(c, cases)
-    {
-        const char *id = str(c, RF_CASES_ID), *lv = str(c, RF_CASES_LEVEL), *su = str(c, RF_CASES_SUITE), *vs = str(c, RF_CASES_VERDICT);
-        const cJSON *req = get(c, RF_CASES_REQUIRED);
+    for (; i < rv_len(top, RF_CASES); i++) {
+        const rv *c = rv_el(top, RF_CASES, i);
+        const char *id = rv_str(c, RF_CASES_ID), *lv = rv_str(c, RF_CASES_LEVEL), *su = rv_str(c, RF_CASES_SUITE),
+                   *vs = rv_str(c, RF_CASES_VERDICT);
         verdict v;
-        if (!id || !lv || !su || parse_verdict(vs, &v) != 0 || !cJSON_IsBool(req) ||
+        if (!id || !lv || !su || parse_verdict(vs, &v) != 0 || !rv_has(c, RF_CASES_REQUIRED) ||
             (strcmp(lv, "protocol") && strcmp(lv, "ops") && strcmp(lv, "train") && strcmp(lv, "fresh"))) {
             /* the first one, then a count: a receipt of an older runner has
              * no level on any case */
             if (!bad++)
                 problems_add(pr, "%s: cases[%zu]: expected id, level (protocol|ops|train|fresh), suite, verdict (PASS|FAIL|SKIP|ERROR) and required", file, i);
         } else
-            results_add(res, lv, su, id, v, str(c, RF_CASES_REASON), cJSON_IsTrue(req), 0);
-        i++;
+            results_add(res, lv, su, id, v, rv_str(c, RF_CASES_REASON), rv_true(c, RF_CASES_REQUIRED), 0);
     }
     if (bad > 1)
         problems_add(pr, "%s: cases: %zu of %zu cases are malformed like that (a receipt of a runner before 1.1?)", file,
@@ -184,30 +167,28 @@ static const case_result *find_case(const results *res, const char *suite, const
     return NULL;
 }
 
-static void check_counts(const char *file, const cJSON *r, const results *res, problems *pr)
+static void check_counts(const char *file, const rv *top, const results *res, problems *pr)
 {
     tally t = results_tally(res, NULL);
-    const cJSON *cnt = get(r, RF_COUNTS);
     static const rf_id k[4] = {RF_COUNTS_PASSED, RF_COUNTS_FAILED, RF_COUNTS_ERRORS, RF_COUNTS_SKIPPED};
     size_t want[4] = {t.passed, t.failed, t.errors, t.skipped};
     for (int i = 0; i < 4; i++) {
         double d;
-        if (num(cnt, k[i], &d) != 0 || d != (double)want[i])
+        if (rv_num(top, k[i], &d) != 0 || d != (double)want[i])
             problems_add(pr, "%s: %s: the case list has %zu", file, receipt_fields[k[i]].path, want[i]);
     }
 }
 
 /* Each level's recorded verdict from its cases (and, under the current
  * rules, its ops session's end: results.h level_from_cases). */
-static void check_levels(const char *file, const cJSON *r, const results *res, int rules, problems *pr)
+static void check_levels(const char *file, const rv *top, const results *res, int rules, problems *pr)
 {
     const char *names[3] = {"ops", "train", "fresh"};
     const char *session[3] = {OPS_SESSION_CASE, NULL, FRESH_OPS_SESSION_CASE};
-    static const rf_id level[3] = {RF_LEVELS_OPS, RF_LEVELS_TRAIN, RF_LEVELS_FRESH};
     static const rf_id recorded[3] = {RF_LEVELS_OPS_VERDICT, RF_LEVELS_TRAIN_VERDICT, RF_LEVELS_FRESH_VERDICT};
     for (int i = 0; i < 3; i++) {
         tally t = results_tally(res, names[i]);
-        const char *rec = str(get(get(r, RF_LEVELS), level[i]), recorded[i]);
+        const char *rec = rv_str(top, recorded[i]);
         const char *at = receipt_fields[recorded[i]].path;
         size_t n = t.passed + t.failed + t.errors + t.skipped;
         level_verdict lv = rules >= 2 ? level_from_cases(res, names[i], session[i]) : level_from_tally(t);
@@ -227,20 +208,18 @@ static void check_levels(const char *file, const cJSON *r, const results *res, i
 /* The spec versions (verdict/requirements.h) from the receipt's hello and
  * the vector set, and every SKIP's `required` flag recomputed from them: a
  * flag is never taken on trust, a skip it hides would hide a gap. */
-static void check_requirements(const char *file, const cJSON *r, results *res, const vector_set *vs, req_ctx *q,
+static void check_requirements(const char *file, const rv *top, results *res, const vector_set *vs, req_ctx *q,
                                problems *pr)
 {
-    const cJSON *opt = get(r, RF_OPTIONS), *iut = get(r, RF_IUT);
-    const char *spec = str(iut, RF_IUT_SPEC), *hello = str(iut, RF_IUT_HELLO);
+    const char *spec = rv_str(top, RF_IUT_SPEC), *hello = rv_str(top, RF_IUT_HELLO);
     /* iut.spec is hello's spec= */
     const char *hs = hello ? strstr(hello, " spec=") : NULL;
     if (spec && (!hs || strncmp(hs + 6, spec, strlen(spec)) != 0 || (hs[6 + strlen(spec)] != ' ' && hs[6 + strlen(spec)])))
         problems_add(pr, "%s: iut.spec: \"%s\" is not the spec= of iut.hello", file, spec);
-    req_init(q, vs, spec, str(opt, RF_OPTIONS_PROFILE), cJSON_IsTrue(get(opt, RF_OPTIONS_EXHAUSTIVE)));
-    const cJSON *sp = get(r, RF_SPEC);
-    if (sp) { /* receipts of runners before 1.1.1 have none */
-        const char *c = str(sp, RF_SPEC_CERTIFIED);
-        int ok = q->iut_known ? c && !strcmp(c, q->certified_text) : cJSON_IsNull(get(sp, RF_SPEC_CERTIFIED));
+    req_init(q, vs, spec, rv_str(top, RF_OPTIONS_PROFILE), rv_true(top, RF_OPTIONS_EXHAUSTIVE));
+    if (rv_at(top, RF_SPEC)->present) { /* receipts of runners before 1.1.1 have none */
+        const char *c = rv_str(top, RF_SPEC_CERTIFIED);
+        int ok = q->iut_known ? c && !strcmp(c, q->certified_text) : rv_at(top, RF_SPEC_CERTIFIED)->null;
         if (!ok)
             problems_add(pr, "%s: spec.certified: \"%s\", but the IUT's %s and the vector set's %s give %s", file,
                          c ? c : "(missing)", spec ? spec : "(none)", q->vectors_text,
@@ -261,34 +240,30 @@ static void check_requirements(const char *file, const cJSON *r, results *res, c
 /* The overall verdict and scope from the options and the case list. */
 /* The options and trust facts of the receipt into f (verdict/scope.h), as
  * `run` fills them. 0, or -1 after naming a field that cannot be read. */
-static int overall_facts(const char *file, const cJSON *r, const results *res, const receipt_facts *rf,
+static int overall_facts(const char *file, const rv *top, const results *res, const receipt_facts *rf,
                          verify_info *info, scope_facts *f, problems *pr)
 {
-    const cJSON *opt = get(r, RF_OPTIONS), *vec = get(r, RF_VECTORS);
     const case_result *hello = find_case(res, "protocol", "hello");
     f->hello_ok = hello && hello->v == V_PASS;
-    f->level = str(opt, RF_OPTIONS_LEVEL);
+    f->level = rv_str(top, RF_OPTIONS_LEVEL);
     if (!f->level || (strcmp(f->level, "all") && strcmp(f->level, "ops") && strcmp(f->level, "train"))) {
         problems_add(pr, "%s: options.level: expected \"ops\", \"train\" or \"all\"", file);
         return -1;
     }
-    const cJSON *fl = get(opt, RF_OPTIONS_FILTERS);
-    if (!cJSON_IsArray(fl)) {
+    if (!rv_has(top, RF_OPTIONS_FILTERS)) {
         problems_add(pr, "%s: options.filters: expected an array", file);
         return -1;
     }
-    f->n_filters = (size_t)cJSON_GetArraySize(fl);
-    f->profile = str(opt, RF_OPTIONS_PROFILE);
+    f->n_filters = rv_len(top, RF_OPTIONS_FILTERS);
+    f->profile = rv_str(top, RF_OPTIONS_PROFILE);
     f->steps = -1;
-    if (get(opt, RF_OPTIONS_STEPS) && whole(opt, RF_OPTIONS_STEPS, 0, 1e9, &f->steps) != 0) {
+    if (rv_at(top, RF_OPTIONS_STEPS)->present && whole(top, RF_OPTIONS_STEPS, 0, 1e9, &f->steps) != 0) {
         problems_add(pr, "%s: options.steps: expected a whole number from 0 to 1000000000", file);
         return -1;
     }
-    const cJSON *p;
-    size_t pi = 0;
-    cJSON_ArrayForEach(p, get(vec, RF_VECTORS_PROFILES))
-    {
-        const char *name = str(p, RF_VECTORS_PROFILES_PROFILE);
+    for (size_t pi = 0; pi < rv_len(top, RF_VECTORS_PROFILES); pi++) {
+        const rv *p = rv_el(top, RF_VECTORS_PROFILES, pi);
+        const char *name = rv_str(p, RF_VECTORS_PROFILES_PROFILE);
         long s = 0;
         if (whole(p, RF_VECTORS_PROFILES_STEPS, 0, 1e9, &s) != 0) {
             problems_add(pr, "%s: vectors.profiles[%zu].steps: expected a whole number from 0 to 1000000000", file, pi);
@@ -298,29 +273,25 @@ static int overall_facts(const char *file, const cJSON *r, const results *res, c
             f->profile_excludes = 1;
         else if (!f->set_steps || s < f->set_steps)
             f->set_steps = s;
-        pi++;
     }
     /* trust: who chose the seed, the subject, the golden vectors left out,
      * an interruption (verdict/scope.h) */
-    const cJSON *sg = get(opt, RF_OPTIONS_SEED_GIVEN);
-    if (!cJSON_IsBool(sg)) {
+    if (!rv_has(top, RF_OPTIONS_SEED_GIVEN)) {
         problems_add(pr, "%s: options.seed_given: expected true or false", file);
         return -1;
     }
-    f->seed_given = cJSON_IsTrue(sg);
-    f->seed = str(opt, RF_OPTIONS_SEED);
+    f->seed_given = rv_true(top, RF_OPTIONS_SEED_GIVEN);
+    f->seed = rv_str(top, RF_OPTIONS_SEED);
     info->reproduction = 0;
     if (rf->rules >= 2) {
-        const cJSON *fo = get(opt, RF_OPTIONS_FRESH_ONLY);
-        if (!cJSON_IsBool(fo)) {
+        if (!rv_has(top, RF_OPTIONS_FRESH_ONLY)) {
             problems_add(pr, "%s: options.fresh_only: expected true or false", file);
             return -1;
         }
-        f->fresh_only = cJSON_IsTrue(fo);
+        f->fresh_only = rv_true(top, RF_OPTIONS_FRESH_ONLY);
         f->subject_unbound = !(rf->argv_form && rf->bound);
-        const cJSON *is = get(r, RF_INTERRUPTED_BY_SIGNAL);
         long sig = 0;
-        if (!cJSON_IsNull(is) && whole(r, RF_INTERRUPTED_BY_SIGNAL, 1, 64, &sig) != 0) {
+        if (!rv_at(top, RF_INTERRUPTED_BY_SIGNAL)->null && whole(top, RF_INTERRUPTED_BY_SIGNAL, 1, 64, &sig) != 0) {
             problems_add(pr, "%s: interrupted_by_signal: expected null or a signal number from 1 to 64", file);
             return -1;
         }
@@ -330,62 +301,55 @@ static int overall_facts(const char *file, const cJSON *r, const results *res, c
 }
 
 /* The recorded verdict, exit code and scope against the recomputed v. */
-static void check_recorded_verdict(const char *file, const cJSON *r, const run_verdict *v, problems *pr)
+static void check_recorded_verdict(const char *file, const rv *top, const run_verdict *v, problems *pr)
 {
-    const char *rec = str(r, RF_VERDICT);
+    const char *rec = rv_str(top, RF_VERDICT);
     if (!rec || strcmp(rec, v->word) != 0)
         problems_add(pr, "%s: verdict: \"%s\", but the case list and options give %s", file, rec ? rec : "(missing)",
                      v->word);
     double d;
-    if (num(r, RF_EXIT_CODE, &d) != 0 || d != v->exit_code)
+    if (rv_num(top, RF_EXIT_CODE, &d) != 0 || d != v->exit_code)
         problems_add(pr, "%s: exit_code: the verdict %s exits %d", file, v->word, v->exit_code);
-    const cJSON *sc = get(r, RF_SCOPE);
-    const cJSON *full = get(sc, RF_SCOPE_FULL_CERTIFICATION), *rs = get(sc, RF_SCOPE_REASONS);
-    if (!cJSON_IsBool(full) || cJSON_IsTrue(full) != !strcmp(v->word, "PASS"))
+    if (!rv_has(top, RF_SCOPE_FULL_CERTIFICATION) || rv_true(top, RF_SCOPE_FULL_CERTIFICATION) != !strcmp(v->word, "PASS"))
         problems_add(pr, "%s: scope.full_certification: the verdict is %s", file, v->word);
-    if (!cJSON_IsArray(rs) || (size_t)cJSON_GetArraySize(rs) != v->n_reasons)
+    if (!rv_has(top, RF_SCOPE_REASONS) || rv_len(top, RF_SCOPE_REASONS) != v->n_reasons)
         problems_add(pr, "%s: scope.reasons: expected %zu reason%s", file, v->n_reasons, v->n_reasons == 1 ? "" : "s");
-    else {
-        size_t i = 0;
-        const cJSON *x;
-        cJSON_ArrayForEach(x, rs)
-        {
-            if (!cJSON_IsString(x) || strcmp(x->valuestring, v->reasons[i]) != 0)
+    else
+        for (size_t i = 0; i < v->n_reasons; i++) {
+            const char *x = rv_el_str(top, RF_SCOPE_REASONS, i);
+            if (!x || strcmp(x, v->reasons[i]) != 0)
                 problems_add(pr, "%s: scope.reasons[%zu]: expected \"%s\"", file, i, v->reasons[i]);
-            i++;
         }
-    }
 }
 
-static void check_overall(const char *file, const cJSON *r, const results *res, const req_ctx *q,
+static void check_overall(const char *file, const rv *top, const results *res, const req_ctx *q,
                           const receipt_facts *rf, verify_info *info, problems *pr)
 {
-    const cJSON *vec = get(r, RF_VECTORS);
     scope_facts f;
     memset(&f, 0, sizeof f);
-    if (overall_facts(file, r, res, rf, info, &f, pr) != 0)
+    if (overall_facts(file, top, res, rf, info, &f, pr) != 0)
         return;
-    f.manifest_digest = str(vec, RF_VECTORS_MANIFEST_DIGEST);
+    f.manifest_digest = rv_str(top, RF_VECTORS_MANIFEST_DIGEST);
     const official_set *off = official_find(f.manifest_digest);
     f.official = off != NULL;
-    const cJSON *ro = get(vec, RF_VECTORS_OFFICIAL);
-    if (!cJSON_IsBool(ro) || cJSON_IsTrue(ro) != f.official)
+    if (!rv_has(top, RF_VECTORS_OFFICIAL) || rv_true(top, RF_VECTORS_OFFICIAL) != f.official)
         problems_add(pr, "%s: vectors.official: the manifest digest %s is %s", file,
                      f.manifest_digest ? f.manifest_digest : "(none)",
                      f.official ? "pinned by this runner (official)" : "not pinned by this runner (UNOFFICIAL)");
-    if (off && (!str(vec, RF_VECTORS_VECTOR_VERSION) || strcmp(str(vec, RF_VECTORS_VECTOR_VERSION), off->vector_version) != 0))
+    const char *vv = rv_str(top, RF_VECTORS_VECTOR_VERSION);
+    if (off && (!vv || strcmp(vv, off->vector_version) != 0))
         problems_add(pr, "%s: vectors.vector_version: the pinned set with this digest is %s", file,
                      off->vector_version);
     /* a recipe certification (issue 32): its word names the recipe's digest */
-    f.recipe_sha256 = str(vec, RF_VECTORS_RECIPE_SHA256);
+    f.recipe_sha256 = rv_str(top, RF_VECTORS_RECIPE_SHA256);
     if (f.recipe_sha256 && (strlen(f.recipe_sha256) != 64 || !is_lower_hex(f.recipe_sha256, 64))) {
         problems_add(pr, "%s: vectors.recipe_sha256: expected 64 lowercase hex digits", file);
         return;
     }
     if (f.recipe_sha256) {
         snprintf(info->recipe_sha256, sizeof info->recipe_sha256, "%s", f.recipe_sha256);
-        const char *gen = str(vec, RF_VECTORS_GENERATOR), *sg = str(vec, RF_VECTORS_RECIPE_SIGNER),
-                   *od = str(vec, RF_VECTORS_OPS_MANIFEST_DIGEST);
+        const char *gen = rv_str(top, RF_VECTORS_GENERATOR), *sg = rv_str(top, RF_VECTORS_RECIPE_SIGNER),
+                   *od = rv_str(top, RF_VECTORS_OPS_MANIFEST_DIGEST);
         snprintf(info->generator, sizeof info->generator, "%s", gen ? gen : "(not recorded)");
         snprintf(info->recipe_signer, sizeof info->recipe_signer, "%s", sg ? sg : "");
         snprintf(info->ops_digest, sizeof info->ops_digest, "%s", od ? od : "");
@@ -396,7 +360,7 @@ static void check_overall(const char *file, const cJSON *r, const results *res, 
     scope_verdict(&f, &v);
     snprintf(info->verdict, sizeof info->verdict, "%s", v.word);
     info->reproduction = !strcmp(v.word, "REPRODUCTION");
-    check_recorded_verdict(file, r, &v, pr);
+    check_recorded_verdict(file, top, &v, pr);
     /* an official set's shape: a full ops level is every op case of the set */
     if (off && !f.n_filters && (!strcmp(f.level, "all") || !strcmp(f.level, "ops")) && f.ops.passed + f.ops.failed + f.ops.errors + f.ops.skipped &&
         f.ops.passed + f.ops.failed + f.ops.errors + f.ops.skipped != off->op_cases)
@@ -405,17 +369,21 @@ static void check_overall(const char *file, const cJSON *r, const results *res, 
     run_verdict_free(&v);
 }
 
+/* A step as a trace records it: its digest and loss (NULL: absent or null). */
+typedef struct {
+    const char *sha, *loss;
+} step_rec;
+
 /* One step's verdict against the expected digest and loss. */
 static void check_step(const char *file, const char *where, const results *res, const char *suite, const char *id,
-                       const cJSON *st, const char *want_sha, int want_has_loss, uint32_t want_loss, problems *pr)
+                       step_rec st, const char *want_sha, int want_has_loss, uint32_t want_loss, problems *pr)
 {
     const case_result *c = find_case(res, suite, id);
     if (!c) {
         problems_add(pr, "%s: %s: no case %s in the case list", file, where, id);
         return;
     }
-    const char *sha = str(st, RF_LEVELS_TRAIN_PROFILES_TRACE_SHA256);
-    const char *ls = str(st, RF_LEVELS_TRAIN_PROFILES_TRACE_LOSS);
+    const char *sha = st.sha, *ls = st.loss;
     uint32_t loss = 0;
     int loss_ok = !want_has_loss || (ls && parse_u32_hex(ls, &loss) == 0 && loss == want_loss);
     int same = sha && want_sha && !strcmp(sha, want_sha) && loss_ok;
@@ -430,16 +398,15 @@ static void check_step(const char *file, const char *where, const results *res, 
 
 /* The trace of profile pi against tv's: each step once, in order, each
  * PASS earned. Returns the trace's entries by step (the caller frees it). */
-static const cJSON **check_trace(const char *file, const cJSON *tr, size_t pi, const char *name, const train_vec *tv,
-                                 const results *res, problems *pr)
+static const rv **check_trace(const char *file, const rv *p, size_t pi, const char *name, const train_vec *tv,
+                              const results *res, problems *pr)
 {
     char tsuite[96];
     snprintf(tsuite, sizeof tsuite, "train/%s", name);
-    const cJSON *st;
-    const cJSON **by_step = xcalloc((size_t)tv->steps + 1, sizeof *by_step);
+    const rv **by_step = xcalloc((size_t)tv->steps + 1, sizeof *by_step);
     size_t n_tr = 0;
-    cJSON_ArrayForEach(st, tr)
-    {
+    for (size_t i = 0; i < rv_len(p, RF_LEVELS_TRAIN_PROFILES_TRACE); i++) {
+        const rv *st = rv_el(p, RF_LEVELS_TRAIN_PROFILES_TRACE, i);
         long sl;
         if (whole(st, RF_LEVELS_TRAIN_PROFILES_TRACE_STEP, 0, tv->steps, &sl) != 0) {
             problems_add(pr, "%s: levels.train.profiles[%zu].trace[%zu].step: expected a whole number from 0 to %u",
@@ -461,7 +428,8 @@ static const cJSON **check_trace(const char *file, const cJSON *tr, size_t pi, c
         char id[96], where[96];
         snprintf(id, sizeof id, "%s/%u", name, (unsigned)s);
         snprintf(where, sizeof where, "levels.train.profiles[%zu].trace[%u]", pi, (unsigned)s);
-        check_step(file, where, res, tsuite, id, st, tv->trace[s].digest, s > 0, tv->trace[s].loss, pr);
+        step_rec got = {rv_str(st, RF_LEVELS_TRAIN_PROFILES_TRACE_SHA256), rv_str(st, RF_LEVELS_TRAIN_PROFILES_TRACE_LOSS)};
+        check_step(file, where, res, tsuite, id, got, tv->trace[s].digest, s > 0, tv->trace[s].loss, pr);
     }
     for (uint32_t s = 0; s <= tv->steps; s++) {
         char id[96];
@@ -478,12 +446,12 @@ static const cJSON **check_trace(const char *file, const cJSON *tr, size_t pi, c
 
 /* The first differing step of profile p, when stated: a step of the
  * profile whose case is not a PASS (the matrix shows it). */
-static void check_first_difference(const char *file, const cJSON *p, size_t pi, const char *name, const train_vec *tv,
+static void check_first_difference(const char *file, const rv *p, size_t pi, const char *name, const train_vec *tv,
                                    const results *res, problems *pr)
 {
-    const cJSON *fd = get(p, RF_LEVELS_TRAIN_PROFILES_FIRST_DIFFERING_STEP);
+    const rv *fd = rv_at(p, RF_LEVELS_TRAIN_PROFILES_FIRST_DIFFERING_STEP);
     long fds;
-    if (!fd || cJSON_IsNull(fd))
+    if (!fd->present || fd->null)
         return;
     char id[96], tsuite[96];
     snprintf(tsuite, sizeof tsuite, "train/%s", name);
@@ -498,20 +466,19 @@ static void check_first_difference(const char *file, const cJSON *p, size_t pi, 
 
 /* The checkpoints of profile p: each the trace's digest of its step, its
  * matches_vectors true to the vectors'. */
-static void check_checkpoints(const char *file, const cJSON *p, size_t pi, const train_vec *tv,
-                              const cJSON *const *by_step, problems *pr)
+static void check_checkpoints(const char *file, const rv *p, size_t pi, const train_vec *tv,
+                              const rv *const *by_step, problems *pr)
 {
-    size_t k = 0;
-    const cJSON *st, *cks = get(p, RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS);
-    if (cJSON_IsArray(cks) && (size_t)cJSON_GetArraySize(cks) > (size_t)tv->steps + 1) {
+    const rf_id cks = RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS;
+    if (rv_len(p, cks) > (size_t)tv->steps + 1) {
         problems_add(pr, "%s: levels.train.profiles[%zu].checkpoints: more entries than steps", file, pi);
         return;
     }
-    cJSON_ArrayForEach(st, cks)
-    {
+    for (size_t k = 0; k < rv_len(p, cks); k++) {
+        const rv *st = rv_el(p, cks, k);
         long sl;
-        const char *sha = str(st, RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS_SHA256);
-        const cJSON *m = get(st, RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS_MATCHES_VECTORS);
+        const char *sha = rv_str(st, RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS_SHA256);
+        const rf_id m = RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS_MATCHES_VECTORS;
         if (whole(st, RF_LEVELS_TRAIN_PROFILES_CHECKPOINTS_STEP, 0, tv->steps, &sl) != 0) {
             problems_add(pr, "%s: levels.train.profiles[%zu].checkpoints[%zu].step: expected a whole number from 0 to %u",
                          file, pi, k, (unsigned)tv->steps);
@@ -519,113 +486,112 @@ static void check_checkpoints(const char *file, const cJSON *p, size_t pi, const
         }
         uint32_t sd = (uint32_t)sl;
         int same = sha && !strcmp(sha, tv->trace[sd].digest);
-        if (!cJSON_IsBool(m) || cJSON_IsTrue(m) != same)
+        if (!rv_has(st, m) || rv_true(st, m) != same)
             problems_add(pr, "%s: levels.train.profiles[%zu].checkpoints[%zu].matches_vectors: the digest %s %s the vectors' %s",
                          file, pi, k, sha ? sha : "(none)", same ? "equals" : "differs from", tv->trace[sd].digest);
-        const cJSON *tst = by_step[sd];
-        const char *tsha = tst ? str(tst, RF_LEVELS_TRAIN_PROFILES_TRACE_SHA256) : NULL;
+        const rv *tst = by_step[sd];
+        const char *tsha = tst ? rv_str(tst, RF_LEVELS_TRAIN_PROFILES_TRACE_SHA256) : NULL;
         if (sha && (!tsha || strcmp(sha, tsha) != 0))
             problems_add(pr, "%s: levels.train.profiles[%zu].checkpoints[%zu].sha256: not the trace's digest of step %u",
                          file, pi, k, (unsigned)sd);
-        k++;
     }
 }
 
 /* Profile pi's golden run against the vector set's. */
-static void check_train_profile(const char *file, const cJSON *p, size_t pi, const results *res, const vector_set *vs,
+static void check_train_profile(const char *file, const rv *p, size_t pi, const results *res, const vector_set *vs,
                                 problems *pr)
 {
-    const char *name = str(p, RF_LEVELS_TRAIN_PROFILES_PROFILE);
+    const char *name = rv_str(p, RF_LEVELS_TRAIN_PROFILES_PROFILE);
     const train_vec *tv = name ? vectors_train(vs, name) : NULL;
     if (!tv) {
         problems_add(pr, "%s: levels.train.profiles[%zu].profile: not a profile of the vector set", file, pi);
         return;
     }
-    /* the run's lengths, read as matrix reads them (core/json_checked.h jx_whole) */
+    /* the run's lengths, whole numbers in [0, 2^32 - 1] as matrix reads them */
     static const rf_id lengths[2] = {RF_LEVELS_TRAIN_PROFILES_STEPS, RF_LEVELS_TRAIN_PROFILES_STEPS_IN_VECTORS};
     for (int k = 0; k < 2; k++) {
-        uint64_t n;
-        if (get(p, lengths[k]) && jx_whole(get(p, lengths[k]), UINT32_MAX, &n) != 0)
+        double d;
+        if (rv_at(p, lengths[k])->present &&
+            (rv_num(p, lengths[k], &d) != 0 || d < 0 || d > UINT32_MAX || d != floor(d)))
             problems_add(pr, "%s: levels.train.profiles[%zu].%s: expected a whole number from 0 to 4294967295", file,
                          pi, rf_key(lengths[k]));
     }
-    const cJSON *tr = get(p, RF_LEVELS_TRAIN_PROFILES_TRACE);
-    if (!cJSON_IsArray(tr)) {
+    const rf_id tr = RF_LEVELS_TRAIN_PROFILES_TRACE;
+    if (!rv_has(p, tr)) {
         problems_add(pr, "%s: levels.train.profiles[%zu].trace: missing (every step's digest)", file, pi);
         return;
     }
     /* at most one entry per step: a longer list is refused, not walked */
-    if ((size_t)cJSON_GetArraySize(tr) > (size_t)tv->steps + 1) {
-        problems_add(pr, "%s: levels.train.profiles[%zu].trace: %d entries, the profile has %u steps", file, pi,
-                     cJSON_GetArraySize(tr), (unsigned)tv->steps);
+    if (rv_len(p, tr) > (size_t)tv->steps + 1) {
+        problems_add(pr, "%s: levels.train.profiles[%zu].trace: %zu entries, the profile has %u steps", file, pi,
+                     rv_len(p, tr), (unsigned)tv->steps);
         return;
     }
-    const cJSON **by_step = check_trace(file, tr, pi, name, tv, res, pr);
+    const rv **by_step = check_trace(file, p, pi, name, tv, res, pr);
     check_first_difference(file, p, pi, name, tv, res, pr);
     check_checkpoints(file, p, pi, tv, by_step, pr);
     free(by_step);
 }
 
 /* Every step of every profile against the vector set's trace. */
-static void check_train(const char *file, const cJSON *r, const results *res, const vector_set *vs, problems *pr)
+static void check_train(const char *file, const rv *top, const results *res, const vector_set *vs, problems *pr)
 {
-    const cJSON *p;
-    size_t pi = 0;
-    const cJSON *profs = get(get(get(r, RF_LEVELS), RF_LEVELS_TRAIN), RF_LEVELS_TRAIN_PROFILES);
-    if (cJSON_GetArraySize(profs) > (int)vs->n_trains) {
-        problems_add(pr, "%s: levels.train.profiles: %d entries, the vector set has %zu profiles", file,
-                     cJSON_GetArraySize(profs), vs->n_trains);
+    size_t n = rv_len(top, RF_LEVELS_TRAIN_PROFILES);
+    if (n > vs->n_trains) {
+        problems_add(pr, "%s: levels.train.profiles: %zu entries, the vector set has %zu profiles", file, n,
+                     vs->n_trains);
         return;
     }
-    cJSON_ArrayForEach(p, profs)
-        check_train_profile(file, p, pi++, res, vs, pr);
+    for (size_t pi = 0; pi < n; pi++)
+        check_train_profile(file, rv_el(top, RF_LEVELS_TRAIN_PROFILES, pi), pi, res, vs, pr);
 }
 
-static int filter_has(const cJSON *fl, const char *name)
+/* Whether options.filters selects name (no filter: every group). */
+static int filter_has(const rv *top, const char *name)
 {
-    if (cJSON_GetArraySize(fl) == 0)
-        return 1;
-    const cJSON *x;
-    cJSON_ArrayForEach(x, fl) if (cJSON_IsString(x) && !strcmp(x->valuestring, name)) return 1;
-    return 0;
+    size_t n = rv_len(top, RF_OPTIONS_FILTERS);
+    for (size_t i = 0; i < n; i++) {
+        const char *x = rv_el_str(top, RF_OPTIONS_FILTERS, i);
+        if (x && !strcmp(x, name))
+            return 1;
+    }
+    return n == 0;
+}
+
+/* The current rules: every ops session that answered has its case, so a
+ * session that misbehaved after its answers cannot be left out. */
+static void check_sessions(const char *file, const results *res, problems *pr)
+{
+    int golden = 0, fresh = 0;
+    for (size_t i = 0; i < res->n; i++) {
+        const case_result *c = &res->c[i];
+        golden |= c->v != V_SKIP && !strcmp(c->level, "ops");
+        fresh |= c->v != V_SKIP && !strncmp(c->suite, "fresh/ops/", 10);
+    }
+    if (golden && !find_case(res, "protocol", OPS_SESSION_CASE))
+        problems_add(pr, "%s: cases: %s (how the ops process ended) is missing", file, OPS_SESSION_CASE);
+    if (fresh && !find_case(res, "protocol", FRESH_OPS_SESSION_CASE))
+        problems_add(pr, "%s: cases: %s (how the fresh ops process ended) is missing", file, FRESH_OPS_SESSION_CASE);
 }
 
 /* Every case the options select is in the case list: a deleted FAIL case
  * cannot turn a FAIL into a PASS. */
-static void check_complete(const char *file, const cJSON *r, const results *res, const vector_set *vs, int rules,
+static void check_complete(const char *file, const rv *top, const results *res, const vector_set *vs, int rules,
                            problems *pr)
 {
-    const cJSON *opt = get(r, RF_OPTIONS);
-    const char *level = str(opt, RF_OPTIONS_LEVEL), *profile = str(opt, RF_OPTIONS_PROFILE);
-    const cJSON *fl = get(opt, RF_OPTIONS_FILTERS);
+    const char *level = rv_str(top, RF_OPTIONS_LEVEL), *profile = rv_str(top, RF_OPTIONS_PROFILE);
     if (!level)
         return;
-    if (cJSON_GetArraySize(fl) > 64) {
-        problems_add(pr, "%s: options.filters: more than 64 groups", file);
-        return;
-    }
-    /* the current rules: every ops session that answered has its case, so
-     * a session that misbehaved after its answers cannot be left out */
-    if (rules >= 2) {
-        int golden = 0, fresh = 0;
-        for (size_t i = 0; i < res->n; i++) {
-            const case_result *c = &res->c[i];
-            golden |= c->v != V_SKIP && !strcmp(c->level, "ops");
-            fresh |= c->v != V_SKIP && !strncmp(c->suite, "fresh/ops/", 10);
-        }
-        if (golden && !find_case(res, "protocol", OPS_SESSION_CASE))
-            problems_add(pr, "%s: cases: %s (how the ops process ended) is missing", file, OPS_SESSION_CASE);
-        if (fresh && !find_case(res, "protocol", FRESH_OPS_SESSION_CASE))
-            problems_add(pr, "%s: cases: %s (how the fresh ops process ended) is missing", file, FRESH_OPS_SESSION_CASE);
-    }
-    if (cJSON_IsTrue(get(opt, RF_OPTIONS_FRESH_ONLY)))
+    if (rules >= 2)
+        check_sessions(file, res, pr);
+    if (rv_true(top, RF_OPTIONS_FRESH_ONLY))
         return; /* the golden vectors did not run: PARTIAL by the scope */
     const case_result *hello = find_case(res, "protocol", "hello");
     if (!hello || hello->v != V_PASS)
         return; /* nothing runs after a failed hello: the run is a FAIL */
     if (strcmp(level, "train") != 0)
         for (size_t g = 0; g < vs->n_groups; g++) {
-            if (!filter_has(fl, vs->groups[g].group))
+            if (!filter_has(top, vs->groups[g].group))
                 continue;
             char osuite[96];
             snprintf(osuite, sizeof osuite, "ops/%s", vs->groups[g].group);
@@ -639,7 +605,7 @@ static void check_complete(const char *file, const cJSON *r, const results *res,
     if (strcmp(level, "ops") != 0)
         for (size_t t = 0; t < vs->n_trains; t++) {
             const train_vec *tv = &vs->trains[t];
-            if ((profile && strcmp(profile, tv->profile) != 0) || !filter_has(fl, tv->profile))
+            if ((profile && strcmp(profile, tv->profile) != 0) || !filter_has(top, tv->profile))
                 continue;
             char id[96], tsuite[96];
             snprintf(tsuite, sizeof tsuite, "train/%s", tv->profile);
@@ -744,15 +710,12 @@ static size_t fresh_first_rules_count(const char *group)
  * receipts (signed by the retired key, checked when published) are held to
  * those counts: the ids fresh/<group>/1..n. -1 when a case is missing
  * (nothing more is checked). */
-static int check_fresh_ops(const char *file, const cJSON *fl, const results *res, const vector_set *vs,
+static int check_fresh_ops(const char *file, const rv *top, const results *res, const vector_set *vs,
                             const req_ctx *q, int rules, const char *seed_s, problems *pr)
 {
     size_t want = 0, have = 0;
     for (size_t g = 0; g < vs->n_groups; g++) {
-        int sel = cJSON_GetArraySize(fl) == 0;
-        const cJSON *x;
-        cJSON_ArrayForEach(x, fl) sel |= cJSON_IsString(x) && !strcmp(x->valuestring, vs->groups[g].group);
-        sel &= req_group_in_scope(q, &vs->groups[g]); /* --profile */
+        int sel = filter_has(top, vs->groups[g].group) && req_group_in_scope(q, &vs->groups[g]); /* --profile */
         size_t n = !sel ? 0 : rules < 2 ? fresh_first_rules_count(vs->groups[g].group) : fresh_count(vs->groups[g].group);
         char fsuite[96];
         snprintf(fsuite, sizeof fsuite, "fresh/ops/%s", vs->groups[g].group);
@@ -780,40 +743,37 @@ static int check_fresh_ops(const char *file, const cJSON *fl, const results *res
 
 /* The fresh-seed training run: its seed, its length, every step against the
  * linked reference's run from that seed. */
-static void check_fresh_training(const char *file, const cJSON *opt, const cJSON *fr, const results *res,
-                                 unsigned long long seed, const char *seed_s, problems *pr)
+static void check_fresh_training(const char *file, const rv *top, const results *res, unsigned long long seed,
+                                 const char *seed_s, problems *pr)
 {
-    const cJSON *ft = get(fr, RF_LEVELS_FRESH_TRAINING);
     const case_result *run = find_case(res, "fresh/train/mlp13k", "fresh/mlp13k/run");
-    if (!ft) {
+    if (!rv_at(top, RF_LEVELS_FRESH_TRAINING)->present) {
         if (run && run->v != V_SKIP)
             problems_add(pr, "%s: levels.fresh.training: missing, but fresh/mlp13k/run is %s", file,
                          verdict_name(run->v));
         return;
     }
-    const char *ts = str(ft, RF_LEVELS_FRESH_TRAINING_SEED);
+    const char *ts = rv_str(top, RF_LEVELS_FRESH_TRAINING_SEED);
     if (!ts || strcmp(ts, seed_s) != 0)
         problems_add(pr, "%s: levels.fresh.training.seed: not the run seed %s", file, seed_s);
     /* the runner trains FRESH_MLP13K_STEPS (fewer with --steps): a receipt
      * claiming more is refused before anything is recomputed */
     long opt_steps = -1, nsteps;
-    if (get(opt, RF_OPTIONS_STEPS))
-        whole(opt, RF_OPTIONS_STEPS, 0, 1e9, &opt_steps);
+    if (rv_at(top, RF_OPTIONS_STEPS)->present)
+        whole(top, RF_OPTIONS_STEPS, 0, 1e9, &opt_steps);
     long want = opt_steps >= 0 && opt_steps < FRESH_MLP13K_STEPS ? opt_steps : FRESH_MLP13K_STEPS;
-    if (whole(ft, RF_LEVELS_FRESH_TRAINING_STEPS, 0, 1e9, &nsteps) != 0 || nsteps != want) {
+    if (whole(top, RF_LEVELS_FRESH_TRAINING_STEPS, 0, 1e9, &nsteps) != 0 || nsteps != want) {
         problems_add(pr, "%s: levels.fresh.training.steps: the runner trains %ld fresh-seed steps here", file, want);
         return;
     }
-    const cJSON *tr = get(ft, RF_LEVELS_FRESH_TRAINING_TRACE);
-    if (!cJSON_IsArray(tr) || cJSON_GetArraySize(tr) != (int)nsteps + 1) {
+    const rf_id tr = RF_LEVELS_FRESH_TRAINING_TRACE;
+    if (!rv_has(top, tr) || rv_len(top, tr) != (size_t)nsteps + 1) {
         problems_add(pr, "%s: levels.fresh.training.trace: expected steps + 1 entries", file);
         return;
     }
     const struct ref_step *ref = reference_run(seed, (uint32_t)nsteps);
-    const cJSON *st;
-    uint32_t t = 0;
-    cJSON_ArrayForEach(st, tr)
-    {
+    for (uint32_t t = 0; t < rv_len(top, tr); t++) {
+        const rv *st = rv_el(top, tr, t);
         long sl;
         if (whole(st, RF_LEVELS_FRESH_TRAINING_TRACE_STEP, 0, nsteps, &sl) != 0 || sl != (long)t) {
             problems_add(pr, "%s: levels.fresh.training.trace[%u].step: expected %u", file, (unsigned)t, (unsigned)t);
@@ -822,17 +782,16 @@ static void check_fresh_training(const char *file, const cJSON *opt, const cJSON
         char id[64], where[96];
         snprintf(id, sizeof id, "fresh/mlp13k/%u", (unsigned)t);
         snprintf(where, sizeof where, "levels.fresh.training.trace[%u]", (unsigned)t);
-        check_step(file, where, res, "fresh/train/mlp13k", id, st, ref[t].sha[0] ? ref[t].sha : NULL, t > 0,
+        step_rec got = {rv_str(st, RF_LEVELS_FRESH_TRAINING_TRACE_SHA256), rv_str(st, RF_LEVELS_FRESH_TRAINING_TRACE_LOSS)};
+        check_step(file, where, res, "fresh/train/mlp13k", id, got, ref[t].sha[0] ? ref[t].sha : NULL, t > 0,
                    ref[t].loss, pr);
-        t++;
     }
 }
 
-static void check_fresh(const char *file, const cJSON *r, const results *res, const vector_set *vs,
+static void check_fresh(const char *file, const rv *top, const results *res, const vector_set *vs,
                         const req_ctx *q, int rules, problems *pr)
 {
-    const cJSON *opt = get(r, RF_OPTIONS), *fr = get(get(r, RF_LEVELS), RF_LEVELS_FRESH);
-    const char *seed_s = str(opt, RF_OPTIONS_SEED);
+    const char *seed_s = rv_str(top, RF_OPTIONS_SEED);
     char *end = NULL;
     int digits = seed_s && *seed_s && strlen(seed_s) <= 20;
     for (const char *q = seed_s; digits && *q; q++)
@@ -843,14 +802,14 @@ static void check_fresh(const char *file, const cJSON *r, const results *res, co
         return;
     }
     /* nothing runs after a failed hello */
-    const char *level = str(opt, RF_OPTIONS_LEVEL);
+    const char *level = rv_str(top, RF_OPTIONS_LEVEL);
     const case_result *hello = find_case(res, "protocol", "hello");
     if (!hello || hello->v != V_PASS)
         level = NULL;
     if (level && strcmp(level, "train") != 0 &&
-        check_fresh_ops(file, get(opt, RF_OPTIONS_FILTERS), res, vs, q, rules, seed_s, pr) != 0)
+        check_fresh_ops(file, top, res, vs, q, rules, seed_s, pr) != 0)
         return;
-    check_fresh_training(file, opt, fr, res, seed, seed_s, pr);
+    check_fresh_training(file, top, res, seed, seed_s, pr);
 }
 
 /* A binary that changed during the run is the runner's own failing case
@@ -862,21 +821,16 @@ static int changed_case_fails(const results *res)
     return c && (c->v == V_FAIL || c->v == V_ERROR);
 }
 
-static void check_binary(const char *file, const cJSON *r, const results *res, problems *pr)
+static void check_binary(const char *file, const rv *top, const results *res, problems *pr)
 {
-    const cJSON *b = get(get(r, RF_IUT), RF_IUT_BINARY);
-    const cJSON *before = get(b, RF_IUT_BINARY_SHA256), *after = get(b, RF_IUT_BINARY_SHA256_AFTER);
-    if (!b || !before || !after) {
+    if (!rv_at(top, RF_IUT_BINARY_SHA256)->present || !rv_at(top, RF_IUT_BINARY_SHA256_AFTER)->present) {
         problems_add(pr, "%s: iut.binary: expected sha256 (before the run) and sha256_after", file);
         return;
     }
-    if ((cJSON_IsString(before) != cJSON_IsString(after) ||
-         (cJSON_IsString(before) && strcmp(before->valuestring, after->valuestring) != 0)) &&
-        !changed_case_fails(res))
+    const char *before = rv_str(top, RF_IUT_BINARY_SHA256), *after = rv_str(top, RF_IUT_BINARY_SHA256_AFTER);
+    if ((!before != !after || (before && strcmp(before, after) != 0)) && !changed_case_fails(res))
         problems_add(pr, "%s: iut.binary: the IUT binary changed during the run (sha256 %s before, %s after), but no "
-                         "failing iut-binary case says so", file,
-                     cJSON_IsString(before) ? before->valuestring : "none",
-                     cJSON_IsString(after) ? after->valuestring : "none");
+                         "failing iut-binary case says so", file, before ? before : "none", after ? after : "none");
 }
 
 /* The current rules: every bound file as it was after the run. */
@@ -946,14 +900,19 @@ static int recipe_signer(const char *file, const char *dir, char fp[64], problem
 
 /* A string field of the receipt against what the set on disk has (want;
  * "" for null or absent): 1 (with the problem) if they differ. absent_ok:
- * a receipt written before the field was recorded is not judged by it. */
-static int field_differs(const char *file, const cJSON *vec, rf_id id, const char *want, int absent_ok,
+ * its absence is "" (an official set's receipt has no recipe); else an
+ * absent field is refused, naming it: a recipe certification's receipt
+ * records its signer (null: unsigned) and op set, so one without them is
+ * not read as unsigned or as of an unknown op set. */
+static int field_differs(const char *file, const rv *top, rf_id id, const char *want, int absent_ok,
                          const char *what, problems *pr)
 {
-    const cJSON *f = get(vec, id);
-    if (!f && absent_ok)
-        return 0;
-    const char *said = cJSON_IsString(f) ? f->valuestring : "";
+    if (!rv_at(top, id)->present && !absent_ok) {
+        problems_add(pr, "%s: %s: missing (a recipe certification's receipt records it; %s %s)", file,
+                     receipt_fields[id].path, what, want[0] ? want : "(none)");
+        return 1;
+    }
+    const char *said = rv_str(top, id) ? rv_str(top, id) : "";
     if (!strcmp(said, want))
         return 0;
     problems_add(pr, "%s: %s: %s, but %s %s", file, receipt_fields[id].path, said[0] ? said : "(absent or null)", what,
@@ -963,14 +922,14 @@ static int field_differs(const char *file, const cJSON *vec, rf_id id, const cha
 
 /* The receipt's recipe facts against the set last loaded: the recipe it
  * pins (both absent for an official set), its signer, the op set. */
-static int provenance_differs(const char *file, const cJSON *vec, problems *pr)
+static int provenance_differs(const char *file, const rv *top, problems *pr)
 {
     if (!last.recipe)
-        return field_differs(file, vec, RF_VECTORS_RECIPE_SHA256, "", 1, "the vector set is not a recipe set:", pr);
-    int bad = field_differs(file, vec, RF_VECTORS_RECIPE_SHA256, last.recipe_sha256, 0,
+        return field_differs(file, top, RF_VECTORS_RECIPE_SHA256, "", 1, "the vector set is not a recipe set:", pr);
+    int bad = field_differs(file, top, RF_VECTORS_RECIPE_SHA256, last.recipe_sha256, 0,
                             "the vector set pins the recipe sha256:", pr);
-    bad |= field_differs(file, vec, RF_VECTORS_RECIPE_SIGNER, last.signer, 1, "the set's MANIFEST.json.sig is by", pr);
-    bad |= field_differs(file, vec, RF_VECTORS_OPS_MANIFEST_DIGEST, last.ops_digest, 1,
+    bad |= field_differs(file, top, RF_VECTORS_RECIPE_SIGNER, last.signer, 0, "the set's MANIFEST.json.sig is by", pr);
+    bad |= field_differs(file, top, RF_VECTORS_OPS_MANIFEST_DIGEST, last.ops_digest, 0,
                          "the op vectors (--ops-vectors) have manifest", pr);
     return bad;
 }
@@ -1018,11 +977,10 @@ static int load_set(const char *file, const char *dir, const char *md, const ver
     return rc;
 }
 
-static int load_vectors(const char *file, const cJSON *r, const verify_opts *vo, const vector_set **vs,
+static int load_vectors(const char *file, const rv *top, const verify_opts *vo, const vector_set **vs,
                         problems *pr)
 {
-    const cJSON *vec = get(r, RF_VECTORS);
-    const char *vv = str(vec, RF_VECTORS_VECTOR_VERSION), *md = str(vec, RF_VECTORS_MANIFEST_DIGEST);
+    const char *vv = rv_str(top, RF_VECTORS_VECTOR_VERSION), *md = rv_str(top, RF_VECTORS_MANIFEST_DIGEST);
     /* without --vectors: the set the receipt names, found as `run` finds its
      * default (core/version.h: the tree's, else the installed copy) */
     char *set = xasprintf("v%s", vv ? vv : "?");
@@ -1033,17 +991,54 @@ static int load_vectors(const char *file, const cJSON *r, const verify_opts *vo,
     free(dir);
     /* a recipe certification is of the recipe the set pins, made and signed
      * as the receipt says, with the op set it names */
-    if (rc == 0 && provenance_differs(file, vec, pr))
+    if (rc == 0 && provenance_differs(file, top, pr))
         rc = -1;
     if (rc == 0)
         *vs = &last.vs;
     return rc;
 }
 
-void verify_receipt_object(const char *file, const cJSON *r, const verify_opts *vo, verify_info *info,
-                           problems *pr)
+/* The checks that need the case list: every verdict recomputed from it,
+ * every cross-reference to the vector set. */
+static void check_cases(const char *file, const rv *top, const verify_opts *vo, verify_info *info, problems *pr)
 {
-    const char *schema = str(r, RF_SCHEMA);
+    const receipt_facts *rf = &info->facts;
+    results res;
+    results_init(&res);
+    if (load_cases(file, top, &res, pr) == 0) {
+        info->cases = res.n;
+        const char *dup = index_cases(&res);
+        if (dup)
+            problems_add(pr, "%s: cases: the id %s appears more than once in its suite", file, dup);
+        check_counts(file, top, &res, pr);
+        check_levels(file, top, &res, rf->rules, pr);
+        check_binary(file, top, &res, pr);
+        if (rf->rules >= 2)
+            check_subject(file, rf, &res, pr);
+        const vector_set *vs = NULL;
+        req_ctx q;
+        if (pr->n < VERIFY_MAX_PROBLEMS && load_vectors(file, top, vo, &vs, pr) == 0) {
+            check_requirements(file, top, &res, vs, &q, pr);
+            check_overall(file, top, &res, &q, rf, info, pr);
+            check_complete(file, top, &res, vs, rf->rules, pr);
+            check_train(file, top, &res, vs, pr);
+            check_fresh(file, top, &res, vs, &q, rf->rules, pr);
+        } else {
+            /* without the set, the verdict is recomputed without its versions */
+            check_overall(file, top, &res, NULL, rf, info, pr);
+        }
+    }
+    results_free(&res);
+    free(ix.slot);
+    memset(&ix, 0, sizeof ix);
+}
+
+/* Receipt r, read as the typed record top (its view: receipt_record_view),
+ * against the table, its trust rules and every check above. */
+static void verify_record(const char *file, const cJSON *r, const rv *top, const verify_opts *vo, verify_info *info,
+                          problems *pr)
+{
+    const char *schema = rv_str(top, RF_SCHEMA);
     if (!schema || strcmp(schema, "isotrain-receipt-v1") != 0) {
         problems_add(pr, "%s: schema: expected \"isotrain-receipt-v1\"", file);
         return;
@@ -1054,7 +1049,7 @@ void verify_receipt_object(const char *file, const cJSON *r, const verify_opts *
     receipt_schema_check(file, r, 0, pr, RECEIPT_SCHEMA_PROBLEMS);
     receipt_facts *rf = &info->facts;
     receipt_facts_free(rf);
-    if (receipt_facts_read(file, r, rf, pr) != 0)
+    if (receipt_facts_read(file, top, rf, pr) != 0)
         return;
     /* the rules a receipt is read under: the current ones, or the first
      * ones for the receipts published before them (signed by the retired
@@ -1074,41 +1069,23 @@ void verify_receipt_object(const char *file, const cJSON *r, const verify_opts *
         }
         info->legacy = 1;
     }
-    results res;
-    results_init(&res);
-    if (load_cases(file, r, &res, pr) == 0) {
-        info->cases = res.n;
-        const char *dup = index_cases(&res);
-        if (dup)
-            problems_add(pr, "%s: cases: the id %s appears more than once in its suite", file, dup);
-        check_counts(file, r, &res, pr);
-        check_levels(file, r, &res, rf->rules, pr);
-        check_binary(file, r, &res, pr);
-        if (rf->rules >= 2)
-            check_subject(file, rf, &res, pr);
-        const vector_set *vs = NULL;
-        req_ctx q;
-        if (pr->n < VERIFY_MAX_PROBLEMS && load_vectors(file, r, vo, &vs, pr) == 0) {
-            check_requirements(file, r, &res, vs, &q, pr);
-            check_overall(file, r, &res, &q, rf, info, pr);
-            check_complete(file, r, &res, vs, rf->rules, pr);
-            check_train(file, r, &res, vs, pr);
-            check_fresh(file, r, &res, vs, &q, rf->rules, pr);
-        } else {
-            /* without the set, the verdict is recomputed without its versions */
-            check_overall(file, r, &res, NULL, rf, info, pr);
-        }
-    }
-    results_free(&res);
-    free(ix.slot);
-    memset(&ix, 0, sizeof ix);
+    check_cases(file, top, vo, info, pr);
+}
+
+void verify_receipt_object(const char *file, const cJSON *r, const verify_opts *vo, verify_info *info,
+                           problems *pr)
+{
+    receipt_record rec;
+    receipt_record_view(&rec, r);
+    verify_record(file, r, &rec.top, vo, info, pr);
+    receipt_record_free(&rec);
 }
 
 /* The Statement must say what the receipt says. */
-static void check_statement(const char *file, const cJSON *st, const cJSON *r, const receipt_facts *rf, problems *pr)
+static void check_statement(const char *file, const cJSON *st, const rv *top, const receipt_facts *rf, problems *pr)
 {
-    const char *bsha = str(get(get(r, RF_IUT), RF_IUT_BINARY), RF_IUT_BINARY_SHA256);
-    const char *md = str(get(r, RF_VECTORS), RF_VECTORS_MANIFEST_DIGEST);
+    const char *bsha = rv_str(top, RF_IUT_BINARY_SHA256);
+    const char *md = rv_str(top, RF_VECTORS_MANIFEST_DIGEST);
     int have_b = !bsha, have_m = !md;
     const cJSON *s;
     if (cJSON_GetArraySize(sget(st, "subject")) > 2 * FACTS_MAX_FILES + 2) {
@@ -1138,15 +1115,13 @@ static void check_statement(const char *file, const cJSON *st, const cJSON *r, c
     if (!have_m)
         problems_add(pr, "%s: payload.subject: no subject with the manifest digest %s", file, md);
     const cJSON *pred = sget(st, "predicate");
-    const char *res = sstr(pred, "result"), *v = str(r, RF_VERDICT);
+    const char *res = sstr(pred, "result"), *v = rv_str(top, RF_VERDICT);
     if (!res || !v || strcmp(res, !strcmp(v, "PASS") ? "pass" : "fail") != 0)
         problems_add(pr, "%s: payload.predicate.result: \"%s\" for the verdict %s", file, res ? res : "(missing)",
                      v ? v : "(missing)");
     size_t n[3] = {0, 0, 0};
-    const cJSON *c;
-    cJSON_ArrayForEach(c, get(r, RF_CASES))
-    {
-        const char *cv = str(c, RF_CASES_VERDICT);
+    for (size_t i = 0; i < rv_len(top, RF_CASES); i++) {
+        const char *cv = rv_str(rv_el(top, RF_CASES, i), RF_CASES_VERDICT);
         n[cv && !strcmp(cv, "PASS") ? 0 : cv && !strcmp(cv, "SKIP") ? 1 : 2]++;
     }
     const char *lists[3] = {"passedTests", "warnedTests", "failedTests"};
@@ -1176,18 +1151,17 @@ cJSON *verify_receipt_file(const char *file, const verify_opts *vo, verify_info 
     cJSON *receipt = NULL;
     receipt_file rf; /* the one strict reader (trust/receipt_open.h) */
     if (receipt_file_read(file, &rf, pr) == 0) {
-        if (rf.enveloped) {
-            /* who signed first: it decides which rules a receipt is read under */
-            if (!rf.env.n_sigs)
-                info->unsigned_receipt = 1;
-            else if (dsse_check_signers(file, &rf.env, vo->allowed_signers, &info->sig, pr) > 0)
-                info->signer = xstrdup(info->sig.principal);
-            verify_receipt_object(file, rf.receipt, vo, info, pr);
-            check_statement(file, rf.env.statement, rf.receipt, info->facts.rules >= 2 ? &info->facts : NULL, pr);
-        } else {
+        receipt_record rec; /* every check reads the typed receipt, as matrix and the page do */
+        receipt_record_view(&rec, rf.receipt);
+        /* who signed first: it decides which rules a receipt is read under */
+        if (!rf.enveloped || !rf.env.n_sigs)
             info->unsigned_receipt = 1;
-            verify_receipt_object(file, rf.receipt, vo, info, pr);
-        }
+        else if (dsse_check_signers(file, &rf.env, vo->allowed_signers, &info->sig, pr) > 0)
+            info->signer = xstrdup(info->sig.principal);
+        verify_record(file, rf.receipt, &rec.top, vo, info, pr);
+        if (rf.enveloped)
+            check_statement(file, rf.env.statement, &rec.top, info->facts.rules >= 2 ? &info->facts : NULL, pr);
+        receipt_record_free(&rec);
         receipt = cJSON_Duplicate(rf.receipt, 1);
     }
     info->enveloped = rf.enveloped;

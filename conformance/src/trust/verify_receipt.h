@@ -42,8 +42,9 @@ typedef struct {
     /* a recipe certification (issue 32): the recipe's digest and the set's
      * generator as the receipt records them; "" for an official set's */
     char recipe_sha256[65], generator[200];
-    /* its set's signer (the key's SHA256: fingerprint, "" unsigned or not
-     * recorded) and the op set's manifest digest ("" not recorded) */
+    /* its set's signer (the key's SHA256: fingerprint, "" unsigned) and the
+     * op set's manifest digest: a recipe receipt without either field is
+     * refused, so a verified one has both */
     char recipe_signer[64], ops_digest[65];
     receipt_facts facts;  /* the subject, the emulator, what ran (trust/receipt_facts.h) */
 } verify_info;
