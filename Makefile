@@ -122,6 +122,8 @@ lint-vectors: conformance-runner
 	$(CONFORM) lint vectors/v1.0.0
 	$(CONFORM) lint vectors/v1.1.0
 	$(CONFORM) lint vectors/v1.2.0
+	$(CONFORM) lint vectors/v1.3.0
+	$(CONFORM) lint vectors/v1.3.0/recipes/shakespeare
 
 # make test runs with a TMPDIR of its own and a mark in the environment of
 # every process it starts, so that at the end ci/check-leftovers.sh can show
@@ -188,7 +190,8 @@ test: suite-tmp
 # libisotrain.so.
 CI_PYTORCH_STAGES = test-pytorch pytorch-matrix+test-pytorch-conforming
 CI_SCHEDULED_STAGES = prove-math conformance-kernels-full test-conformance-sanitize-all pytorch-divergence test-pytorch-conforming-all \
-      pytorch-cross-isa pytorch-conforming-cross-isa-windows conformance-mpi matrix-windows matrix-gptchar-full recipe-matrix-shakespeare
+      pytorch-cross-isa pytorch-conforming-cross-isa-windows conformance-mpi matrix-windows matrix-gptchar-full recipe-matrix-shakespeare \
+      check-vectors-recipe
 .PHONY: ci-pytorch ci-scheduled
 ci-pytorch:
 	+@bash ci/run-stages.sh pytorch "$(MAKE)" $(CI_PYTORCH_STAGES)

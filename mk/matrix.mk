@@ -179,10 +179,11 @@ matrix-gptchar-full: conformance-runner deps-matrix
 	MAKE="$(MAKE)" sh ci/matrix-windows.sh --gptchar-full $(CONFORM) $(HOSTS_FILE) $(BUILD)/matrix-gptchar-full $(MATRIX_JOBS)
 
 # A recipe across the hosts (issue 32 item 4; spec §16):
-#   make recipe-matrix RECIPE=FILE [STEPS=N] [RECIPE_IUT='CMD'] [MATRIX_HOSTS='a b']
+#   make recipe-matrix RECIPE=FILE [STEPS=N | RECIPE_SET=DIR] [RECIPE_IUT='CMD'] [MATRIX_HOSTS='a b']
 #                        the recipe's set made by the runner's linked
 #                        reference (isotrain-conform vectors --recipe, --steps
-#                        N if given), then every host of the hosts file
+#                        N if given; RECIPE_SET=DIR: that set of RECIPE, e.g.
+#                        a published one, instead), then every host of the hosts file
 #                        certified against it by ci/matrix-windows.sh --recipe
 #                        (the windows matrix's one run loop, the set its
 #                        parameter): in full unemulated (PASS (recipe
@@ -217,7 +218,14 @@ recipe-matrix: conformance-runner deps-matrix
 	@test -f "$(RECIPE)" || { echo "recipe-matrix: RECIPE=$(RECIPE): no such file" >&2; exit 2; }
 	@case "$(STEPS)" in *[!0-9]*) echo "recipe-matrix: STEPS=$(STEPS): a step count, or leave it out for the recipe's steps" >&2; exit 2 ;; esac
 	@rm -rf $(RECIPE_MATRIX_DIR) && mkdir -p $(RECIPE_MATRIX_DIR)
-	$(CONFORM) vectors --recipe $(RECIPE) --out $(RECIPE_MATRIX_DIR)/set $(if $(STEPS),--steps $(STEPS))
+	@if [ -n "$(RECIPE_SET)" ]; then \
+	    [ -z "$(STEPS)" ] || { echo "recipe-matrix: STEPS= makes a set; RECIPE_SET=$(RECIPE_SET) is one already" >&2; exit 2; }; \
+	    cmp -s $(RECIPE) $(RECIPE_SET)/recipe/$(notdir $(RECIPE)) || \
+	        { echo "recipe-matrix: RECIPE_SET=$(RECIPE_SET) is not a set of $(RECIPE) (no byte-identical recipe/$(notdir $(RECIPE)))" >&2; exit 2; }; \
+	    $(CONFORM) lint $(RECIPE_SET) && cp -R $(RECIPE_SET) $(RECIPE_MATRIX_DIR)/set; \
+	else \
+	    $(CONFORM) vectors --recipe $(RECIPE) --out $(RECIPE_MATRIX_DIR)/set $(if $(STEPS),--steps $(STEPS)); \
+	fi
 	/usr/bin/python3 ci/hosts_subset.py $(HOSTS_FILE) "$(MATRIX_HOSTS)" $(RECIPE_MATRIX_DIR)/hosts.json
 	MATRIX_VECTORS=$(RECIPE_MATRIX_DIR)/set MATRIX_IUT="$(RECIPE_IUT)" MATRIX_IUT_NAME=$(RECIPE_IUT_NAME) MAKE="$(MAKE)" \
 	    sh ci/matrix-windows.sh --recipe $(CONFORM) $(HOSTS_FILE) $(RECIPE_MATRIX_DIR) $(MATRIX_JOBS); \
@@ -252,6 +260,7 @@ recipe-matrix-tiny: reference
 	          echo "recipe-matrix-tiny: control: recipe_wrong.sh's row is not FAIL at step 2"; exit 1; }; \
 	    echo "recipe-matrix-tiny: control: $$(grep -m1 'recipe-wrong: FAIL' $(BUILD)/recipe-matrix/tiny-control.log)"
 
-# the scheduled tier's: the example recipe, 300 steps, on every host
+# the scheduled tier's: the example recipe, 300 steps, on every host,
+# against its published set (vectors/v1.3.0/recipes/shakespeare)
 recipe-matrix-shakespeare:
-	+$(MAKE) --no-print-directory recipe-matrix RECIPE=spec/recipes/shakespeare.json
+	+$(MAKE) --no-print-directory recipe-matrix RECIPE=spec/recipes/shakespeare.json RECIPE_SET=$(EXAMPLE_RECIPE_SET)

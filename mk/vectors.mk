@@ -2,20 +2,29 @@
 # Included by the top-level Makefile, so $(BUILD), $(NATIVE), $(TOOLS), $(CC)
 # and the flag sets are the ones defined there.
 #
-#   make vectors        regenerates vectors/v1.0.0/, v1.1.0/ and v1.2.0/ (keeps receipts/)
-#   make check-vectors  regenerates all three into a temporary directory and requires
+#   make vectors        regenerates vectors/v1.0.0/ to v1.3.0/ (keeps receipts/)
+#   make check-vectors  regenerates all four into a temporary directory and requires
 #                       byte-identical files to the committed sets
 #
 # Both run the exp/log sweep over all 2^32 inputs (several minutes natively),
 # the 300-step addmod113 run (a few minutes on 2 cores) and the 500-step
 # gptchar run (about 40 s), once for all sets: each set holds the previous
-# one's files byte for byte plus its own.
+# one's files byte for byte plus its own. 1.3.0's own files are the example
+# recipe's set (spec §16, FORMAT.md §7), made by the runner's one writer of
+# recipe sets: `make vectors` makes it anew (300 portable steps: minutes);
+# `make check-vectors` hands the generator the committed one (the generator
+# checks it against its manifest) and checks its first steps are the
+# reference's bits on every kernel set (check-recipe-set, 2 steps); the whole
+# set made anew byte for byte is check-vectors-recipe, in the scheduled tier.
 
-VECTOR_VERSION := 1.2.0
+VECTOR_VERSION := 1.3.0
 VECTORS_DIR    := vectors/v$(VECTOR_VERSION)
 VECTORS_DIR_10 := vectors/v1.0.0
 VECTORS_DIR_11 := vectors/v1.1.0
+VECTORS_DIR_12 := vectors/v1.2.0
 MAKE_VECTORS   := $(TOOLS)/make_vectors
+EXAMPLE_RECIPE := spec/recipes/shakespeare.json
+EXAMPLE_RECIPE_SET := $(VECTORS_DIR)/recipes/$(basename $(notdir $(EXAMPLE_RECIPE)))
 
 .PHONY: vectors check-vectors deps-vectors
 
@@ -39,20 +48,34 @@ $(MAKE_VECTORS): $(MAKE_VECTORS_SRCS) reference/tools/make_vectors/mv.h referenc
 	    -lcjson -o $@
 
 # Generates into a scratch directory first, so a failed generation leaves
-# the committed set alone; then replaces everything but receipts/.
-vectors: reference $(MAKE_VECTORS)
+# the committed sets alone; then replaces everything but receipts/.
+vectors: reference conformance-runner $(MAKE_VECTORS)
 	rm -rf $(BUILD)/vectors-new && mkdir -p $(BUILD)/vectors-new
-	$(MAKE_VECTORS) $(BUILD)/vectors-new/v10 $(BUILD)/vectors-new/v11 $(BUILD)/vectors-new/v12
-	for pair in v10:$(VECTORS_DIR_10) v11:$(VECTORS_DIR_11) v12:$(VECTORS_DIR); do \
+	$(CONFORM) vectors --recipe $(EXAMPLE_RECIPE) --out $(BUILD)/vectors-new/recipe
+	$(MAKE_VECTORS) $(BUILD)/vectors-new/v10 $(BUILD)/vectors-new/v11 $(BUILD)/vectors-new/v12 \
+	    $(BUILD)/vectors-new/v13 $(BUILD)/vectors-new/recipe
+	for pair in v10:$(VECTORS_DIR_10) v11:$(VECTORS_DIR_11) v12:$(VECTORS_DIR_12) v13:$(VECTORS_DIR); do \
 	    src=$(BUILD)/vectors-new/$${pair%%:*}; dst=$${pair#*:}; \
 	    mkdir -p $$dst && find $$dst -mindepth 1 -maxdepth 1 ! -name receipts -exec rm -rf {} + && \
 	    cp -R $$src/. $$dst/ || exit 1; \
 	done
 	rm -rf $(BUILD)/vectors-new
-	@echo "vectors: $(VECTORS_DIR_10), $(VECTORS_DIR_11) and $(VECTORS_DIR) regenerated; review 'git status vectors'"
+	@echo "vectors: $(VECTORS_DIR_10) to $(VECTORS_DIR) regenerated; review 'git status vectors'"
 
-check-vectors: reference $(MAKE_VECTORS)
-	sh ci/check-vectors.sh $(MAKE_VECTORS) $(VECTORS_DIR_10) $(VECTORS_DIR_11) $(VECTORS_DIR)
+# The recipe set's 2-step check first: the generator takes the committed set
+# in whole, so it must be the reference's bits before 1.3.0 is compared.
+check-vectors: reference conformance-runner $(MAKE_VECTORS)
+	@$(MAKE) --no-print-directory check-recipe-set RECIPE_SET=$(EXAMPLE_RECIPE_SET) RECIPE_SET_STEPS=2
+	cmp $(EXAMPLE_RECIPE) $(EXAMPLE_RECIPE_SET)/recipe/$(notdir $(EXAMPLE_RECIPE))
+	sh ci/check-vectors.sh $(MAKE_VECTORS) $(VECTORS_DIR_10) $(VECTORS_DIR_11) $(VECTORS_DIR_12) \
+	    $(VECTORS_DIR) $(EXAMPLE_RECIPE_SET)
+
+# Scheduled tier: the example recipe's set made anew, whole, is the committed
+# one byte for byte, and every kernel set trains all of its steps to the
+# same bits (ci/check-recipe-set.sh with all; minutes).
+.PHONY: check-vectors-recipe
+check-vectors-recipe:
+	@$(MAKE) --no-print-directory check-recipe-set RECIPE_SET=$(EXAMPLE_RECIPE_SET) RECIPE_SET_STEPS=all
 
 # A recipe vector set (made by `isotrain-conform vectors --recipe`) is the
 # reference's bits on every kernel set this CPU runs and on 1 and 2 threads

@@ -197,6 +197,45 @@ Test(recipe_certify, fresh_windows_over_the_whole_run)
     free(recipe);
 }
 
+/* `matrix` takes a recipe certified by windows (an emulated host's run: a
+ * prefix under --steps and the fresh windows over the recipe's whole run)
+ * as the recipe's certification by windows: it draws the windows again from
+ * the recipe the set pins (its steps and seed, fresh_windows.h), as `run`
+ * drew them; before, it knew no windows for a recipe and refused the
+ * receipt ("no fresh windows are drawn for it"). Control: the same run
+ * through recipe_wrong.sh, wrong from step 8 on, fails a window, and the
+ * matrix's row is FAIL (exit 1). */
+Test(recipe_certify, matrix_takes_a_recipe_certified_by_windows)
+{
+    char *recipe = recipe_steps("20");
+    char *out = make_set(recipe, "m20", "20"), *receipt = at("mw.json"), *wrong = at("mwrong.json");
+    tu_result r = tu_conform("run", "--steps", "1", "--windows", "--vectors", out, "--receipt", receipt, "--",
+                             tu_env("IT_REF_CLI"), NULL);
+    cr_assert_eq(r.code, 3, "exit %d, expected 3 (PARTIAL: --steps)\n%s%s", r.code, r.out, r.err);
+    tu_assert_has(r.out, "profile recipe, 3 fresh windows under seed ");
+    tu_result_free(&r);
+    r = tu_conform("matrix", "--allow-unsigned", "--vectors", out, receipt, NULL);
+    cr_assert_eq(r.code, 0, "matrix: exit %d, expected 0\n%s%s", r.code, r.out, r.err);
+    tu_assert_has(r.out, "(windows)");
+    tu_assert_has(r.out, ": ok: certified by windows against a recipe, not the official vectors");
+    tu_assert_lacks(r.out, "no fresh windows are drawn");
+    tu_result_free(&r);
+    setenv("RECIPE_WRONG_FROM", "8", 1);
+    r = tu_run_script("recipe_wrong.sh", out, "--steps", "1", "--windows", "--receipt", wrong, NULL);
+    unsetenv("RECIPE_WRONG_FROM");
+    cr_assert_eq(r.code, 1, "exit %d, expected 1 (FAIL)\n%s%s", r.code, r.out, r.err);
+    tu_result_free(&r);
+    r = tu_conform("matrix", "--allow-unsigned", "--vectors", out, wrong, NULL);
+    cr_assert_eq(r.code, 1, "matrix of the wrong run: exit %d, expected 1\n%s%s", r.code, r.out, r.err);
+    tu_assert_has(r.out, "FAIL");
+    tu_assert_lacks(r.out, "(windows)");
+    tu_result_free(&r);
+    free(wrong);
+    free(receipt);
+    free(out);
+    free(recipe);
+}
+
 /* The runner checks a signed set's MANIFEST.json.sig itself: a good one is
  * named with its key's fingerprint (ssh-keygen -l's); one blank added to the
  * manifest (its listing, and so the manifest check, unchanged) is an ERROR

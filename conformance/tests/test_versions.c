@@ -313,9 +313,9 @@ Test(versions, verify_without_vectors_falls_back_to_the_installed_set)
  * line all say what spec/isotrain-spec.md's first lines say; on main they
  * said 1.2.0 beside a 1.2.1 text.
  *
- * Since 1.3.0 (the GPT family, §16) the text is one additive version ahead
- * of what the code claims: the runner does not certify recipes yet, so
- * neither it nor the reference claims 1.3.0. The code may lag the text only
+ * For a while 1.3.0's text (the GPT family, §16) was one additive version
+ * ahead of the code, which claimed 1.2.1 until the runner certified recipes
+ * (issue 32); both now claim 1.3.0. The code may lag the text only
  * that way: its version is an entry of §12.4's changelog and every entry
  * after it, up to the text's, is additive (no bit moved, nothing of the
  * claimed version changed). An erratum after the claim is never such a gap. */
@@ -405,4 +405,51 @@ Test(versions, the_code_claims_the_spec_texts_version)
     tu_assert_has(r.out, want);
     free(want);
     tu_result_free(&r);
+}
+
+/* FORMAT.md §5: every set committed under vectors/ is pinned — official.c
+ * holds its recomputed manifest digest under its vector version and §5's
+ * table has its row — and the runner's default is the newest of them. A set
+ * published without its pin would run as UNOFFICIAL in every user's hands;
+ * this fails first. */
+#include <dirent.h>
+
+#include "core/problems.h"
+#include "vectorset/manifest.h"
+#include "vectorset/official.h"
+
+Test(versions, every_committed_set_is_pinned_and_the_default_is_the_newest)
+{
+    char *format = slurp("vectors/FORMAT.md"), newest[32] = "";
+    DIR *d = opendir("vectors");
+    cr_assert(d, "no vectors/ here");
+    size_t n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] != 'v' || strlen(e->d_name) >= sizeof newest)
+            continue;
+        char *dir = xasprintf("vectors/%s", e->d_name);
+        manifest_info m;
+        problems pr;
+        problems_init(&pr);
+        cr_assert_eq(manifest_verify(dir, &m, &pr), 0, "%s does not verify: %s", dir, pr.n ? pr.items[0] : "");
+        const official_set *off = official_by_version(m.vector_version);
+        cr_assert(off, "%s: vector version %s is not pinned in official.c", dir, m.vector_version);
+        cr_assert_str_eq(off->manifest_digest, m.digest, "%s: official.c pins another digest", dir);
+        cr_assert_eq(official_find(m.digest), off);
+        char *row = xasprintf("| %s | %s | `%s` |", off->vector_version, off->spec_version, m.digest);
+        tu_assert_has(format, row);
+        m.digest[0] = m.digest[0] == '0' ? '1' : '0'; /* negative control: one nibble away is no pin */
+        cr_assert_null(official_find(m.digest), "%s: a digest one nibble away is pinned too", dir);
+        if (strcmp(e->d_name, newest) > 0)
+            memcpy(newest, e->d_name, strlen(e->d_name) + 1); /* shorter than newest: checked above */
+        n++;
+        free(row);
+        manifest_free(&m);
+        problems_free(&pr);
+        free(dir);
+    }
+    closedir(d);
+    cr_assert_geq(n, 4, "expected vectors/v1.0.0 to v1.3.0, found %zu sets", n);
+    cr_assert_str_eq(CONFORM_DEFAULT_VECTOR_SET, newest, "the runner's default is not the newest committed set");
+    free(format);
 }

@@ -15,7 +15,7 @@
 #include <stdio.h>
 
 #define IT_VERSION "1.2.0"      /* version of this reference implementation */
-#define IT_SPEC_VERSION "1.2.1" /* version of spec/isotrain-spec.md it implements (1.2.1: errata of 1.2.0) */
+#define IT_SPEC_VERSION "1.3.0" /* version of spec/isotrain-spec.md it implements (1.3.0: the GPT family, §16) */
 
 /* ---- spec §2.2: floating-point environment ----------------------------- */
 

@@ -42,7 +42,7 @@ Test(iut, hello_prints_the_p2_line, .init = test_make_tmpdir, .fini = test_remov
      * constants could not see a wrong one. train_seed=1 is P2's capability
      * flag for `train --seed` (P7). */
     snprintf(want, sizeof want,
-             "protocol=1 name=isotrain-reference version=1.2.0 spec=1.2.1 train_seed=1 train_resume=1 train_recipe=1 "
+             "protocol=1 name=isotrain-reference version=1.2.0 spec=1.3.0 train_seed=1 train_resume=1 train_recipe=1 "
              "isa=%s kernels=%s\n",
              it_host_isa(), it_kernels_name());
     cr_assert_str_eq(out, want);

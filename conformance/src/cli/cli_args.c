@@ -108,7 +108,7 @@ static const opt_row ROWS[] = {
     {"--iut", NULL, OPT_TEXT, "'CMD'", 0, 0, NULL, RUN | REPEAT, 0, AT(iut), NULL,
      "the shell form: /bin/sh -c 'CMD \"$@\"', bound to nothing (never a PASS)", 0},
     {"--vectors", NULL, OPT_TEXT, "DIR", 0, 0, NULL, RUN | MATRIX | VERIFY | REPORT, 0, 0, set_vectors,
-     "the vector set (default: vectors/v1.2.0 here, else the installed set; verify: the receipt's)", 0},
+     "the vector set (default: vectors/" CONFORM_DEFAULT_VECTOR_SET " here, else the installed set; verify: the receipt's)", 0},
     {"--ops-vectors", NULL, OPT_TEXT, "DIR", 0, 0, NULL, RUN | VERIFY, 0, AT(ops_vectors), NULL,
      "a recipe set's op vectors: the pinned set v" "1.2.0" " (default: found as --vectors' default is; verify: "
      "its digest must be the receipt's vectors.ops_manifest_digest)", 0},
@@ -242,7 +242,7 @@ static const opt_command COMMANDS[] = {
 
 static const opt_spec SPEC = {
     "isotrain-conform", COMMANDS, sizeof COMMANDS / sizeof COMMANDS[0], ROWS, sizeof ROWS / sizeof ROWS[0],
-    "--vectors defaults to vectors/v1.2.0 (the newest set) when the current directory\n"
+    "--vectors defaults to vectors/" CONFORM_DEFAULT_VECTOR_SET " (the newest set) when the current directory\n"
     "has it, else to the installed set (--version names it); verify and matrix read\n"
     "the set each receipt names, found the same way. A training run's deadline is\n"
     "max(600, 10 x the linked reference's step time measured here x (steps + 1))\n"

@@ -7,12 +7,13 @@
 
 /* The runner's own version. */
 #define CONFORM_VERSION "1.2.0"
-/* The spec text the runner judges by: 1.2.1, whose requirements are 1.2's
- * (a PATCH adds none, spec §12.1), and every earlier version's. */
-#define CONFORM_SPEC_VERSION "1.2.1"
+/* The spec text the runner judges by: 1.3.0, whose requirements are 1.2.1's
+ * plus the GPT family's recipes (§16, P7 `train --recipe`), and every
+ * earlier version's. */
+#define CONFORM_SPEC_VERSION "1.3.0"
 /* The newest official set: a run without --vectors is held to everything
  * the spec specifies (an older IUT is judged by its claim, spec §1.4). */
-#define CONFORM_DEFAULT_VECTOR_SET "v1.2.0"
+#define CONFORM_DEFAULT_VECTOR_SET "v1.3.0"
 
 const char *conform_git_revision(void);
 /* vectors/v1.2.0 when the current directory has it, else the installed set */

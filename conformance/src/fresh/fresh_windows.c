@@ -9,6 +9,7 @@
 
 #include "core/util.h"
 #include "fresh/fresh.h"
+#include "vectorset/recipe_set.h"
 #include "isotrain.h"
 #include "isotrain_profile.h"
 #include "protocol/trace.h"
@@ -28,6 +29,12 @@ int fresh_windows_plan(uint64_t run_seed, const char *profile, uint32_t steps, f
     if (!row || !row->window_steps)
         return -1;
     return fresh_windows_plan_len(run_seed, profile, row->window_steps, steps, PUBLISHED_SEED, p);
+}
+
+int fresh_windows_plan_recipe(uint64_t run_seed, uint32_t recipe_steps, uint64_t recipe_seed, fresh_window_plan *p)
+{
+    return fresh_windows_plan_len(run_seed, RECIPE_SET_PROFILE, it_profile_gptchar.window_steps, recipe_steps,
+                                  recipe_seed, p);
 }
 
 int fresh_windows_plan_len(uint64_t run_seed, const char *name, uint32_t len, uint32_t steps, uint64_t published,

@@ -33,6 +33,12 @@ int fresh_windows_plan(uint64_t run_seed, const char *profile, uint32_t steps, f
  * profile table does not hold (a recipe's, isotrain_gpt.h) is planned with. */
 int fresh_windows_plan_len(uint64_t run_seed, const char *name, uint32_t len, uint32_t steps, uint64_t published,
                            fresh_window_plan *p);
+/* A recipe's (spec §16): over the recipe's whole run (its `steps`, whatever
+ * the set's length), windows of the family's length (gptchar's row: the
+ * family at §14's values), never under the recipe's own seed, whose states
+ * the set ships. The runner draws them (levels/level_windows.c) and `matrix`
+ * recomputes them (report/matrix/receipt_trust.c) with this one function. */
+int fresh_windows_plan_recipe(uint64_t run_seed, uint32_t recipe_steps, uint64_t recipe_seed, fresh_window_plan *p);
 
 /* One step of the linked reference's continuation: loss bits (step > from)
  * and the parameters' digest. */

@@ -199,16 +199,13 @@ static void golden_windows(run_ctx *rc, const train_vec *tv, const window_set *w
     }
 }
 
-/* The fresh windows' plan of tv: a profile's by its row; a recipe's over
- * the recipe's whole run (its `steps`, whatever the set's length), windows
- * of the family's length (gptchar's row: the family at §14's values), never
- * under the recipe's own seed, whose states the set ships. */
+/* The fresh windows' plan of tv: a profile's by its row; a recipe's by
+ * the recipe (its row's steps and seed, fresh_windows.h). */
 static int plan_of(const run_ctx *rc, const train_vec *tv, const it_profile *row, fresh_window_plan *p)
 {
     if (!rc->recipe_name)
         return fresh_windows_plan(rc->run_seed, tv->profile, tv->steps, p);
-    return fresh_windows_plan_len(rc->run_seed, tv->profile, it_profile_gptchar.window_steps, row->steps, row->seed,
-                                  p);
+    return fresh_windows_plan_recipe(rc->run_seed, row->steps, row->seed, p);
 }
 
 /* The fresh windows of a profile (fresh/fresh_windows.h). */

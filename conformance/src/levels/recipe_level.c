@@ -42,21 +42,8 @@ const runner_profile *rc_runner_profile(const run_ctx *rc, const train_vec *tv)
 
 int recipe_set_open(run_ctx *rc, char *err, size_t cap)
 {
-    const manifest_file *f = manifest_bytes(&rc->man, rc->man.recipe_path);
-    if (!f || !f->data)
-        return snprintf(err, cap, "%s/MANIFEST.json: $.recipe.path: %s is not a verified file of the set",
-                        rc->a->vectors, rc->man.recipe_path),
-               -1;
-    /* the corpus is found beside the recipe, in the set */
-    const char *slash = strrchr(rc->man.recipe_path, '/');
-    char *dir = slash ? xasprintf("%s/%.*s", rc->a->vectors, (int)(slash - rc->man.recipe_path), rc->man.recipe_path)
-                      : xstrdup(rc->a->vectors);
-    char *name = xasprintf("%s/%s", rc->a->vectors, rc->man.recipe_path);
     struct it_gpt_recipe_ctx *c = xcalloc(1, sizeof *c);
-    int bad = it_gpt_recipe_parse((const char *)f->data, f->len, name, dir, &c->r, err, cap) != 0;
-    free(dir);
-    free(name);
-    if (bad) {
+    if (recipe_set_recipe(rc->a->vectors, &rc->man, &c->r, err, cap) != 0) {
         free(c);
         return -1;
     }

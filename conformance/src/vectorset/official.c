@@ -13,6 +13,10 @@ static const official_set sets[] = {
     {"1.1.0", "1.1.0", "b0ec503f9b4283c4f72e0f69f6d456a84a62d9d2202d0a0f28c2774375072a94", 791},
     /* 1.2.0: the files of 1.1.0 byte for byte, gptchar (spec §14) and the windows (FORMAT.md §6) */
     {"1.2.0", "1.2.0", "99be8d1e65fdb9717bf0749d61cbce47502a3c8f30b87f26006dd995dd5cc861", 897},
+    /* 1.3.0: the files of 1.2.0 byte for byte and the example recipe's set
+     * under recipes/shakespeare/ (spec §16, FORMAT.md §7), its own manifest
+     * (595df257...) listed here like any file */
+    {"1.3.0", "1.3.0", "59206d3a1cf0e92d5d0c544ec325c1c4aef13ef18229e28c535abead91d673d6", 897},
 };
 
 const official_set *official_find(const char *manifest_digest)

@@ -8,7 +8,11 @@
 #ifndef CONFORM_VECTORSET_RECIPE_SET_H
 #define CONFORM_VECTORSET_RECIPE_SET_H
 
+#include <stddef.h>
+
 #include "isotrain.h"
+#include "isotrain_gpt.h"
+#include "vectorset/manifest.h"
 
 #define RECIPE_SET_PROFILE "recipe"
 /* The set's spec version: the one its generator (the linked reference)
@@ -19,5 +23,13 @@
 /* the SSHSIG signature of MANIFEST.json's bytes, beside it (not listed:
  * it signs the listing) */
 #define RECIPE_SET_SIGNATURE "MANIFEST.json.sig"
+
+/* The recipe the verified set in dir pins (m: manifest_verify's, whose
+ * bytes of the recipe are the ones hashed), read by the linked reference's
+ * strict reader (spec §16.1), its corpus found beside it in the set: what a
+ * run trains (levels/recipe_level.c) and what `matrix` plans the run's
+ * fresh windows from (report/matrix/receipt_trust.c). 0, or -1 with err
+ * naming the file and field; r is freed with it_gpt_recipe_free. */
+int recipe_set_recipe(const char *dir, const manifest_info *m, it_gpt_recipe *r, char *err, size_t cap);
 
 #endif

@@ -1,8 +1,9 @@
 /* make_vectors: writes the golden vector sets vectors/vX.Y.Z/ exactly as
  * vectors/FORMAT.md describes them, from the reference library's bits.
  *
- *   make_vectors OUTDIR_1_0_0 [OUTDIR_1_1_0 [OUTDIR_1_2_0]]
- *                                 (each OUTDIR must not exist yet; `make vectors` uses them)
+ *   make_vectors OUTDIR_1_0_0 [OUTDIR_1_1_0 [OUTDIR_1_2_0 [OUTDIR_1_3_0 RECIPE_SET]]]
+ *                                 (each OUTDIR must not exist yet; `make vectors` uses them;
+ *                                 RECIPE_SET: the example recipe's set, g_recipes.c)
  *   make_vectors --quick ...      development only: leaves out the Chunk and
  *                                 Exhaustive sweeps (seconds instead of
  *                                 minutes); never commit its output
@@ -84,13 +85,30 @@ static void gen_set_1_2_0(const char *dir, const char *dir11)
     gen_later_set(dir, dir11, subdirs, "1.2.0", "isotrain make_vectors 1.2.0", gen_gptchar);
 }
 
+/* Vector set 1.3.0: every file of 1.2.0, then the example recipe's set
+ * (spec 1.3.0, §16): the three profiles' files unchanged, so 1.3.0's
+ * manifest differs from 1.2.0's by the recipe's files alone. */
+static void gen_set_1_3_0(const char *dir, const char *dir12)
+{
+    static const char *const subdirs[] = {"ops", "train", "train/mlp13k", "train/addmod113", "train/gptchar",
+                                          "windows", "windows/gptchar", "windows/addmod113", NULL};
+    gen_later_set(dir, dir12, subdirs, "1.3.0", "isotrain make_vectors 1.3.0", gen_recipe_sets);
+}
+
 int main(int argc, char **argv)
 {
     int quick = argc >= 3 && strcmp(argv[1], "--quick") == 0;
     int ndirs = argc - 1 - quick;
-    if (ndirs < 1 || ndirs > 3) {
-        fprintf(stderr, "usage: make_vectors [--quick] OUTDIR [OUTDIR_1_1_0 [OUTDIR_1_2_0]]   (each OUTDIR must not "
-                        "exist; they receive the 1.0.0, 1.1.0 and 1.2.0 sets)\n");
+    if (ndirs == 5) { /* 1.3.0's input, the example recipe's set, is not an output */
+        recipe_set_dir = argv[argc - 1];
+        ndirs = 4;
+    } else if (ndirs == 4) {
+        ndirs = 0; /* an OUTDIR_1_3_0 without its RECIPE_SET */
+    }
+    if (ndirs < 1 || ndirs > 4) {
+        fprintf(stderr, "usage: make_vectors [--quick] OUTDIR [OUTDIR_1_1_0 [OUTDIR_1_2_0 [OUTDIR_1_3_0 RECIPE_SET]]]"
+                        "   (each OUTDIR must not exist; they receive the 1.0.0 to 1.3.0 sets; RECIPE_SET: the "
+                        "example recipe's set, made by isotrain-conform vectors --recipe)\n");
         return 2;
     }
     const char *const *dirs = (const char *const *)argv + 1 + quick;
@@ -100,12 +118,16 @@ int main(int argc, char **argv)
     if (it_fpenv_probe(&env) != 0)
         die("subnormals are flushed in this process (ftz=%d daz=%d): the vectors would be wrong", env.ftz, env.daz);
     recipe = it_mlp13k_default_recipe();
+    if (recipe_set_dir)
+        recipe_set_preflight();
 
     gen_set_1_0_0(dirs[0]);
     if (ndirs >= 2)
         gen_set_1_1_0(dirs[1], dirs[0]);
     if (ndirs >= 3)
         gen_set_1_2_0(dirs[2], dirs[1]);
+    if (ndirs >= 4)
+        gen_set_1_3_0(dirs[3], dirs[2]);
 
     print_group_counts();
     sweeps_report();

@@ -96,6 +96,10 @@ cJSON *json_header(const char *schema, const char *what_key, const char *what, c
  * the set just written into it, byte for byte. */
 void set_begin(const char *dir, const char *prev_dir, const char *const *subdirs);
 void gen_manifest(void);
+/* g_recipes.c: 1.3.0's recipes/<name>/, taken from the set recipe_set_dir */
+extern const char *recipe_set_dir;
+void recipe_set_preflight(void);
+void gen_recipe_sets(void);
 void print_group_counts(void);
 size_t manifest_files(void);
 

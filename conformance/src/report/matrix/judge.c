@@ -158,13 +158,14 @@ int mx_is_recipe_pass(const char *verdict, const char *recipe)
 }
 
 /* A full certification, one by windows (receipt_trust.c has checked that
- * nothing failed and every window passed), or a recipe's certification. */
+ * nothing failed and every window passed, a recipe's windows drawn from its
+ * recipe), or a recipe's certification. */
 int mx_passed(const mreceipt *r)
 {
-    if (r->recipe[0]) /* a recipe set has no ops of its own (verdict/scope.c): its run is the certification */
-        return mx_is_recipe_pass(r->verdict, r->recipe) && !strcmp(r->lv_train, "PASS");
     if (r->by_windows)
         return !strcmp(r->verdict, "PARTIAL") && !strcmp(r->lv_ops, "PASS");
+    if (r->recipe[0]) /* a recipe set has no ops of its own (verdict/scope.c): its run is the certification */
+        return mx_is_recipe_pass(r->verdict, r->recipe) && !strcmp(r->lv_train, "PASS");
     return !strcmp(r->verdict, "PASS") && !strcmp(r->lv_ops, "PASS") && !strcmp(r->lv_train, "PASS");
 }
 
@@ -271,7 +272,11 @@ void mx_judge(mrow *w)
     }
     if (!h->xfail) {
         w->st = !ok ? ST_FAIL : r->recipe[0] ? ST_RECIPE : ST_PASS;
-        if (w->st == ST_RECIPE)
+        if (w->st == ST_RECIPE && r->by_windows)
+            sbuf_item_printf(&w->why, "certified by windows against a recipe, not the official vectors: the family's op "
+                                      "vectors, a training prefix (--steps) and every window passed, the fresh windows "
+                                      "drawn from the run seed over the whole run of recipe sha256:%s", r->recipe);
+        else if (w->st == ST_RECIPE)
             sbuf_item_printf(&w->why, "certified against a recipe, not the official vectors: every step of its run of "
                                       "recipe sha256:%s is the set's", r->recipe);
         else if (!ok) {

@@ -64,7 +64,10 @@ typedef struct {
     /* a recipe certification (issue 32 item 3): the recipe's SHA-256 verify
      * checked against the set's manifest, "" for the official sets' runs, and
      * the words the table shows for its pass, never the official PASS */
-    char recipe[65], recipe_label[40];
+    /* recipe_label names the set ("recipe sha256:" and 12 hex digits);
+     * recipe_pass is the result word, with ", windows" for a host certified
+     * by windows */
+    char recipe[65], recipe_label[40], recipe_pass[56];
     /* every profile of the train level, in the receipt's order; the fields
      * below (first_diff ... ck_same) are one profile's: prof[0]'s as read,
      * another's in a view (mx_profile_view) */

@@ -71,7 +71,7 @@ const mwindow *mx_window_of(const mreceipt *r, uint32_t from, uint32_t to)
 const char *mx_pass_text(const mreceipt *r)
 {
     if (r && r->recipe[0])
-        return r->recipe_label;
+        return r->recipe_pass;
     return r && r->by_windows ? "PASS (windows)" : "PASS";
 }
 

@@ -204,8 +204,10 @@ static void keep_signer(mreceipt *r, verify_info *info)
     /* the recipe digest verify checked against the set's manifest (a recipe
      * certification is labelled by it, never by the official PASS) */
     snprintf(r->recipe, sizeof r->recipe, "%s", info->recipe_sha256);
-    if (r->recipe[0])
+    if (r->recipe[0]) {
         snprintf(r->recipe_label, sizeof r->recipe_label, "recipe sha256:%.12s", r->recipe);
+        snprintf(r->recipe_pass, sizeof r->recipe_pass, "%s%s", r->recipe_label, r->by_windows ? " (windows)" : "");
+    }
     r->facts = info->facts;
     memset(&info->facts, 0, sizeof info->facts);
 }
