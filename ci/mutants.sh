@@ -130,6 +130,36 @@ EOF
             grep -qw avx2 /proc/cpuinfo 2>/dev/null && kernels=avx2
         fi
     fi
+    # A mutant of the GPT family's rules (spec §16: a patch of
+    # spec/mutants/family/, or one whose changed lines say MUTANT-RECIPE) is
+    # run against the recipe set of spec/recipes/tiny.json (recipe_set below):
+    # its shape is the one where every rounding of §16.3 matters and its 5
+    # steps of a 10-step schedule show S, and its whole certification (ops,
+    # the 5 steps, the fresh cases, the windows) costs seconds.
+    rs=0
+    case $patchfile in family/*) rs=1 ;; esac
+    printf '%s\n' "$changed" | grep -q 'MUTANT-RECIPE' && rs=1
+    if [ $rs = 1 ]; then
+        set_opts="--vectors $RECIPE_SET"
+        gc=0 am=0
+    fi
+}
+
+# recipe_set: the recipe set the family's mutants run against, made by the
+# unmutated runner's linked reference (isotrain-conform vectors --recipe)
+# once per RECIPE_SET_KEY (the recipe, its corpus, the runner): made into a
+# scratch directory and moved into place, so two mutants started at once
+# never see half a set.
+RECIPE=spec/recipes/tiny.json
+RECIPE_SET=$OUT/recipe-set
+recipe_set() {
+    key=$(cat "$RECIPE" spec/recipes/shakespeare100k.txt "$CONFORM" | sha256sum | cut -d' ' -f1)
+    [ "$(cat "$RECIPE_SET.key" 2>/dev/null)" = "$key" ] && [ -d "$RECIPE_SET" ] && return 0
+    mkdir -p "$OUT"
+    tmp=$(mktemp -d "$OUT/recipe-set.XXXXXX") || return 1
+    "$CONFORM" vectors --recipe "$RECIPE" --out "$tmp/set" >"$tmp/make.log" 2>&1 ||
+        { echo "mutants.sh: the recipe set of $RECIPE could not be made ($tmp/make.log)" >&2; return 1; }
+    rm -rf "$RECIPE_SET" && mv "$tmp/set" "$RECIPE_SET" && echo "$key" >"$RECIPE_SET.key" && rm -rf "$tmp"
 }
 
 # What a build of the mutant is made from: its row, its compiler, its patch,
@@ -161,13 +191,17 @@ ccache_cc() {
 case $OUT in /*) cache_dir=$OUT/ccache ;; *) cache_dir=$(pwd)/$OUT/ccache ;; esac
 export CCACHE_DIR="${CCACHE_DIR:-$cache_dir}" CCACHE_BASEDIR="$(pwd)" CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-2G}
 
+# patch_path: the prepared mutant's patch as ci/mutant-build.sh takes it (a
+# path, since the family's patches are in spec/mutants/family/), or -
+patch_path() { if [ "$patchfile" = - ]; then echo -; else echo "spec/mutants/$patchfile"; fi; }
+
 # build: builds the prepared mutant into $d (never anything but $OUT/ID).
 build() {
     case $d in "$OUT"/?*) ;; *) echo "mutants.sh: refusing to build into '$d'" >&2; return 1 ;; esac
     rm -rf "$d"
     mkdir -p "$d"
     bcc=$(ccache_cc "$cc") || return 1
-    if MUTANT_MK=$mk MAKE=$MAKE sh ci/mutant-build.sh "$d" "$patchfile" CC="$bcc" OPT=-O2 \
+    if MUTANT_MK=$mk MAKE=$MAKE sh ci/mutant-build.sh "$d" "$(patch_path)" CC="$bcc" OPT=-O2 \
         EXTRA_CFLAGS="$flags" EXTRA_LDFLAGS="$ldflags" >"$d/build.log" 2>&1; then
         echo ok >"$d/build.status"
         build_key >"$d/build.key"
@@ -180,6 +214,7 @@ build() {
 one() {
     prepare "$1" || return $?
     t0=$(now)
+    [ $rs = 0 ] || recipe_set || return 1
     if ! build; then
         echo "mutant $id: BUILD FAILED (see $d/build.log)"
         since "$t0" >"$d/seconds"
@@ -218,16 +253,33 @@ fresh() {
     if [ -n "$prefix" ] || [ $am = 1 ]; then level=ops; fi
     [ $am = 1 ] && vec="--vectors vectors/v1.1.0"
     [ $gc = 1 ] && vec="--vectors vectors/v1.2.0 --profile gptchar"
+    if [ $rs = 1 ]; then
+        recipe_set || return 1
+        vec="--vectors $RECIPE_SET"
+    fi
     # shellcheck disable=SC2086
     ISOTRAIN_KERNELS=$kernels "$CONFORM" run --fresh-only --level $level --slowdown $slow $emu_opts $vec \
         --receipt "$d/fresh-receipt.json" -- $prefix"$d/isotrain" >"$d/fresh.log" 2>&1
     rc=$?
-    first=$(sed -n 's/^    \(FAIL\|ERROR\) \(fresh\/[^ ]*\).*/\2/p' "$d/fresh.log" | head -n 1)
+    first=$(sed -n 's/^    \(FAIL\|ERROR\) \(fresh\/[^ :]*\).*/\2/p' "$d/fresh.log" | head -n 1)
     if [ $rc -eq 1 ] && grep -q '^level fresh: FAIL' "$d/fresh.log"; then
         echo "fresh $id: killed by ${first:-a fresh case} (run $(since "$t0") s, --level $level, $run; $built)"
     else
         echo "fresh $id: SURVIVED the fresh cases (exit $rc; $(tail -n 1 "$d/fresh.log" | cut -c1-100)); see $d/fresh.log"
     fi
+}
+
+# fresh_control SET EXIT LOG WHAT: the unmutated reference $ref's fresh
+# cases of SET alone pass (the runner exits EXIT, level fresh PASS)
+fresh_control() {
+    "$CONFORM" run --fresh-only --level all --vectors "$1" -- "$ref" >"$OUT/$3.log" 2>&1
+    crc=$?
+    if [ $crc -eq "$2" ] && grep -q '^level fresh: PASS' "$OUT/$3.log"; then
+        echo "check-mutants-fresh: control: the unmutated reference $ref passes $4 (not killed)"
+        return 0
+    fi
+    echo "check-mutants-fresh: control FAILED: the unmutated reference $ref did not pass $4 alone (exit $crc; see $OUT/$3.log)" >&2
+    return 1
 }
 
 # fresh-all: every op mutant of spec/mutants.md (those a golden op vector
@@ -238,23 +290,24 @@ fresh_all() {
     ids=$(awk -F'|' '/^\| `/ { id = $2; gsub(/[ `]/, "", id); v = $8; gsub(/ /, "", v); if (v != "none" && v != "") print id }' \
         spec/mutants.md)
     [ -n "$ids" ] || { echo "mutants.sh: no op mutant in spec/mutants.md" >&2; return 2; }
+    # and every mutant of the family's rules (no op vector kills one: the
+    # recipe's own run and its fresh cases must), against the recipe set
+    for r in $(awk -F'\t' '!/^#/ && NF { print $1 }' "$LIST"); do
+        prepare "$r" && [ $rs = 1 ] && ids="$ids $r"
+    done
+    recipe_set || return 2
     mkdir -p "$OUT"
     printf '%s\n' $ids | xargs -P "$JOBS" -n 1 sh "$0" fresh >"$OUT/fresh.txt"
     sort "$OUT/fresh.txt"
     n=$(printf '%s\n' $ids | wc -l)
     killed=$(grep -c ': killed by ' "$OUT/fresh.txt")
-    # The control: the kill criterion must not fire on the unmutated
-    # reference (its fresh level passes), or every "killed" above means nothing.
+    # The controls: the kill criterion must not fire on the unmutated
+    # reference (its fresh level passes), or every "killed" above means
+    # nothing; against v1.2.0 and against the recipe set (corpus-digest too).
     ref=${REF_CLI:-build/native/isotrain}
-    "$CONFORM" run --fresh-only --level all --vectors vectors/v1.2.0 -- "$ref" >"$OUT/fresh-control.log" 2>&1
-    crc=$?
-    if [ $crc -eq 3 ] && grep -q '^level fresh: PASS' "$OUT/fresh-control.log"; then
-        echo "check-mutants-fresh: control: the unmutated reference $ref passes the same fresh cases (not killed)"
-    else
-        echo "check-mutants-fresh: control FAILED: the unmutated reference $ref did not pass the fresh cases alone (exit $crc; see $OUT/fresh-control.log)" >&2
-        return 1
-    fi
-    echo "check-mutants-fresh: $killed of $n op mutants killed by the fresh cases alone ($(since "$t0") s wall clock, $JOBS jobs; load average $(cut -d' ' -f1-3 /proc/loadavg))"
+    fresh_control vectors/v1.2.0 3 fresh-control "the same fresh cases" || return 1
+    fresh_control "$RECIPE_SET" 6 fresh-control-recipe "the fresh cases of the recipe set of $RECIPE" || return 1
+    echo "check-mutants-fresh: $killed of $n op and recipe mutants killed by the fresh cases alone ($(since "$t0") s wall clock, $JOBS jobs; load average $(cut -d' ' -f1-3 /proc/loadavg))"
     [ "$killed" -eq "$n" ]
 }
 
@@ -262,6 +315,7 @@ all() {
     table=$1
     mkdir -p "$OUT"
     t0=$(now)
+    recipe_set || return 1
     awk -F'\t' '!/^#/ && NF { print $1 }' "$LIST" | xargs -P "$JOBS" -n 1 sh "$0" one
     "$OUT/mutants_table" "$LIST" "$OUT" >"$table.tmp"
     rc=$?

@@ -117,6 +117,35 @@ Test(recipe_certify, fresh_run_is_cut_past_the_warmup)
     free(recipe);
 }
 
+/* A recipe whose corpus has another digest must be refused (spec §16.1,
+ * P7 1.3.0: exit 2, no file written): the fresh case
+ * fresh/recipe/corpus-digest hands the IUT the set's recipe with two bytes
+ * of its corpus swapped, and the reference refuses it. Control: an IUT
+ * that trains whatever corpus it is given (recipe_wrong.sh
+ * RECIPE_DIGEST_UNCHECKED=1) passes the golden run and every other fresh
+ * case, and FAILs that one, the reason naming the case and the rule. */
+Test(recipe_certify, corpus_of_another_digest_is_refused)
+{
+    char *out = make_set("spec/recipes/tiny.json", "tinyd", "2");
+    tu_result r = tu_conform("run", "--vectors", out, "--", tu_env("IT_REF_CLI"), NULL);
+    cr_assert_eq(r.code, 6, "exit %d, expected 6\n%s%s", r.code, r.out, r.err);
+    tu_assert_has(r.out, "fresh recipe, corpus recipe/shakespeare100k.txt with bytes ");
+    tu_assert_has(r.out, " swapped, refused, exit 2: passed");
+    tu_result_free(&r);
+    setenv("RECIPE_DIGEST_UNCHECKED", "1", 1);
+    r = tu_run_script("recipe_wrong.sh", out, NULL);
+    unsetenv("RECIPE_DIGEST_UNCHECKED");
+    cr_assert_eq(r.code, 1, "exit %d, expected 1 (FAIL)\n%s%s", r.code, r.out, r.err);
+    tu_assert_has(r.out, "level train: PASS");
+    tu_assert_has(r.out, "level fresh: FAIL (");
+    tu_assert_has(r.out, "    FAIL fresh/recipe/corpus-digest: the IUT trained a recipe whose corpus "
+                         "recipe/shakespeare100k.txt does not have the recipe's corpus.sha256 (exit 0); spec 16.1 "
+                         "and P7 1.3.0 require a refusal, exit 2");
+    tu_assert_has(r.out, "FAIL: first failure: fresh/recipe/corpus-digest: ");
+    tu_result_free(&r);
+    free(out);
+}
+
 /* The op set is the pinned v1.2.0 and no other: an official set of
  * another version (v1.1.0, without the family's groups) is refused before
  * any case runs, naming its manifest. */

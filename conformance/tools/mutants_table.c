@@ -99,6 +99,34 @@ static void cell(FILE *out, const char *s)
     }
 }
 
+/* A full certification: PASS, or against a recipe set PASS (recipe
+ * sha256:...) (conformance/README.md "Recipe vector sets") */
+static int passed(const char *verdict)
+{
+    return !strcmp(verdict, "PASS") || !strncmp(verdict, "PASS (recipe sha256:", 20);
+}
+
+/* When neither an op case nor the run failed: a failed refusal case of a
+ * recipe set (fresh/<recipe>/corpus-digest), with its reason. Only that
+ * case: its reason names no run seed, so the table stays the same from run
+ * to run (another fresh case's reason names the seed it drew). */
+static void first_fresh(mutant *m, const cJSON *r)
+{
+    if (m->where[0])
+        return;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(r, "cases"))
+    {
+        const char *lv = str(c, "level"), *v = str(c, "verdict"), *id = str(c, "id"), *why = str(c, "reason");
+        const size_t n = id ? strlen(id) : 0;
+        if (lv && v && n > 14 && !strcmp(lv, "fresh") && !strcmp(id + n - 14, "/corpus-digest") &&
+            (!strcmp(v, "FAIL") || !strcmp(v, "ERROR"))) {
+            cat(m->where, sizeof m->where, "fresh %s: %s.", id, why ? why : v);
+            return;
+        }
+    }
+}
+
 static void read_receipt(mutant *m, const char *dir)
 {
     char path[4096];
@@ -137,7 +165,7 @@ static void read_receipt(mutant *m, const char *dir)
         cJSON_Delete(r);
         return;
     }
-    int killed = strcmp(verdict, "PASS") != 0;
+    int killed = !passed(verdict);
     snprintf(m->result, sizeof m->result, "%s", killed ? "killed" : "survived");
 
     /* the first failing op case, in the receipt's (the runner's) order */
@@ -217,6 +245,7 @@ static void read_receipt(mutant *m, const char *dir)
             cat(m->where, sizeof m->where, ". ");
         }
     }
+    first_fresh(m, r);
     size_t wl = strlen(m->where);
     while (wl > 0 && m->where[wl - 1] == ' ')
         m->where[--wl] = '\0';
@@ -305,7 +334,8 @@ int main(int argc, char **argv)
                "through `isotrain-conform run --level all` against `vectors/v1.0.0` (a mutant of addmod113's\n"
                "rules against `vectors/v1.1.0`, profile addmod113, 2 steps; of gptchar's against\n"
                "`vectors/v1.2.0`, profile gptchar, 3 steps, or all 500 for a defect that reads the run's own\n"
-               "length), natively or under the emulator named (build\n"
+               "length; of the GPT family's, spec §16, against the set `isotrain-conform vectors --recipe`\n"
+               "makes of `spec/recipes/tiny.json`, all 5 steps), natively or under the emulator named (build\n"
                "`mpi`: the data-parallel trainer `isotrain-mpi` under `mpirun -np N`, spec §15), with the\n"
                "portable kernel set, or the avx2 set for a mutant of the SIMD kernels (the best set of a CPU\n"
                "without AVX2), so the table is the same on every x86_64 machine with AVX2 (`ci/mutants.sh`).\n"
@@ -314,7 +344,8 @@ int main(int argc, char **argv)
                "First op vector: the first failing op case in the runner's order. First train step: the\n"
                "first step whose checkpoint digest differs (`/run`: the run itself failed). Localization:\n"
                "what the runner reported (first failing op case, the train failure, first differing\n"
-               "tensor element and first differing op of the replayed step).\n\n");
+               "tensor element and first differing op of the replayed step; when neither failed, a recipe's\n"
+               "failed refusal case `fresh/<recipe>/corpus-digest`).\n\n");
     fprintf(o, "| mutant | defect | spec | build, run | expected | result | first op vector | first train step | localization |\n");
     fprintf(o, "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
     for (size_t i = 0; i < n; i++) {

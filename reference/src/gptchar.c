@@ -264,12 +264,11 @@ static void ln_bwd_part(void *ctx, unsigned part, unsigned parts)
  * never none. A job smaller than one unit (a process's few rows: a small
  * recipe on several MPI ranks, R * F below 4096) is still one share: with
  * none, it_parallel runs nothing and the step skips that op, which the MPI
- * trainer's tiny-recipe run on 2-4 ranks showed (ci/mpi-recipe.sh). */
+ * trainer's tiny-recipe run on 2-4 ranks showed (ci/mpi-recipe.sh); the
+ * rule is pool.c's it_parts, tested in tests/test_pool.c. */
 static unsigned parts_of(const it_gptchar_work *w, size_t units)
 {
-    if (units == 0)
-        return 1;
-    return units < w->threads ? (unsigned)units : w->threads;
+    return it_parts(units, w->threads);
 }
 
 static void layernorm_rows(it_gptchar_work *w, const float *X, size_t rows, const float *g, const float *b,

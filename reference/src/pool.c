@@ -15,6 +15,15 @@
 #include "isotrain.h"
 #include "pool.h"
 
+unsigned it_parts(size_t units, unsigned threads)
+{
+    if (threads == 0)
+        threads = 1;
+    if (units == 0)
+        return 1;
+    return units < threads ? (unsigned)units : threads;
+}
+
 void it_share(size_t n, size_t align, unsigned part, unsigned parts, size_t *lo, size_t *hi)
 {
     size_t units = (n + align - 1) / align;

@@ -433,6 +433,8 @@ void level_fresh_run(run_ctx *rc)
                 continue;
             }
             fresh_train(rc, tv, row);
+            if (rc->recipe_name)
+                recipe_refusal_run(rc, tv); /* a corpus of another digest must be refused (P7 1.3.0) */
         }
     req_apply(&rc->req, &rc->res); /* verdict/requirements.h */
     tally t = results_tally(&rc->res, "fresh");

@@ -28,6 +28,16 @@ int recipe_set_open(run_ctx *rc, char *err, size_t cap);
  * the pinned set at --ops-vectors or its default place, into rc->vs; 0, or
  * -1 once refused (the problems on stderr, the refusal on rc->out). */
 int recipe_ops_open(run_ctx *rc);
+/* The files a recipe run is given (recipe_level.c): the set's files
+ * outside train/ and windows/ (the recipe and its corpus), verified; the
+ * caller frees rec->files. */
+void recipe_inputs(const run_ctx *rc, train_recipe *rec);
+/* The corpus digest the recipe names (spec §16.1), or NULL outside a
+ * recipe set. */
+const unsigned char *recipe_corpus_sha256(const run_ctx *rc);
+/* The fresh case fresh/<recipe>/corpus-digest (levels/recipe_refusal.c):
+ * the recipe with its corpus altered must be refused (P7 1.3.0). */
+void recipe_refusal_run(run_ctx *rc, const train_vec *tv);
 /* Runs the IUT's training of tv as q asks (train_exec_run): what it trains
  * is tv's profile, or in a recipe set the recipe (the recipe and its corpus
  * given as the manifest verified them); every checkpoint is capped at 4*P

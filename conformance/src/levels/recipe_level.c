@@ -78,13 +78,18 @@ int recipe_ops_open(run_ctx *rc)
     return bad ? -1 : 0;
 }
 
+const unsigned char *recipe_corpus_sha256(const run_ctx *rc)
+{
+    return rc->recipe ? rc->recipe->r.corpus_sha256 : NULL;
+}
+
 /* The set's files outside the vector files: the recipe and its corpus. */
 static int recipe_input(const char *path)
 {
     return strncmp(path, "train/", 6) != 0 && strncmp(path, "windows/", 8) != 0;
 }
 
-static void recipe_inputs(const run_ctx *rc, train_recipe *rec)
+void recipe_inputs(const run_ctx *rc, train_recipe *rec)
 {
     memset(rec, 0, sizeof *rec);
     rec->recipe_rel = rc->man.recipe_path;

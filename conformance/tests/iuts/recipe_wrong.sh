@@ -8,6 +8,10 @@
 # (tests/test_recipe_vectors.c). RECIPE_WRONG_OP=1: instead, training is
 # the reference's and one op the GPT family uses answers wrong (exp(+0) =
 # 0x3f800001 for case exp/1), which the recipe's op level must catch.
+# RECIPE_DIGEST_UNCHECKED=1: instead, a recipe run trains whatever corpus
+# it is given: the recipe's corpus.sha256 is rewritten to the corpus's own
+# digest first (an IUT that never compares them, spec 16.1), which only the
+# refusal case fresh/recipe/corpus-digest can see.
 # NO_RECIPE_HELLO=1:
 # the reference's hello without train_recipe=1, and a train run given
 # --recipe then fails loudly (a runner MUST NOT pass it, P7).
@@ -24,6 +28,12 @@ train)
     if [ -n "$RECIPE" ] && [ "${NO_RECIPE_HELLO:-}" = 1 ]; then
         echo "recipe_wrong: told --recipe without advertising train_recipe=1" >&2
         exit 99
+    fi
+    if [ -n "$RECIPE" ] && [ "${RECIPE_DIGEST_UNCHECKED:-}" = 1 ]; then
+        corpus=$(sed -n 's/.*"path": *"\([^"]*\)".*/\1/p' "$RECIPE")
+        got=$(sha256sum "$(dirname "$RECIPE")/$corpus" | cut -d' ' -f1)
+        sed -i "s/\"sha256\": *\"[0-9a-f]*\"/\"sha256\": \"$got\"/" "$RECIPE"
+        exec "$IT_REF_CLI" train "$@"
     fi
     ref_train "$@" || exit $?
     [ -n "$RECIPE" ] && [ "${RECIPE_WRONG_OP:-}" != 1 ] || exit 0
