@@ -406,5 +406,36 @@ check("convert swaps in place: classes", [type(mm).__name__ + "@" + type(mm).__m
 check("convert keeps the parameter objects and state_dict keys", ([id(p) for p in seq.parameters()], list(seq.state_dict())),
       (before, keys))
 
+
+# §7.3 over a list of tensors in place (_tensors.c) against the library's one
+# flat array: the same norm and the same clipped bits, in the two branches
+# (k < 1 scales, k >= 1 leaves alone), with subnormal, signed-zero, odd-sized
+# and large elements, and a non-finite gradient (NaN norm: nothing scaled)
+def _p64():
+    q = torch.nn.Parameter(torch.zeros(3, dtype=torch.float64))
+    q.grad = torch.ones(3, dtype=torch.float64)
+    return q
+
+
+rng = np.random.default_rng(7)
+for label, scale, poison in (("clipped", 3.0, None), ("unclipped", 1e-3, None), ("NaN", 1.0, np.nan),
+                             ("inf", 1.0, np.inf)):
+    shapes = [(7, 5), (13,), (1,), (64, 3), (2, 2, 9)]
+    gs = [torch.from_numpy((rng.standard_normal(s) * scale).astype(np.float32)) for s in shapes]
+    gs[1][0], gs[1][1], gs[2][0] = -0.0, 1e-40, 1e3 if label == "clipped" else 0.0
+    if poison is not None:
+        gs[3][1][2] = float(poison)
+    params = [torch.nn.Parameter(torch.zeros(g.shape)) for g in gs]
+    for q, g in zip(params, gs):
+        q.grad = g.clone()
+    flat = torch.cat([g.reshape(-1) for g in gs])
+    want = it.clip_flat_(flat, 1.0)
+    got = it.clip_grad_norm_(params, 1.0)
+    check("clip_grad_norm_ in place over %d tensors = it_clip_grad_norm on their concatenation (%s): "
+          "norm and gradient bits" % (len(gs), label),
+          (b(float(got)), b(torch.cat([q.grad.reshape(-1) for q in params]))), (b(want), b(flat)))
+raises("clip_grad_norm_ refuses a float64 gradient", TypeError,
+       lambda: it.clip_grad_norm_([_p64()], 1.0), "parameter.grad", "torch.float64")
+
 print("test_package: %d check(s) failed" % len(failures) if failures else "test_package: all checks passed")
 sys.exit(1 if failures else 0)

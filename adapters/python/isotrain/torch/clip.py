@@ -5,9 +5,13 @@ The norm is one SUM of squares over every gradient element in the order the
 parameters are given, tensor by tensor, each row-major (the checkpoint order
 when the model's parameters() are passed), from +0, by the library
 (it_clip_grad_norm). torch's own function forms one norm per tensor and then
-the norm of the norms: other bits. The gradients are copied into one buffer
-for the call and back (data movement only).
+the norm of the norms: other bits. The library's entry point takes one
+array; _tensors.c's itt_clip_tensors runs the same loops over the
+gradients one after the other, in place (no copy into one buffer and back),
+the flat concatenation's order, so the same bits.
 """
+
+import ctypes
 
 import numpy as np
 import torch
@@ -37,20 +41,14 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     if isinstance(parameters, torch.Tensor):
         parameters = [parameters]
     grads = [p.grad for p in parameters if p.grad is not None]
-    total = sum(g.numel() for g in grads)
-    flat = torch.empty((total,), dtype=torch.float32)
-    k = 0
     for g in grads:
         f32(g, "parameter.grad", fn)
-        flat[k:k + g.numel()].copy_(g.view(-1))
-        k += g.numel()
-    norm = clip_flat_(flat, max_norm)
+    k = len(grads)
+    norm = lib.itt_clip_tensors(k, (ctypes.c_void_p * k)(*[g.data_ptr() for g in grads]),
+                                (ctypes.c_size_t * k)(*[g.numel() for g in grads]),
+                                float(np.float32(max_norm)), EPS)
     if error_if_nonfinite and not np.isfinite(norm):
         raise RuntimeError("%s: the total norm of the gradients is %r (error_if_nonfinite=True)" % (fn, norm))
-    k = 0
-    for g in grads:
-        g.view(-1).copy_(flat[k:k + g.numel()])
-        k += g.numel()
     out = torch.empty((), dtype=torch.float32)
     out.fill_(norm)  # a binary32 value the library returned: exact
     return out
