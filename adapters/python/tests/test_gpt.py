@@ -69,6 +69,47 @@ def caught(what, model_name, must_name, patch):
     report("negative control %s: caught" % what, False, ["the trace found nothing"])
 
 
+def digests(steps, patch=None):
+    """gptchar through nanogpt.py + conform for steps steps: (the fused blocks' kinds, digest per step);
+    patch(model) runs after conform, before the first step."""
+    gptchar.MODEL = "nanogpt"
+    model, loss_fn, opt, sched = gptchar.make()
+    if patch:
+        patch(model)
+    tokens = gptchar.load_corpus()
+    out = []
+    for t in range(1, steps + 1):
+        gptchar.train_step(model, loss_fn, opt, sched, *gptchar.batch(t, tokens))
+        out.append(it.checkpoint.digest(model))
+    return sorted(b.kind for b in model.isotrain_blocks), out
+
+
+def unfused(model):
+    for b in model.isotrain_blocks:  # every block node by node, as conform() found it
+        b.fused = lambda: False
+
+
+def other_sum_order(model):
+    for b in model.isotrain_blocks:
+        if b.kind == "attention":
+            b.qkv_order = b.qkv_order[::-1]
+
+
+def fused_blocks():
+    """conform's fused residual sub-blocks (functional_block) against the same graph
+    node by node: the same digest at every step, and the comparison fires when
+    the fused attention adds q, k, v's input gradients in another order."""
+    kinds, fused = digests(4)
+    _, plain = digests(4, unfused)
+    report("nanogpt's 4 residual sub-blocks fused (2 attention, 2 MLP), 4 steps: the digests of the "
+           "unfused graph at every step", kinds == ["attention", "attention", "mlp", "mlp"] and fused == plain
+           and fused[0] == STEP1, ["fused   %s" % " ".join(d[:12] for d in fused),
+                                   "unfused %s" % " ".join(d[:12] for d in plain), "blocks %s" % kinds])
+    _, other = digests(4, other_sum_order)
+    report("negative control: the fused attention's input gradients added ((dv + dk) + dq): another digest",
+           other != fused, ["other   %s" % " ".join(d[:12] for d in other)])
+
+
 def no_fan_out():
     saved = it.functional.fan_out
     it.functional.fan_out = lambda x, k: (x,) * k
@@ -144,6 +185,7 @@ def refused(what, model, example, must):
 def main():
     clean("explicit")
     clean("nanogpt")
+    fused_blocks()
     caught("fan-out removed (autograd adds)", "nanogpt", ["aten.add.Tensor"], no_fan_out)
     caught("nn.LayerNorm back to torch's", "nanogpt", ["aten.native_layer_norm"], torch_layer_norm)
     f = torch.zeros(2, 8)

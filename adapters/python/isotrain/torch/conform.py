@@ -41,6 +41,7 @@ from torch import fx, nn
 from torch.fx.passes.shape_prop import ShapeProp
 
 from . import functional as F
+from . import functional_block as FB
 from . import nn as _itnn
 from .convert import SUPPORTED
 from .functional_chain import Chain, _kind as _chain_kind
@@ -428,6 +429,96 @@ def _fuse_chains(root, graph, swaps):
     return progs
 
 
+def _only_user(n):
+    us = list(n.users) if isinstance(n, fx.Node) else []
+    return us[0] if len(us) == 1 else None
+
+
+def _getitems(fo, k):
+    """The k getitem users of a fan-out node by index, or None."""
+    gets = list(fo.users)
+    if len(gets) != k or not all(_is_call(g, "call_function", operator.getitem) for g in gets):
+        return None
+    by = {g.args[1]: g for g in gets}
+    return [by[i] for i in range(k)] if set(by) == set(range(k)) else None
+
+
+def _match_block(root, fo, swap_of):
+    """A residual sub-block from the 2-way fan-out fo (functional_block's
+    docstring): (Block, its nodes) or None."""
+    def mod(n, target, src):
+        return (isinstance(n, fx.Node) and n.op == "call_module" and n.args == (src,) and not n.kwargs
+                and swap_of.get(id(_module(root, n))) is target)
+
+    if not (_is_call(fo, "call_function", FB.FAN_OUT) and fo.args[1:] == (2,) and not fo.kwargs):
+        return None
+    gets = _getitems(fo, 2)
+    for branch in (0, 1) if gets else ():
+        b, s = gets[branch], gets[1 - branch]
+        ln, add = _only_user(b), _only_user(s)
+        if not (mod(ln, _itnn.LayerNorm, b) and _is_call(add, "call_function", FB.ADD) and len(add.args) == 2
+                and not add.kwargs and s in add.args):
+            continue
+        stream_first = add.args[0] is s
+        last = add.args[1] if stream_first else add.args[0]
+        fc = _only_user(ln)
+        act = _only_user(fc) if mod(fc, _itnn.Linear, ln) else None
+        proj = _only_user(act) if mod(act, _itnn.GELU, fc) else None
+        if mod(proj, _itnn.Linear, act) and proj is last and _only_user(proj) is add:
+            nodes = [fo, b, s, ln, fc, act, proj, add]
+            return FB.Block("mlp", [_module(root, n) for n in (ln, fc, act, proj)], branch, stream_first), nodes
+        f3 = fc
+        if not (_is_call(f3, "call_function", FB.FAN_OUT) and f3.args == (ln, 3) and not f3.kwargs):
+            continue
+        g3 = _getitems(f3, 3)
+        lins = [_only_user(g) for g in g3] if g3 else []
+        if len(lins) != 3 or not all(mod(m, _itnn.Linear, g) for m, g in zip(lins, g3)):
+            continue
+        att = _only_user(lins[0])
+        if not (_is_call(att, "call_function", FB.CAUSAL_ATTENTION) and len(att.args) == 5 and not att.kwargs
+                and all(_only_user(m) is att for m in lins) and sorted(map(id, att.args[:3])) == sorted(map(id, lins))
+                and isinstance(att.args[3], int)):
+            continue
+        o = _only_user(att)
+        if not (mod(o, _itnn.Linear, att) and o is last and _only_user(o) is add):
+            continue
+        qkv = list(att.args[:3])
+        order = [lins.index(n) for n in qkv]  # the fan-out output each of q, k, v took
+        prog = FB.Block("attention", [_module(root, n) for n in [ln] + qkv + [o]], branch, stream_first,
+                        heads=att.args[3], scale=att.args[4], qkv_order=order)
+        return prog, [fo, b, s, ln, f3] + g3 + lins + [att, o, add]
+    return None
+
+
+def _fuse_blocks(root, graph, swaps):
+    """Residual sub-blocks (an MLP or a causal attention between a fan-out
+    and its add) become one call each (functional_block: the same numbers,
+    one autograd node). Returns the blocks."""
+    swap_of = {id(m): target for m, target in swaps}
+    progs = []
+    for fo in list(graph.nodes):
+        if fo.graph is not graph or fo.op != "call_function":  # erased by an earlier match
+            continue
+        got = _match_block(root, fo, swap_of)
+        if got is None:
+            continue
+        prog, nodes = got
+        add = nodes[-1]
+
+        def call(x, prog=prog):
+            return FB.residual_block(x, prog)
+        call.__name__ = call.__qualname__ = "isotrain_%s_block_%d" % (prog.kind, len(progs))
+        with graph.inserting_before(add):
+            new = graph.call_function(call, (fo.args[0],))
+        new.meta = dict(add.meta)
+        add.replace_all_uses_with(new)
+        order = {n: i for i, n in enumerate(graph.nodes)}
+        for n in sorted(nodes, key=order.__getitem__, reverse=True):
+            graph.erase_node(n)
+        progs.append(prog)
+    return progs
+
+
 class _IdSet:
     """Modules by identity (a module's __eq__/__hash__ may be its own)."""
 
@@ -487,6 +578,7 @@ def conform(model, *example_inputs):
     _fan_outs(graph, problems)
     if problems:
         raise ConformError(problems)
+    blocks = _fuse_blocks(gm, graph, swaps)
     chains = _fuse_chains(gm, graph, swaps)
     graph.lint()
     for m, target in swaps:
@@ -496,4 +588,5 @@ def conform(model, *example_inputs):
     object.__setattr__(model, "forward", gm.forward)
     object.__setattr__(model, "isotrain_graph", gm)  # print(model.isotrain_graph.code) shows the result
     object.__setattr__(model, "isotrain_chains", chains)
+    object.__setattr__(model, "isotrain_blocks", blocks)
     return model
