@@ -14,7 +14,7 @@ __all__ = ["param_bytes", "digest", "example_args", "print_step"]
 
 def param_bytes(model):
     """spec §8.1: every parameter's little-endian binary32 bytes, in model.parameters() order."""
-    return b"".join(np.ascontiguousarray(p.detach().numpy(), dtype="<f4").tobytes() for p in model.parameters())
+    return b"".join(np.ascontiguousarray(p.detach().numpy(), dtype="<f4").data for p in model.parameters())
 
 
 def digest(model):

@@ -192,6 +192,12 @@ def linear_grad_input(grad_output, weight):
     out, inn = weight.shape
     if grad_output.shape[-1] != out:
         raise ValueError("%s: 'grad_output' has shape %s, last dimension must be %d" % (fn, tuple(grad_output.shape), out))
+    return _linear_grad_input(grad_output, weight)
+
+
+def _linear_grad_input(grad_output, weight):
+    """linear_grad_input on tensors already checked (or the library's own)."""
+    out, inn = weight.shape
     dx = _empty(tuple(grad_output.shape[:-1]) + (inn,))
     rows = grad_output.numel() // out if out else 0
     ok(lib.it_rows_linear_backward_input(rows, inn, out, _p(grad_output), out, _p(weight), _p(dx), inn, _threads()),
@@ -218,8 +224,25 @@ def linear_grad_params_(grad_weight, grad_bias, grad_output, input):
     if grad_output.shape[-1] != out or input.shape[-1] != inn or input.numel() // max(inn, 1) != rows:
         raise ValueError("%s: 'grad_output' %s and 'input' %s do not match the weight %s"
                          % (fn, tuple(grad_output.shape), tuple(input.shape), tuple(grad_weight.shape)))
+    _linear_grad_params(grad_weight, grad_bias, grad_output, input)
+
+
+def _linear_grad_params(grad_weight, grad_bias, grad_output, input):
+    """linear_grad_params_ on tensors already checked (or the library's own)."""
+    out, inn = grad_weight.shape
+    rows = grad_output.numel() // out if out else 0
     ok(lib.it_rows_linear_backward_params(rows, inn, out, _p(grad_output), out, _p(input), inn, _p(grad_weight),
                                           _p(grad_bias), _threads()), "it_rows_linear_backward_params")
+
+
+
+def _linear_param_grads(dy, x, w, has_bias):
+    """(dW, db or None) of a linear from its checked (or the library's own)
+    tensors: fresh SUMs from +0 (spec §11.6), it_rows_linear_backward_params."""
+    dw = _zeros(w.shape)  # every gradient SUM starts at +0 (spec §11.6)
+    db = _zeros((w.shape[0],)) if has_bias else None
+    _linear_grad_params(dw, db, dy, x)
+    return dw, db
 
 
 class _Linear(torch.autograd.Function):
@@ -233,12 +256,10 @@ class _Linear(torch.autograd.Function):
     def backward(ctx, dy):
         x, w = ctx.saved_tensors
         dy = _grad(dy)
-        dx = linear_grad_input(dy, w) if ctx.needs_input_grad[0] else None
+        dx = _linear_grad_input(dy, w) if ctx.needs_input_grad[0] else None
         dw = db = None
         if ctx.needs_input_grad[1] or (ctx.has_bias and ctx.needs_input_grad[2]):
-            dw = _zeros(w.shape)  # every gradient SUM starts at +0 (spec §11.6)
-            db = _zeros((w.shape[0],)) if ctx.has_bias else None
-            linear_grad_params_(dw, db, dy, x)
+            dw, db = _linear_param_grads(dy, x, w, ctx.has_bias)
         return (dx, dw if ctx.needs_input_grad[1] else None,
                 db if ctx.has_bias and ctx.needs_input_grad[2] else None)
 

@@ -126,11 +126,7 @@ def _check(x, prog, fn):
 
 def _linear_back(dy, x, w, has_bias):
     """functional._Linear.backward's calls: dx, (dW, db), each gradient SUM from +0."""
-    dx = F.linear_grad_input(dy, w)
-    dw = torch.zeros(w.shape, dtype=torch.float32)
-    db = torch.zeros((w.shape[0],), dtype=torch.float32) if has_bias else None
-    F.linear_grad_params_(dw, db, dy, x)
-    return dx, (dw, db)
+    return F._linear_grad_input(dy, w), F._linear_param_grads(dy, x, w, has_bias)
 
 
 def _sum(grads):

@@ -171,7 +171,7 @@ class AdamW(_Base):
                 state["step"], state["beta1_power"], state["beta2_power"] = clock0
                 state["exp_avg"] = torch.zeros_like(p, memory_format=torch.contiguous_format)
                 state["exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.contiguous_format)
-            clocks = [self._clock(p) for p, _ in live]
+            clocks = self._clocks(live)
             if len(live) > 1 and len(set(clocks)) == 1:
                 self._step_together(consts, clocks[0], live)
                 continue
@@ -184,6 +184,20 @@ class AdamW(_Base):
                     torch.tensor(0.0), torch.ones((), dtype=torch.float32), torch.ones((), dtype=torch.float32))
                 self._store(state, clock)
         return loss
+
+    def _clocks(self, live):
+        """Each live parameter's clock: read once when every state shares the
+        same three scalar tensors (they started together: the common case),
+        else one by one. The moment buffers are checked either way."""
+        states = [self.state[p] for p, _ in live]
+        keys = ("step", "beta1_power", "beta2_power")
+        if len(states) > 1 and all(k in states[0] for k in keys) and all(
+                s.get(k) is states[0][k] for s in states[1:] for k in keys):
+            for s in states[1:]:
+                f32(s["exp_avg"], "state['exp_avg']", "isotrain.torch.optim.AdamW")
+                f32(s["exp_avg_sq"], "state['exp_avg_sq']", "isotrain.torch.optim.AdamW")
+            return [self._clock(live[0][0])] * len(live)
+        return [self._clock(p) for p, _ in live]
 
     def _clock(self, p):
         state = self.state[p]
