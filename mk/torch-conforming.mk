@@ -33,7 +33,8 @@
 # LayerNorm and one-sequence causal attention (pointer arithmetic only), so
 # isotrain.torch makes one ctypes call per layer, not one per row; _chain.c,
 # a chain of row layers forward or backward in one call (conform's fusion);
-# _tensors.c, AdamW over a parameter group's tensors in one call.
+# _tensors.c, AdamW over a parameter group's tensors in one call and §7.3's
+# clipping over the gradients in place.
 
 TORCH_SO_ISAS := x86_64 aarch64 s390x ppc64le
 TORCH_SO_CC_x86_64  := $(CC)

@@ -437,5 +437,12 @@ for label, scale, poison in (("clipped", 3.0, None), ("unclipped", 1e-3, None), 
 raises("clip_grad_norm_ refuses a float64 gradient", TypeError,
        lambda: it.clip_grad_norm_([_p64()], 1.0), "parameter.grad", "torch.float64")
 
+seq = nn.Sequential(nn.Linear(5, 3), nn.LayerNorm(3))
+with torch.no_grad():
+    seq[0].weight[0, :3] = t(0x80000000, 0x7fc00001, 0x00000001)[:]  # -0, a NaN payload, a subnormal
+check("param_bytes: the parameters' little-endian binary32 bytes in one library call = numpy's, byte for byte",
+      it.checkpoint.param_bytes(seq),
+      b"".join(np.ascontiguousarray(q.detach().numpy(), dtype="<f4").tobytes() for q in seq.parameters()))
+
 print("test_package: %d check(s) failed" % len(failures) if failures else "test_package: all checks passed")
 sys.exit(1 if failures else 0)

@@ -18,9 +18,14 @@ from . import _lib
 _F32, _STRIDED = torch.float32, torch.strided
 
 
+def is_f32(t):
+    """f32's conditions in one test (no error)."""
+    return isinstance(t, torch.Tensor) and t.dtype is _F32 and t.is_cpu and t.layout is _STRIDED and t.is_contiguous()
+
+
 def f32(t, name, fn):
     """t is a float32, contiguous, dense CPU tensor; returns it."""
-    if isinstance(t, torch.Tensor) and t.dtype is _F32 and t.is_cpu and t.layout is _STRIDED and t.is_contiguous():
+    if is_f32(t):
         return t  # the common case in one test; the same conditions, one by one, name what fails
     if not isinstance(t, torch.Tensor):
         raise TypeError("%s: '%s' must be a torch.Tensor, not %s" % (fn, name, type(t).__name__))

@@ -8,6 +8,8 @@
  * runs it_clip_grad_norm's loops (reference/src/clip.c) over the tensors
  * one after the other, in place, instead of over a flat copy of them. */
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "isotrain.h"
 
@@ -48,4 +50,22 @@ float itt_clip_tensors(size_t count, float *const *g, const size_t *n, float max
             for (size_t j = 0; j < n[i]; j++)
                 g[i][j] = g[i][j] * k;
     return norm;
+}
+
+/* §8.1 for count tensors one after the other (src[i] of n[i] values): their
+ * little-endian bytes, consecutive in dst (the checkpoint's bytes in one
+ * call). On a little-endian host a binary32's storage is those bytes: a
+ * copy; elsewhere the library's it_store_f32le. */
+void itt_store_f32le_tensors(size_t count, const float *const *src, const size_t *n, unsigned char *dst)
+{
+    const uint32_t probe = 1;
+    unsigned char first;
+    memcpy(&first, &probe, 1);
+    for (size_t i = 0; i < count; i++) {
+        if (first == 1)
+            memcpy(dst, src[i], 4 * n[i]);
+        else
+            it_store_f32le(src[i], n[i], dst);
+        dst += 4 * n[i];
+    }
 }
