@@ -64,6 +64,9 @@ TORCH_CONFORMING_CONTROLS ?= control-tanh,control-linear-addmod113,control-nanog
 TORCH_CONFORMING_QEMU_STEPS ?= 2
 TORCH_CONFORMING_CROSS_ARCHES ?= arm64 s390x ppc64el
 TORCH_BENCH_STEPS ?= 20
+# gptchar's N (bench.py --steps-gptchar): under a shared machine's load the start-up's
+# noise over N = 20 steps can swamp the difference; 200 settles it
+TORCH_BENCH_GPTCHAR_STEPS ?= 20
 TORCH_BENCH_PROFILES ?= mlp13k,addmod113,gptchar
 # 1: pytorch-conforming-cross-isa also runs the runner's windows (iut.py resumes) and
 # wants `matrix` to say PASS (windows) for every host
@@ -159,4 +162,5 @@ pytorch-conforming-cross-isa-windows:
 bench-torch-conforming: pytorch-deps reference torch-so-x86_64
 	@mkdir -p $(TOOLS)
 	$(PYTORCH_PY) adapters/python/tools/bench.py --lib $(TORCH_SO) --isotrain $(NATIVE)/isotrain \
-	    --steps $(TORCH_BENCH_STEPS) --profiles $(TORCH_BENCH_PROFILES) | tee $(TOOLS)/bench-torch-conforming.txt
+	    --steps $(TORCH_BENCH_STEPS) --steps-gptchar $(TORCH_BENCH_GPTCHAR_STEPS) --profiles $(TORCH_BENCH_PROFILES) \
+	    | tee $(TOOLS)/bench-torch-conforming.txt
