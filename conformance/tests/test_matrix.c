@@ -601,7 +601,7 @@ static const char *not_by_windows(const cJSON *r, int *prefix_only)
     problems pr;
     problems_init(&pr);
     cr_assert(receipt_record_take(&rec, "windows receipt", cJSON_Duplicate(r, 1), &pr) == 0, "%s", pr.n ? pr.items[0] : "");
-    const char *w = mx_not_by_windows(&rec.top);
+    const char *w = mx_not_by_windows(&rec.top, NULL);
     snprintf(why, sizeof why, "%s", w ? w : "");
     if (prefix_only)
         *prefix_only = mx_prefix_only(&rec.top);

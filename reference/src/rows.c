@@ -110,23 +110,37 @@ typedef struct {
     size_t rows, in, out, lddy, ldx;
     const float *dY, *X;
     float *dW, *db;
+    int split_in; /* 1: shares are column ranges of dW, 0: row ranges */
 } params_job;
 
-/* rows [lo, hi) of dW and the same elements of db: their sums are whole */
+/* A share of dW and a share of db, each a set of whole sums. Rows [lo, hi)
+ * of dW read dY's columns [lo, hi) and all of X; where X is the wider
+ * (in > out: the MLP's projection), each thread would read all of it, so
+ * the shares are columns of dW instead and each reads half of X. */
 static void params_part(void *ctx, unsigned part, unsigned parts)
 {
     const params_job *j = ctx;
     size_t lo, hi;
-    it_share(j->out, ROW_ALIGN, part, parts, &lo, &hi);
-    if (lo == hi)
-        return;
     /* dW(o, i) += SUM_r dY(r, o) X(r, i): A(o, r) = dY[r*lddy + o] */
-    it_gemm_args g = {hi - lo, j->in, j->rows, j->dY + lo, 1, j->lddy, j->X, j->ldx, 1,
-                      j->dW + lo * j->in, j->in, 1, NULL};
-    if (j->in > 0)
+    it_gemm_args g = {j->out, j->in, j->rows, j->dY, 1, j->lddy, j->X, j->ldx, 1, j->dW, j->in, 1, NULL};
+    if (j->split_in) {
+        it_share(j->in, 32, part, parts, &lo, &hi);
+        g.N = hi - lo;
+        g.B += lo;
+        g.C += lo;
+    } else {
+        it_share(j->out, ROW_ALIGN, part, parts, &lo, &hi);
+        g.M = hi - lo;
+        g.A += lo;
+        g.C += lo * j->in;
+    }
+    if (g.M > 0 && g.N > 0)
         j->ks->gemm(&g);
-    if (j->db)
-        j->ks->colsum_acc(j->rows, hi - lo, j->dY + lo, j->lddy, j->db + lo);
+    if (j->db) {
+        it_share(j->out, ROW_ALIGN, part, parts, &lo, &hi);
+        if (lo < hi)
+            j->ks->colsum_acc(j->rows, hi - lo, j->dY + lo, j->lddy, j->db + lo);
+    }
 }
 
 int it_rows_linear_backward_params(size_t rows, size_t in, size_t out, const float *dY, size_t lddy, const float *X,
@@ -136,7 +150,7 @@ int it_rows_linear_backward_params(size_t rows, size_t in, size_t out, const flo
         return -1;
     if (rows == 0 || out == 0)
         return 0; /* no term: every partial sum stays as it is */
-    params_job j = {it_kernels(), rows, in, out, lddy, ldx, dY, X, dW, db};
+    params_job j = {it_kernels(), rows, in, out, lddy, ldx, dY, X, dW, db, in > out};
     it_parallel(parts_for(threads, (double)rows * (double)out * (double)(in + 1)), params_part, &j);
     return 0;
 }

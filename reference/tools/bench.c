@@ -36,7 +36,7 @@
  * BENCH_GC_RUNS (default 3), BENCH_ONLY=recipe (the peaks, then the recipe
  * section alone), BENCH_RECIPE (a GPT-family recipe, spec §16:
  * default spec/recipes/shakespeare.json, 4 blocks, d_model 128, context
- * 64), BENCH_RECIPE_STEPS (default 2), BENCH_RECIPE_RUNS (default 3). */
+ * 64), BENCH_RECIPE_STEPS (default 2), BENCH_RECIPE_RUNS (default 5). */
 #define _DEFAULT_SOURCE 1 /* wait4 */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
@@ -64,6 +64,22 @@ static double clock_of(clockid_t id)
 static double now(void) { return clock_of(CLOCK_MONOTONIC); }
 static double thread_cpu(void) { return clock_of(CLOCK_THREAD_CPUTIME_ID); }
 static double proc_cpu(void) { return clock_of(CLOCK_PROCESS_CPUTIME_ID); }
+
+/* CPU time the hypervisor gave to other guests (steal, /proc/stat's eighth
+ * field of the "cpu" line, all CPUs), in seconds; -1 where there is none to
+ * read. A 2-thread speed-up on a VM falls with it, whatever the code does. */
+static double steal_seconds(void)
+{
+    FILE *f = fopen("/proc/stat", "r");
+    unsigned long long v[8] = {0};
+    int n = f ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                       &v[6], &v[7])
+              : 0;
+    if (f)
+        fclose(f);
+    long hz = sysconf(_SC_CLK_TCK);
+    return n == 8 && hz > 0 ? (double)v[7] / (double)hz : -1;
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -391,10 +407,11 @@ static void am_library(it_addmod113_work *w, unsigned threads, int steps, double
     it_params_digest(s.params, IT_AM_NPARAMS, dig);
 }
 
-/* gptchar: 1 + steps steps through one workspace on `threads` threads;
- * wall and CPU (all threads) per step without the first */
-static void gc_library(it_gptchar_work *w, unsigned threads, int steps, double *wall, double *cpu, char dig[65])
+/* gptchar (a library_run): 1 + steps steps through one workspace
+ * (it_gptchar_work) on `threads` threads */
+static int gc_library(void *work, unsigned threads, int steps, double *wall, double *cpu, char dig[65])
 {
+    it_gptchar_work *w = work;
     static it_gptchar_state s;
     it_gptchar_recipe r = {IT_GC_SEED};
     it_gptchar_start(&r, &s);
@@ -405,12 +422,13 @@ static void gc_library(it_gptchar_work *w, unsigned threads, int steps, double *
             w0 = now(), c0 = proc_cpu();
         if (it_gptchar_step_work(&r, &s, w) != IT_OK) {
             fprintf(stderr, "bench: gptchar failed at step %u\n", (unsigned)s.step + 1);
-            exit(1);
+            return -1;
         }
     }
     *wall = (now() - w0) / steps;
     *cpu = (proc_cpu() - c0) / steps;
     it_params_digest(s.params, IT_GC_NPARAMS, dig);
+    return 0;
 }
 
 static int env_int(const char *name, int fallback)
@@ -419,10 +437,57 @@ static int env_int(const char *name, int fallback)
     return v ? atoi(v) : fallback;
 }
 
+/* One library run of a model on `threads` threads: 1 + steps steps, wall
+ * and CPU (all threads) per step without the first, the parameters' digest;
+ * 0, or -1 when the model failed */
+typedef int (*library_run)(void *model, unsigned threads, int steps, double *wall, double *cpu, char dig[65]);
+
+/* A model on 1 thread and 2 threads, run i on 1 then run i on 2: a pair
+ * sees the same moment of a shared host (its other guests, the
+ * hypervisor's steal), so the speed-up is the median of the pairs' ratios,
+ * not a ratio of two medians taken a minute apart. Prints a line per
+ * thread count (gf: GFLOP of products a step) and the steal the runs saw;
+ * *same cleared when a digest differs from first (the first run's when
+ * first is ""); 0, or -1 */
+static int bench_thread_pairs(library_run fn, void *model, const char *label, int steps, int runs, double gf,
+                              double peak, double ceiling2, char first[65], int *same, double *wall2)
+{
+    double cw[2][16], cc[2][16], ratio[16];
+    char dig[65];
+    double steal0 = steal_seconds();
+    for (int i = 0; i < runs; i++)
+        for (unsigned th = 1; th <= 2; th++) {
+            if (fn(model, th, steps, &cw[th - 1][i], &cc[th - 1][i], dig) != 0)
+                return -1;
+            if (!first[0])
+                strcpy(first, dig);
+            *same &= strcmp(first, dig) == 0;
+        }
+    double steal = steal0 < 0 ? -1 : steal_seconds() - steal0;
+    for (int i = 0; i < runs; i++)
+        ratio[i] = cw[0][i] / cw[1][i];
+    double cpu1 = median(cc[0], runs);
+    for (unsigned th = 1; th <= 2; th++) {
+        double wt = median(cw[th - 1], runs), ct = median(cc[th - 1], runs);
+        printf("  %s%u thread%s: library %.4f s/step CPU (all threads; %4.1f %% of one core's peak), wall %.4f", label,
+               th, th > 1 ? "s" : " ", ct, 100.0 * gf / ct / (peak * 1e9), wt);
+        if (th > 1)
+            printf("; wall speed-up x%.2f (median of %d pairs' ratios; 2 cores' chains at once: x%.2f), CPU spent "
+                   "x%.2f of 1 thread's",
+                   median(ratio, runs), runs, ceiling2, ct / cpu1);
+        printf("\n");
+        if (th > 1 && wall2)
+            *wall2 = wt;
+    }
+    if (steal >= 0)
+        printf("  %sthe hypervisor's steal (CPU time given to other guests) during these runs: %.2f s\n", label, steal);
+    return 0;
+}
+
 /* section 4: every set on 1 thread (library, CLI with digests), the best
  * set on 1 and 2 threads; *same cleared when any digest differs */
-static int bench_gptchar(const char *cli, const char **sets, size_t nsets, double peak, const char *trace, int *same,
-                         double *lib1, double *cli1, double *lib2_wall)
+static int bench_gptchar(const char *cli, const char **sets, size_t nsets, double peak, double ceiling2,
+                         const char *trace, int *same, double *lib1, double *cli1, double *lib2_wall)
 {
     const int steps = env_int("BENCH_GC_STEPS", 10);
     int runs = env_int("BENCH_GC_RUNS", 3);
@@ -441,7 +506,8 @@ static int bench_gptchar(const char *cli, const char **sets, size_t nsets, doubl
         it_kernels_select(sets[k]);
         double cw[16], cc[16], ccpu, cwall, cfirst;
         for (int i = 0; i < runs; i++)
-            gc_library(w, 1, steps, &cw[i], &cc[i], dig);
+            if (gc_library(w, 1, steps, &cw[i], &cc[i], dig) != 0)
+                return -1;
         if (!first[0])
             strcpy(first, dig);
         *same &= strcmp(first, dig) == 0;
@@ -459,24 +525,10 @@ static int bench_gptchar(const char *cli, const char **sets, size_t nsets, doubl
     }
     const char *best = sets[nsets - 1];
     it_kernels_select(best);
-    double wall1 = 0, cpu1 = 0;
-    for (unsigned th = 1; th <= 2; th++) {
-        double cw[16], cc[16];
-        for (int i = 0; i < runs; i++)
-            gc_library(w, th, steps, &cw[i], &cc[i], dig);
-        *same &= strcmp(first, dig) == 0;
-        double wt = median(cw, runs), ct = median(cc, runs);
-        if (th == 1)
-            wall1 = wt, cpu1 = ct;
-        else
-            *lib2_wall = wt;
-        printf("  kernels=%-8s %u thread%s: library %.4f s/step wall (%4.1f %% of one core's peak), %.4f s/step CPU "
-               "(all threads)",
-               best, th, th > 1 ? "s" : " ", wt, 100.0 * gf / wt / (peak * 1e9), ct);
-        if (th > 1)
-            printf("; wall speed-up x%.2f, CPU spent x%.2f of 1 thread's", wall1 / wt, ct / cpu1);
-        printf("\n");
-    }
+    char label[32];
+    snprintf(label, sizeof label, "kernels=%-8s ", best);
+    if (bench_thread_pairs(gc_library, w, label, steps, runs, gf, peak, ceiling2, first, same, lib2_wall) != 0)
+        return -1;
     /* the certified path on 2 threads (--threads): wall against 1 thread's */
     double c2cpu, c2wall, c2first, c1cpu, c1wall, c1first;
     char c2dig[65];
@@ -496,9 +548,9 @@ static int bench_gptchar(const char *cli, const char **sets, size_t nsets, doubl
 /* A recipe's steps through the library's run of its row (the code the
  * CLI's --recipe runs, without the trace and the digests): 1 + steps
  * steps, wall and CPU (all threads) per step without the first */
-static int recipe_library(const it_gpt_profile *g, unsigned threads, int steps, double *wall, double *cpu,
-                          char dig[65])
+static int recipe_library(void *model, unsigned threads, int steps, double *wall, double *cpu, char dig[65])
 {
+    const it_gpt_profile *g = model;
     const it_profile *p = &g->p;
     it_train_config cfg = it_train_config_default(p);
     cfg.threads = threads;
@@ -537,7 +589,7 @@ static int bench_recipe(const char *cli, const char *set, double peak, double ce
 {
     const char *path = getenv("BENCH_RECIPE") ? getenv("BENCH_RECIPE") : "spec/recipes/shakespeare.json";
     const int steps = env_int("BENCH_RECIPE_STEPS", 2);
-    int runs = env_int("BENCH_RECIPE_RUNS", 3);
+    int runs = env_int("BENCH_RECIPE_RUNS", 5);
     if (runs > 16)
         runs = 16;
     it_gpt_recipe r;
@@ -554,32 +606,12 @@ static int bench_recipe(const char *cli, const char *set, double peak, double ce
     const it_gpt_shape *sh = &r.shape;
     const double gf = gpt_flops(sh);
     printf("GPT-family recipe %s (%u blocks, d_model %u, %u heads, MLP %u, context %u, batch %u, vocabulary %u; "
-           "%.3f GFLOP of products per step), kernels=%s, median of %d runs of %d steps:\n",
+           "%.3f GFLOP of products per step), kernels=%s, median of %d runs of %d steps, 1 and 2 threads in turn:\n",
            path, sh->blocks, sh->d_model, sh->heads, sh->mlp, sh->context, sh->batch, sh->vocab, gf / 1e9, set, runs,
            steps);
     it_kernels_select(set);
-    char first[65] = "", dig[65];
-    double wall1 = 0, cpu1 = 0;
-    int rc = 0;
-    for (unsigned th = 1; th <= 2 && rc == 0; th++) {
-        double cw[16], cc[16];
-        for (int i = 0; i < runs && rc == 0; i++)
-            rc = recipe_library(&g, th, steps, &cw[i], &cc[i], dig);
-        if (rc)
-            break;
-        if (!first[0])
-            strcpy(first, dig);
-        *same &= strcmp(first, dig) == 0;
-        double wt = median(cw, runs), ct = median(cc, runs);
-        if (th == 1)
-            wall1 = wt, cpu1 = ct;
-        printf("  %u thread%s: library %.4f s/step CPU (all threads; %4.1f %% of one core's peak), wall %.4f", th,
-               th > 1 ? "s" : " ", ct, 100.0 * gf / ct / (peak * 1e9), wt);
-        if (th > 1)
-            printf("; wall speed-up x%.2f (2 cores' chains at once: x%.2f), CPU spent x%.2f of 1 thread's", wall1 / wt,
-                   ceiling2, ct / cpu1);
-        printf("\n");
-    }
+    char first[65] = "";
+    int rc = bench_thread_pairs(recipe_library, &g, "", steps, runs, gf, peak, ceiling2, first, same, NULL);
     double ccpu, cwall, cfirst;
     char cdig[65];
     if (rc == 0 && (rc = cli_per_step(cli, set, (run_what){"--recipe", path}, steps, 1, runs, trace, &ccpu, &cwall,
@@ -796,7 +828,7 @@ int main(int argc, char **argv)
 
     /* ---- 4. gptchar ---- */
     double gc_lib = 0, gc_cli = 0, gc_lib2 = 0;
-    if (bench_gptchar(cli, sets, nsets, peak, trace, &same, &gc_lib, &gc_cli, &gc_lib2) != 0) {
+    if (bench_gptchar(cli, sets, nsets, peak, ceiling2, trace, &same, &gc_lib, &gc_cli, &gc_lib2) != 0) {
         fprintf(stderr, "bench: gptchar failed (library or %s --kernels SET train --profile gptchar)\n", cli);
         return 1;
     }

@@ -23,6 +23,7 @@
 #include "vectorset/manifest.h"
 #include "vectorset/official.h"
 #include "vectorset/ops_base.h"
+#include "vectorset/recipe_set.h"
 #include "vectorset/vectors_load.h"
 #include "verdict/requirements.h"
 #include "verdict/scope.h"
@@ -861,8 +862,10 @@ static struct {
     char digest[65];
     vector_set vs;
     int have;
-    int recipe;                             /* a recipe set: the three below */
+    int recipe;                             /* a recipe set: the five below */
     char recipe_sha256[65], signer[64], ops_digest[65]; /* signer "": unsigned */
+    uint32_t recipe_steps; /* the pinned recipe's schedule length and seed */
+    uint64_t recipe_seed;
 } last;
 
 /* A recipe set's op groups, as `run` adopted them (vectorset/ops_base.h):
@@ -944,7 +947,9 @@ static int load_set(const char *file, const char *dir, const char *md, const ver
     int rc = -1;
     vector_set loaded;
     memset(&loaded, 0, sizeof loaded);
-    char ops_digest[65] = "", fp[64] = "";
+    char ops_digest[65] = "", fp[64] = "", err[800];
+    it_gpt_recipe r;
+    memset(&r, 0, sizeof r);
     if (manifest_verify(dir, &m, &own) != 0)
         problems_add(pr, "%s: vectors: cannot check the per-step digests: the vector set %s does not verify (%s)",
                      file, dir, own.n ? own.items[0] : "?");
@@ -955,6 +960,8 @@ static int load_set(const char *file, const char *dir, const char *md, const ver
         problems_add(pr, "%s: vectors: the vector set %s does not load", file, dir);
     else if (m.recipe_path && (recipe_signer(file, dir, fp, pr) != 0 || recipe_ops(file, vo, &loaded, ops_digest, pr) != 0))
         ; /* a recipe certification ran the family's op cases of the pinned set */
+    else if (m.recipe_path && recipe_set_recipe(dir, &m, &r, err, sizeof err) != 0)
+        problems_add(pr, "%s: vectors: %s", file, err); /* the recipe its fresh windows were drawn from */
     else {
         if (last.have)
             vectors_free(&last.vs);
@@ -966,11 +973,13 @@ static int load_set(const char *file, const char *dir, const char *md, const ver
         snprintf(last.recipe_sha256, sizeof last.recipe_sha256, "%s", m.recipe_path ? m.recipe_sha256 : "");
         snprintf(last.signer, sizeof last.signer, "%s", fp);
         snprintf(last.ops_digest, sizeof last.ops_digest, "%s", ops_digest);
+        last.recipe_steps = r.steps, last.recipe_seed = r.seed;
         last.vs = loaded;
         last.have = 1;
         memset(&loaded, 0, sizeof loaded);
         rc = 0;
     }
+    it_gpt_recipe_free(&r);
     vectors_free(&loaded);
     manifest_free(&m);
     problems_free(&own);
@@ -1018,6 +1027,10 @@ static void check_cases(const char *file, const rv *top, const verify_opts *vo, 
         const vector_set *vs = NULL;
         req_ctx q;
         if (pr->n < VERIFY_MAX_PROBLEMS && load_vectors(file, top, vo, &vs, pr) == 0) {
+            if (last.recipe) {
+                info->recipe_pinned = 1;
+                info->recipe_steps = last.recipe_steps, info->recipe_seed = last.recipe_seed;
+            }
             check_requirements(file, top, &res, vs, &q, pr);
             check_overall(file, top, &res, &q, rf, info, pr);
             check_complete(file, top, &res, vs, rf->rules, pr);

@@ -46,6 +46,12 @@ typedef struct {
      * op set's manifest digest: a recipe receipt without either field is
      * refused, so a verified one has both */
     char recipe_signer[64], ops_digest[65];
+    /* the recipe the verified set pins (recipe_pinned: the set on disk was
+     * loaded and is a recipe set): its schedule length and seed, what the
+     * run's fresh windows were drawn from (fresh/fresh_windows.h) */
+    int recipe_pinned;
+    uint32_t recipe_steps;
+    uint64_t recipe_seed;
     receipt_facts facts;  /* the subject, the emulator, what ran (trust/receipt_facts.h) */
 } verify_info;
 

@@ -24,6 +24,30 @@ typedef struct {
 static manifest_entry manifest[256];
 static size_t n_manifest;
 
+/* the sets' files are at most megabytes; a bigger one is not a vector file */
+#define VECTOR_FILE_MAX ((off_t)1 << 28)
+
+unsigned char *read_whole(const char *dir, const char *rel, size_t *len)
+{
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s/%s", dir, rel) >= (int)sizeof path)
+        die("path too long under %s", dir);
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    if (!f || fstat(fileno(f), &st) != 0)
+        die("cannot open %s: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode) || st.st_size > VECTOR_FILE_MAX)
+        die("%s: expected a regular file of at most %lld bytes", path, (long long)VECTOR_FILE_MAX);
+    *len = (size_t)st.st_size;
+    unsigned char *buf = malloc(*len + 1);
+    if (!buf)
+        die("out of memory reading %s", path);
+    if (fread(buf, 1, *len, f) != *len || fgetc(f) != EOF)
+        die("cannot read %s whole (did it change while read?)", path);
+    fclose(f);
+    return buf;
+}
+
 void make_dir(const char *rel)
 {
     char path[4096];
@@ -269,16 +293,10 @@ void set_begin(const char *dir, const char *prev_dir, const char *const *subdirs
     for (const char *const *s = subdirs; *s; s++)
         make_dir(*s);
     for (size_t i = 0; prev_dir && i < n_prev; i++) {
-        char path[8192];
-        if (snprintf(path, sizeof path, "%s/%s", prev_dir, prev[i].path) >= (int)sizeof path)
-            die("path too long under %s", prev_dir);
-        FILE *f = fopen(path, "rb");
-        if (!f)
-            die("cannot reopen %s: %s", path, strerror(errno));
-        unsigned char *buf = malloc(prev[i].size ? prev[i].size : 1);
-        if (!buf || fread(buf, 1, prev[i].size, f) != prev[i].size)
-            die("cannot read %s", path);
-        fclose(f);
+        size_t len;
+        unsigned char *buf = read_whole(prev_dir, prev[i].path, &len);
+        if (len != prev[i].size)
+            die("%s/%s: %zu bytes, expected the %zu this run wrote", prev_dir, prev[i].path, len, prev[i].size);
         emit(prev[i].path, buf, prev[i].size);
         free(buf);
     }

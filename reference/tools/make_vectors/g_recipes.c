@@ -21,30 +21,6 @@
 
 const char *recipe_set_dir; /* main.c: the set to take in, or NULL */
 
-/* an example's state files are megabytes; a bigger file is not an example */
-#define RECIPE_SET_FILE_MAX ((off_t)1 << 28)
-
-static unsigned char *slurp(const char *dir, const char *rel, size_t *len)
-{
-    char path[4096];
-    if (snprintf(path, sizeof path, "%s/%s", dir, rel) >= (int)sizeof path)
-        die("path too long under %s", dir);
-    FILE *f = fopen(path, "rb");
-    struct stat st;
-    if (!f || fstat(fileno(f), &st) != 0)
-        die("cannot open %s: %s", path, strerror(errno));
-    if (!S_ISREG(st.st_mode) || st.st_size > RECIPE_SET_FILE_MAX)
-        die("%s: expected a regular file of at most %lld bytes", path, (long long)RECIPE_SET_FILE_MAX);
-    *len = (size_t)st.st_size;
-    unsigned char *buf = malloc(*len + 1);
-    if (!buf)
-        die("out of memory reading %s", path);
-    if (fread(buf, 1, *len, f) != *len || fgetc(f) != EOF)
-        die("cannot read %s whole (did it change while read?)", path);
-    fclose(f);
-    return buf;
-}
-
 static int made(const char *rel)
 {
     char path[4096];
@@ -81,7 +57,7 @@ static void take_file(const cJSON *entry, const char *name, it_sha256_ctx *listi
     const char *rel = field(entry, "path", where), *want = field(entry, "sha256", where);
     const cJSON *size = cJSON_GetObjectItemCaseSensitive(entry, "size");
     size_t len;
-    unsigned char *data = slurp(recipe_set_dir, rel, &len), d[32];
+    unsigned char *data = read_whole(recipe_set_dir, rel, &len), d[32];
     char hex[65], out[256], line[512];
     it_sha256(data, len, d);
     it_hex(d, 32, hex);
@@ -111,7 +87,7 @@ static void walk(int write)
     char where[4200], name[64], out[128], hex[65];
     snprintf(where, sizeof where, "%s/MANIFEST.json", recipe_set_dir);
     size_t len;
-    unsigned char *text = slurp(recipe_set_dir, "MANIFEST.json", &len), d[32];
+    unsigned char *text = read_whole(recipe_set_dir, "MANIFEST.json", &len), d[32];
     cJSON *root = cJSON_ParseWithLength((const char *)text, len);
     const cJSON *files = cJSON_GetObjectItemCaseSensitive(root, "files");
     if (!root || !cJSON_IsArray(files))

@@ -85,6 +85,8 @@ extern const char *outdir;
 
 void make_dir(const char *rel);
 void emit(const char *rel, const void *data, size_t len);
+/* the whole regular file dir/rel, malloc'd (dies naming the file otherwise) */
+unsigned char *read_whole(const char *dir, const char *rel, size_t *len);
 void emit_json(const char *rel, cJSON *root);
 cJSON *checked(cJSON *item);
 void add_str(cJSON *obj, const char *key, const char *s);

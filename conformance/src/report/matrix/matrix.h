@@ -140,8 +140,10 @@ int mx_open_receipt(const char *file, verify_info *info, receipt_record *rec, in
  * it is not one: R is a PARTIAL whose only narrowing is --steps (options,
  * scope reasons, required cases skipped "not run (--steps)"), nothing
  * failed, ops and fresh passed, and at least one window ran, every one
- * PASS. Read from what verify recomputed or checked. */
-const char *mx_not_by_windows(const rv *r);
+ * PASS. Read from what verify recomputed or checked; info: verify's (a
+ * recipe's fresh windows are drawn from the recipe its set pins; NULL for
+ * a receipt of a profile). */
+const char *mx_not_by_windows(const rv *r, const verify_info *info);
 /* 1 when R would be a certification by windows but for its windows: the
  * set has none (vectors/v1.1.0), so the host is certified to its prefix
  * only: every op vector, steps 0..N of each profile, the fresh cases. */

@@ -23,7 +23,6 @@
 #include "fresh/fresh_windows.h"
 #include "report/matrix/matrix.h"
 #include "trust/receipt_record.h"
-#include "vectorset/manifest.h"
 #include "vectorset/recipe_set.h"
 #include "verdict/scope.h"
 
@@ -72,55 +71,18 @@ static const rv *train_case(const rv *top, const char *id)
     return NULL;
 }
 
-/* A recipe's steps and seed (what its fresh windows are drawn over), from
- * the recipe set verify checked the receipt against: --vectors, whose
- * manifest digest must still be the receipt's. Kept for the next receipt of
- * the same set. 0, or -1 with why. */
-static int recipe_of_set(const rv *top, uint32_t *steps, uint64_t *seed, char *why, size_t size)
-{
-    static char kept[65];
-    static uint32_t kept_steps;
-    static uint64_t kept_seed;
-    const char *md = rv_str(top, RF_VECTORS_MANIFEST_DIGEST);
-    if (!trust.vectors || !md)
-        return snprintf(why, size, "a recipe's fresh windows are drawn from its recipe: give its set (--vectors DIR)"), -1;
-    if (strcmp(kept, md) != 0) {
-        manifest_info m;
-        problems pr;
-        problems_init(&pr);
-        it_gpt_recipe r;
-        int bad = manifest_verify(trust.vectors, &m, &pr) != 0 || strcmp(m.digest, md) != 0;
-        if (bad)
-            snprintf(why, size, "the recipe set %s does not verify as the receipt's (manifest %.12s...)", trust.vectors, md);
-        else if ((bad = recipe_set_recipe(trust.vectors, &m, &r, why, size) != 0) != 0)
-            ; /* its message names the file and field */
-        else {
-            kept_steps = r.steps, kept_seed = r.seed;
-            snprintf(kept, sizeof kept, "%s", md);
-            it_gpt_recipe_free(&r);
-        }
-        manifest_free(&m);
-        problems_free(&pr);
-        if (bad)
-            return -1;
-    }
-    *steps = kept_steps, *seed = kept_seed;
-    return 0;
-}
-
 /* The fresh windows profile p of the receipt drew under seed (the runner's
  * plan, fresh_windows.h: a profile's by its row, a recipe's by the recipe);
  * 0, or -1 with why. */
-static int plan_of(const rv *top, const rv *p, const char *name, uint64_t seed, fresh_window_plan *plan, char *why,
-                   size_t size)
+static int plan_of(const rv *top, const verify_info *info, const rv *p, const char *name, uint64_t seed,
+                   fresh_window_plan *plan, char *why, size_t size)
 {
     double st;
-    uint32_t recipe_steps;
-    uint64_t recipe_seed;
     if (!strcmp(name, RECIPE_SET_PROFILE) && rv_str(top, RF_VECTORS_RECIPE_SHA256)) {
-        if (recipe_of_set(top, &recipe_steps, &recipe_seed, why, size) != 0)
-            return -1;
-        if (fresh_windows_plan_recipe(seed, recipe_steps, recipe_seed, plan) == 0)
+        /* verify loaded the recipe set and read the recipe it pins */
+        if (!info || !info->recipe_pinned)
+            return snprintf(why, size, "a recipe's fresh windows are drawn from its recipe: give its set (--vectors DIR)"), -1;
+        if (fresh_windows_plan_recipe(seed, info->recipe_steps, info->recipe_seed, plan) == 0)
             return 0;
     } else if (rv_num(p, RF_VECTORS_PROFILES_STEPS, &st) == 0 && st >= 0 && st <= 1e9 && st == (double)(uint32_t)st &&
                fresh_windows_plan(seed, name, (uint32_t)st, plan) == 0)
@@ -131,7 +93,8 @@ static int plan_of(const rv *top, const rv *p, const char *name, uint64_t seed, 
 
 /* Whether profile p's fresh windows, drawn from seed, all passed: NULL, or
  * why not (in why). */
-static const char *profile_covered(const rv *top, const rv *p, uint64_t seed, char *why, size_t size)
+static const char *profile_covered(const rv *top, const verify_info *info, const rv *p, uint64_t seed, char *why,
+                                   size_t size)
 {
     const char *name = p->null ? NULL : rv_str(p, RF_VECTORS_PROFILES_PROFILE);
     fresh_window_plan plan;
@@ -139,7 +102,7 @@ static const char *profile_covered(const rv *top, const rv *p, uint64_t seed, ch
         snprintf(why, size, "profile (unnamed): no fresh windows are drawn for it, so windows cannot cover it");
         return why;
     }
-    if (plan_of(top, p, name, seed, &plan, why, size) != 0)
+    if (plan_of(top, info, p, name, seed, &plan, why, size) != 0)
         return why;
     for (int w = 0; w < FRESH_WINDOWS; w++) {
         char id[160];
@@ -157,7 +120,7 @@ static const char *profile_covered(const rv *top, const rv *p, uint64_t seed, ch
 
 /* Every profile of the set covered by the fresh windows the run seed draws,
  * each PASS; NULL when so, else why not (a static buffer). */
-static const char *fresh_coverage(const rv *top)
+static const char *fresh_coverage(const rv *top, const verify_info *info)
 {
     static char why[800];
     uint64_t seed;
@@ -167,7 +130,7 @@ static const char *fresh_coverage(const rv *top)
     if (n == 0)
         return "vectors.profiles: no profile to cover";
     for (size_t i = 0; i < n; i++)
-        if (profile_covered(top, rv_el(top, RF_VECTORS_PROFILES, i), seed, why, sizeof why))
+        if (profile_covered(top, info, rv_el(top, RF_VECTORS_PROFILES, i), seed, why, sizeof why))
             return why;
     return NULL;
 }
@@ -191,7 +154,7 @@ static const char *narrowed_by_steps_only(const rv *top)
     return NULL;
 }
 
-const char *mx_not_by_windows(const rv *top)
+const char *mx_not_by_windows(const rv *top, const verify_info *info)
 {
     const char *verdict = rv_str(top, RF_VERDICT);
     if (!verdict || strcmp(verdict, "PARTIAL") != 0)
@@ -224,12 +187,12 @@ const char *mx_not_by_windows(const rv *top)
                 return "a required case was skipped for another reason than --steps";
         }
     }
-    return n_fresh ? fresh_coverage(top) : NO_WINDOW;
+    return n_fresh ? fresh_coverage(top, info) : NO_WINDOW;
 }
 
 int mx_prefix_only(const rv *top)
 {
-    const char *why = mx_not_by_windows(top);
+    const char *why = mx_not_by_windows(top, NULL);
     if (!why || strcmp(why, NO_WINDOW) != 0)
         return 0;
     /* no fresh window at all: a run without --windows, or a receipt of a
@@ -250,7 +213,7 @@ static int certification(const char *file, const verify_info *info, const rv *to
     if (!strcmp(info->verdict, "PASS") || !strcmp(info->verdict, "FAIL") ||
         mx_is_recipe_pass(info->verdict, info->recipe_sha256))
         return 0;
-    const char *why = mx_not_by_windows(top);
+    const char *why = mx_not_by_windows(top, info);
     if (!why)
         *by_windows = 1;
     else if (mx_prefix_only(top))
