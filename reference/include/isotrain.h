@@ -346,6 +346,10 @@ void it_tied_embedding_grad(const float *f, const float *dlogits, const uint32_t
                             size_t n, size_t V, size_t dim, float *dE);
 /* §7.3: clips g in place to global norm max_norm; returns the norm. */
 float it_clip_grad_norm(float *g, size_t n, float max_norm, float eps);
+/* §7.3 over the concatenation of count tensors (g[i], n[i] elements each,
+ * in that order) without forming it: the same bits as it_clip_grad_norm of
+ * the concatenation (a framework's parameters are separate tensors). */
+float it_clip_grad_norm_tensors(size_t count, float *const *g, const size_t *n, float max_norm, float eps);
 /* §7.4: the learning rate of step t (1-based) of `total` steps. */
 float it_lr_schedule(uint32_t t, uint32_t warmup, uint32_t total, float lr_max);
 

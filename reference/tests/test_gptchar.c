@@ -386,6 +386,41 @@ Test(gptchar, clip_scales_only_above_the_threshold)
     assert_bits(small[1], 0x3f000000);
 }
 
+/* §7.3 over separate tensors is §7.3 over their concatenation: one SUM
+ * from +0, tensor after tensor (an empty one included), not torch's norm of
+ * per-tensor norms, which this data tells apart */
+Test(gptchar, clip_over_tensors_is_clip_over_their_concatenation)
+{
+    enum { A = 5, C = 37, N = A + C };
+    float flat[N], a[A], c[C], empty[1];
+    uint32_t x = 12345;
+    for (int i = 0; i < N; i++) {
+        x = x * 1664525u + 1013904223u;
+        flat[i] = (float)(x >> 8) * 0x1p-20f - 8.0f;
+    }
+    memcpy(a, flat, sizeof a);
+    memcpy(c, flat + A, sizeof c);
+    float ss = 0.0f, ssa = 0.0f, ssc = 0.0f;
+    for (int i = 0; i < N; i++) {
+        float sq = flat[i] * flat[i];
+        ss = ss + sq;
+        if (i < A)
+            ssa = ssa + sq;
+        else
+            ssc = ssc + sq;
+    }
+    float na = it_sqrtf(ssa), nc = it_sqrtf(ssc);
+    cr_assert_neq(B(it_sqrtf(ss)), B(it_sqrtf(na * na + nc * nc)), "the data must tell the two orders apart");
+    float *g[3] = {a, empty, c};
+    size_t n[3] = {A, 0, C};
+    float want = it_clip_grad_norm(flat, N, 1.0f, F(0x358637bd));
+    float got = it_clip_grad_norm_tensors(3, g, n, 1.0f, F(0x358637bd));
+    assert_bits(got, B(want));
+    assert_bits(got, B(it_sqrtf(ss)));
+    for (int i = 0; i < N; i++)
+        assert_bits(i < A ? a[i] : c[i - A], B(flat[i]));
+}
+
 Test(gptchar, schedule_warms_up_and_decays_linearly)
 {
     const float lr = F(0x3b449ba6);

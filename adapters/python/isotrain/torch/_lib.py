@@ -123,7 +123,7 @@ _PROTOTYPES = {
     "itt_chain_backward": (I, [Z, Z, P, P, P, P, P, P, P, P, P, P, P, P, P, U]),
     # _tensors.c: AdamW over a group's tensors in one call; §7.3, §8.1 over a list of tensors
     "itt_adamw_tensors": (I, [ctypes.POINTER(AdamWConsts), F, F, Z, P, P, P, P, P, U]),
-    "itt_clip_tensors": (F, [Z, P, P, F, F]),
+    "it_clip_grad_norm_tensors": (F, [Z, P, P, F, F]),
     "itt_store_f32le_tensors": (None, [Z, P, P, P]),
 }
 

@@ -3,10 +3,7 @@
  * (mk/torch-conforming.mk). Spec §7.2 is elementwise, so one tensor after
  * the other with the same constants and bias corrections is the same
  * arithmetic as one call per tensor: this only saves the per-call cost
- * (gptchar's AdamW step is 36 tensors in two groups). Spec §7.3's global
- * norm is one SUM over the concatenation of the tensors: itt_clip_tensors
- * runs it_clip_grad_norm's loops (reference/src/clip.c) over the tensors
- * one after the other, in place, instead of over a flat copy of them. */
+ * (gptchar's AdamW step is 36 tensors in two groups). */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -25,31 +22,6 @@ int itt_adamw_tensors(const it_adamw_consts *c, float bc1, float bc2, size_t cou
             return rc;
     }
     return 0;
-}
-
-/* §7.3 over the concatenation of count tensors (g[i] of n[i] elements, in
- * that order) without forming it: the SUM of squares from +0 element after
- * element, tensor after tensor (the flat array's ascending order), the
- * correctly rounded root, k = max_norm / (norm + eps), and g ⊗ k when
- * k < 1, exactly the operations of it_clip_grad_norm(flat, ...) (clip.c) in
- * the same order, so the same bits (tests/test_package.py compares them).
- * Returns the norm. */
-float itt_clip_tensors(size_t count, float *const *g, const size_t *n, float max_norm, float eps)
-{
-    float ss = 0.0f;
-    for (size_t i = 0; i < count; i++)
-        for (size_t j = 0; j < n[i]; j++) {
-            float sq = g[i][j] * g[i][j];
-            ss = ss + sq;
-        }
-    const float norm = it_sqrtf(ss);
-    const float denom = norm + eps;
-    const float k = max_norm / denom;
-    if (k < 1.0f) /* IEEE comparison: a NaN factor leaves g alone */
-        for (size_t i = 0; i < count; i++)
-            for (size_t j = 0; j < n[i]; j++)
-                g[i][j] = g[i][j] * k;
-    return norm;
 }
 
 /* §8.1 for count tensors one after the other (src[i] of n[i] values): their

@@ -5,10 +5,10 @@ The norm is one SUM of squares over every gradient element in the order the
 parameters are given, tensor by tensor, each row-major (the checkpoint order
 when the model's parameters() are passed), from +0, by the library
 (it_clip_grad_norm). torch's own function forms one norm per tensor and then
-the norm of the norms: other bits. The library's entry point takes one
-array; _tensors.c's itt_clip_tensors runs the same loops over the
-gradients one after the other, in place (no copy into one buffer and back),
-the flat concatenation's order, so the same bits.
+the norm of the norms: other bits. The library's it_clip_grad_norm_tensors
+runs over the gradients one after the other, in place (no copy into one
+buffer and back), in the flat concatenation's order: the same bits as
+it_clip_grad_norm of the concatenation.
 """
 
 import ctypes
@@ -44,7 +44,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     for g in grads:
         f32(g, "parameter.grad", fn)
     k = len(grads)
-    norm = lib.itt_clip_tensors(k, (ctypes.c_void_p * k)(*[g.data_ptr() for g in grads]),
+    norm = lib.it_clip_grad_norm_tensors(k, (ctypes.c_void_p * k)(*[g.data_ptr() for g in grads]),
                                 (ctypes.c_size_t * k)(*[g.numel() for g in grads]),
                                 float(np.float32(max_norm)), EPS)
     if error_if_nonfinite and not np.isfinite(norm):
