@@ -162,3 +162,20 @@ Test(sha256, params_digest_is_the_digest_of_the_little_endian_bytes)
     it_params_digest(p, 1000, got);
     cr_assert_str_eq(got, want);
 }
+
+/* spec §8.1: least significant byte first, whatever the host's order; the
+ * bytes of 1.0f, -2.5f and the smallest subnormal spelled out, and the load
+ * is the store's inverse on every bit pattern class. */
+Test(sha256, f32le_bytes_are_least_significant_first)
+{
+    const float v[3] = {1.0f, -2.5f, it_f32_from_bits(0x00000001u)};
+    const unsigned char want[12] = {0x00, 0x00, 0x80, 0x3f, 0x00, 0x00, 0x20, 0xc0, 0x01, 0x00, 0x00, 0x00};
+    unsigned char got[12];
+    float back[3];
+    it_store_f32le(v, 3, got);
+    cr_assert(memcmp(got, want, sizeof want) == 0, "it_store_f32le wrote %02x %02x %02x %02x ...", got[0], got[1],
+              got[2], got[3]);
+    it_load_f32le(got, 3, back);
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(it_f32_bits(back[i]), it_f32_bits(v[i]), "element %d", i);
+}

@@ -26,18 +26,11 @@ int itt_adamw_tensors(const it_adamw_consts *c, float bc1, float bc2, size_t cou
 
 /* §8.1 for count tensors one after the other (src[i] of n[i] values): their
  * little-endian bytes, consecutive in dst (the checkpoint's bytes in one
- * call). On a little-endian host a binary32's storage is those bytes: a
- * copy; elsewhere the library's it_store_f32le. */
+ * call, not one ctypes call a tensor). */
 void itt_store_f32le_tensors(size_t count, const float *const *src, const size_t *n, unsigned char *dst)
 {
-    const uint32_t probe = 1;
-    unsigned char first;
-    memcpy(&first, &probe, 1);
     for (size_t i = 0; i < count; i++) {
-        if (first == 1)
-            memcpy(dst, src[i], 4 * n[i]);
-        else
-            it_store_f32le(src[i], n[i], dst);
+        it_store_f32le(src[i], n[i], dst);
         dst += 4 * n[i];
     }
 }
