@@ -160,9 +160,13 @@ TEST_STAGES = check-layers check-mutant-patches test-unit test-sanitize test-cro
 # (mpi: test-mpi and test-mpi-recipe; cross-x86_64 and cross-aarch64: lane 1's
 # check-no-fma builds every cross target while lane 2's recipe-matrix-tiny
 # runs on those two hosts; a build whose key matches is reused, never redone.)
-test-prebuild: reference reference-sanitize conformance-runner conformance-mutants mpi cross-x86_64 cross-aarch64 \
-      deps-matrix deps-browser
+# Its packages first, one stage after another; then its builds two at a time
+# (each its own directory; ensure-deps.sh installs one at a time): they were
+# 189 s of one core in a row on a clean clone.
+TEST_PREBUILDS = reference reference-sanitize conformance-runner conformance-mutants mpi cross-x86_64 cross-aarch64
+test-prebuild: deps-build deps-conform deps-mpi deps-matrix deps-browser
 	@sh ci/ensure-deps.sh numpy sign
+	+@$(MAKE) --no-print-directory -j2 $(TEST_PREBUILDS)
 	@$(MAKE) --no-print-directory $(CONFORM) $(CONF)/conform_tests $(CONF_SAN)/isotrain-conform \
 	    $(CONF_SAN)/conform_tests $(CONF_WINDOWS_RECEIPT)
 
