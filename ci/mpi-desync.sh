@@ -16,6 +16,13 @@
 #   - --steps 2 against --steps 3: hung (rank 1 waits for a step-3 partial);
 #   - --seed 7 on rank 1 alone: exit 0, with a trace made of two different
 #     initialisations' partials.
+# The same for what each rank reads for itself with one command line (two
+# working directories, -wdir): a recipe only rank 0 can read (before: a
+# hang, no message: rank 1 left before the first collective), a recipe of
+# another batch on rank 1 (before: exit 0 and a 1-step trace, each rank
+# having split its own batch);
+# both must be refused the same way, naming the rank and what differs
+# (reference/iut/train_verb.c: the refused and same hooks).
 # Each case has a time-out (DESYNC_TIMEOUT, 60 s), so a hang is a failure,
 # never a stuck CI job.
 set -u
@@ -24,23 +31,24 @@ limit=${DESYNC_TIMEOUT:-60}
 case $tmpl in *" -np NP "*) ;; *) echo "mpi-desync: the template has no '-np NP ': $tmpl" >&2; exit 2 ;; esac
 launcher=${tmpl%% -np NP *}
 bin=${tmpl##* -np NP }
+case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac # the ranks may start in other directories
 bad=0
 t0=$(date +%s)
 fail() { echo "test-mpi-desync: $*" >&2; bad=1; }
 
-# case LABEL 'RANK-0 ARGS' 'RANK-1 ARGS': one 2-rank job, rank 0's and rank 1's
-# command lines as given (word-split; no argument holds a space)
+# case LABEL 'RANK-0 ARGS' 'RANK-1 ARGS' WANT0 WANT1 [WDIR0 WDIR1]: one 2-rank
+# job, rank 0's and rank 1's command lines as given (word-split; no argument
+# holds a space), each started in its WDIR if given; WANT0 and WANT1: the
+# lines rank 0 and rank 1 must write on stderr
 case_() {
-    label=$1 a0=$2 a1=$3
+    label=$1 a0=$2 a1=$3 want0=$4 want1=$5 w0=${6:+-wdir $6} w1=${7:+-wdir $7}
     d=$(mktemp -d "${TMPDIR:-/tmp}/mpi-desync.XXXXXX") || exit 2
     s=$(date +%s)
     # shellcheck disable=SC2086 # the words of the launcher and of each line
     printf 'id=d/1 op=exp x=3f800000\n' | sh ci/mpi-private-tmp.sh timeout -k 5 "$limit" \
-        $launcher -np 1 $bin $a0 : -np 1 $bin $a1 >"$d/out" 2>"$d/err"
+        $launcher -np 1 $w0 $bin $a0 : -np 1 $w1 $bin $a1 >"$d/out" 2>"$d/err"
     rc=$?
     secs=$(($(date +%s) - s))
-    want0="the ranks were not started with one command line: 1 of 2 rank(s) differ from rank 0's 'isotrain-mpi $a0'"
-    want1="rank 1: started as 'isotrain-mpi $a1', not with rank 0's command line"
     ok=1
     if [ "$rc" = 124 ]; then
         fail "$label: killed at the ${limit} s time-out (a hang), expected exit 2"
@@ -60,10 +68,36 @@ case_() {
     rm -rf "$d"
 }
 
-case_ "ops on rank 0, train on rank 1" "ops" "train --profile mlp13k --steps 2 --trace -"
-case_ "--steps 2 against --steps 3" "train --profile mlp13k --steps 2 --trace -" "train --profile mlp13k --steps 3 --trace -"
-case_ "--seed on rank 1 alone" "train --profile mlp13k --steps 2 --trace -" "train --profile mlp13k --steps 2 --seed 7 --trace -"
+# ranks started with different command lines
+argv() { # argv A0 A1: the lines each rank must write
+    w0="the ranks were not started with one command line: 1 of 2 rank(s) differ from rank 0's 'isotrain-mpi $1'"
+    w1="rank 1: started as 'isotrain-mpi $2', not with rank 0's command line"
+}
+l0="train --profile mlp13k --steps 2 --trace -"
+argv ops "$l0"
+case_ "ops on rank 0, train on rank 1" ops "$l0" "$w0" "$w1"
+argv "$l0" "train --profile mlp13k --steps 3 --trace -"
+case_ "--steps 2 against --steps 3" "$l0" "train --profile mlp13k --steps 3 --trace -" "$w0" "$w1"
+argv "$l0" "train --profile mlp13k --steps 2 --seed 7 --trace -"
+case_ "--seed on rank 1 alone" "$l0" "train --profile mlp13k --steps 2 --seed 7 --trace -" "$w0" "$w1"
+
+# one command line, each rank in a directory of its own: what each reads
+top=$(mktemp -d "${TMPDIR:-/tmp}/mpi-desync-dirs.XXXXXX") || exit 2
+mkdir "$top/a" "$top/b"
+cp spec/recipes/tiny.json "$top/a/r.json"
+cp spec/recipes/shakespeare100k.txt "$top/a/"
+cp spec/recipes/shakespeare100k.txt "$top/b/"
+l1="train --recipe r.json --steps 1 --trace -"
+case_ "--recipe rank 1 cannot read" "$l1" "$l1" \
+    "another rank refused the request rank 0 accepted (exit 2; each such rank names itself): nothing ran" \
+    "isotrain-mpi train: rank 1: --recipe: r.json: cannot be read" "$top/a" "$top/b"
+sed 's/"batch": 4,/"batch": 5,/' spec/recipes/tiny.json >"$top/b/r.json"
+cmp -s "$top/a/r.json" "$top/b/r.json" && { echo "mpi-desync: could not change tiny.json's batch" >&2; exit 2; }
+case_ "--recipe of another batch on rank 1" "$l1" "$l1" \
+    "the ranks read different data (the profile row and the run's options) on 1 rank(s) besides rank 0" \
+    "isotrain-mpi train: rank 1: read other data than rank 0: the profile row and the run's options" "$top/a" "$top/b"
+rm -rf "$top"
 
 echo "test-mpi-desync: $(($(date +%s) - t0)) s in all"
 [ $bad = 0 ] || { echo "test-mpi-desync: FAILED" >&2; exit 1; }
-echo "test-mpi-desync: ranks started with different command lines are refused before anything runs"
+echo "test-mpi-desync: ranks started with different command lines, or reading different files, are refused before anything runs"

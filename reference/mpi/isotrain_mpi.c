@@ -207,9 +207,77 @@ static void front_abort(const iut_front *f, int status)
     MPI_Abort(MPI_COMM_WORLD, status);
 }
 
+/* the command line checked on every rank: a rank that refused it where rank
+ * 0 accepted it (a file only its host lacks: --recipe) says why itself,
+ * and every rank ends with the worst status, none left in a collective */
+static int front_refused(const iut_front *f, int status, const char *err)
+{
+    (void)f;
+    int root = status;
+    MPI_Bcast(&root, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    int worst = agree(status);
+    if (status != 0 && root == 0)
+        fprintf(stderr, "isotrain-mpi train: rank %d: %s\n", rank, err);
+    if (worst != 0 && root == 0 && rank == 0)
+        fprintf(stderr,
+                "isotrain-mpi train: another rank refused the request rank 0 accepted (exit %d; each such rank "
+                "names itself): nothing ran\n",
+                worst);
+    fflush(stderr);
+    return worst;
+}
+
+/* the names of the parts in mask, ", "-separated */
+static void part_names(unsigned mask, const char *const *names, size_t n, char *out, size_t cap)
+{
+    size_t k = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < n && k + 1 < cap; i++)
+        if (mask & (1u << i)) {
+            int w = snprintf(out + k, cap - k, "%s%s", k ? ", " : "", names[i]);
+            k += w > 0 && (size_t)w < cap - k ? (size_t)w : cap - k - 1;
+        }
+}
+
+/* what each rank read for itself (its profile row, corpus, resumed state)
+ * against rank 0's: any difference ends the job before the first step */
+static int front_same(const iut_front *f, const unsigned char (*d)[32], const char *const *names, size_t n)
+{
+    (void)f;
+    enum { MAX_PARTS = 8 };
+    unsigned char root[MAX_PARTS][32];
+    if (n > MAX_PARTS)
+        n = MAX_PARTS;
+    memcpy(root, d, 32 * n);
+    MPI_Bcast(root, (int)(32 * n), MPI_UNSIGNED_CHAR, 0, MPI_COMM_WORLD);
+    unsigned mask = 0, all = 0;
+    for (size_t i = 0; i < n; i++)
+        if (memcmp(root[i], d[i], 32) != 0)
+            mask |= 1u << i;
+    int differs = mask != 0, count = 0;
+    MPI_Allreduce(&mask, &all, 1, MPI_UNSIGNED, MPI_BOR, MPI_COMM_WORLD);
+    MPI_Allreduce(&differs, &count, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    char list[256];
+    if (mask) {
+        part_names(mask, names, n, list, sizeof list);
+        fprintf(stderr, "isotrain-mpi train: rank %d: read other data than rank 0: %s\n", rank, list);
+    }
+    if (all && rank == 0) {
+        part_names(all, names, n, list, sizeof list);
+        fprintf(stderr,
+                "isotrain-mpi train: the ranks read different data (%s) on %d rank(s) besides rank 0 (each names "
+                "itself): every rank must read the same files (the recipe, its corpus, the state it resumes from; "
+                "spec 15): nothing ran\n",
+                list, count);
+    }
+    fflush(stderr);
+    return all ? EXIT_USAGE : 0;
+}
+
 static int cmd_train(int argc, char **argv)
 {
-    const iut_front front = {"isotrain-mpi", rank == 0, 1, front_agree, front_check, front_run, front_abort, NULL};
+    const iut_front front = {"isotrain-mpi", rank == 0, 1,           front_agree, front_check, front_run,
+                             front_abort,    front_refused, front_same, NULL};
     return iut_train(argc, argv, &front);
 }
 
