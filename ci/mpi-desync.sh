@@ -21,7 +21,8 @@
 # hang, no message: rank 1 left before the first collective), a recipe of
 # another batch on rank 1 (before: exit 0 and a 1-step trace, each rank
 # having split its own batch);
-# both must be refused the same way, naming the rank and what differs
+# a state of step 1 of another seed on rank 1 (before: exit 0 and a trace);
+# each must be refused the same way, naming the rank and what differs
 # (reference/iut/train_verb.c: the refused and same hooks).
 # Each case has a time-out (DESYNC_TIMEOUT, 60 s), so a hang is a failure,
 # never a stuck CI job.
@@ -96,6 +97,18 @@ cmp -s "$top/a/r.json" "$top/b/r.json" && { echo "mpi-desync: could not change t
 case_ "--recipe of another batch on rank 1" "$l1" "$l1" \
     "the ranks read different data (the profile row and the run's options) on 1 rank(s) besides rank 0" \
     "isotrain-mpi train: rank 1: read other data than rank 0: the profile row and the run's options" "$top/a" "$top/b"
+# states of step 1 of two seeds, each resumed by one rank (before: exit 0 and a trace)
+for w in a b; do
+    seed=
+    [ $w = b ] && seed="--seed 7"
+    # shellcheck disable=SC2086
+    sh ci/mpi-private-tmp.sh $launcher -np 1 -wdir "$top/$w" $bin train --profile mlp13k --steps 1 $seed --state-steps 1 \
+        --checkpoint-dir ck --trace /dev/null </dev/null >/dev/null 2>&1 || { echo "mpi-desync: no state in $top/$w" >&2; exit 2; }
+done
+l2="train --profile mlp13k --steps 2 --resume ck --from-step 1 --trace -"
+case_ "--resume from another state on rank 1" "$l2" "$l2" \
+    "the ranks read different data (the state it resumes from) on 1 rank(s) besides rank 0" \
+    "isotrain-mpi train: rank 1: read other data than rank 0: the state it resumes from" "$top/a" "$top/b"
 rm -rf "$top"
 
 echo "test-mpi-desync: $(($(date +%s) - t0)) s in all"
