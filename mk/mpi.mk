@@ -18,8 +18,10 @@
 #                          scope) with every case passed; test-mpi-stdin and
 #                          test-mpi-desync
 #   make test-mpi-desync   ranks started with different command lines (an MPMD
-#                          line: ops against train, --steps, --seed) are refused
-#                          before anything runs, exit 2, each named, never a hang
+#                          line: ops against train, --steps, --seed) or reading
+#                          different files (-wdir: a recipe, a resumed state) are
+#                          refused before anything runs, exit 2, each named, never
+#                          a hang
 #                          (ci/mpi-desync.sh; its negative control in its header)
 #   make test-mpi-stdin    the op requests reach rank 0 on the caller's pipe,
 #                          never through mpirun (ci/mpi-stdin-direct.sh, with
