@@ -153,6 +153,16 @@ check "$@"
 [ -z "$missing_pkgs" ] && exit 0
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && [ -z "${ISOTRAIN_NO_INSTALL:-}" ]; then
+    # Builds that run side by side (make -j2: test-prebuild) may each find
+    # something missing: one installs at a time (dpkg's own lock would fail
+    # the second), and whoever waited looks again before installing.
+    if command -v flock >/dev/null 2>&1; then
+        exec 9>/tmp/isotrain-ensure-deps.lock
+        flock 9
+        missing_pkgs="" missing_what=""
+        check "$@"
+        [ -z "$missing_pkgs" ] && exit 0
+    fi
     echo "ensure-deps: installing:$missing_pkgs" >&2
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq >&2 && apt-get install -y -qq --no-install-recommends $missing_pkgs >&2

@@ -26,17 +26,56 @@ static void transpose_keys(const float *k, size_t T, size_t D, size_t dh, size_t
     }
 }
 
+/* Every sum of the attention is out[x] = SUM_i w[i] * M[i][x], i ascending,
+ * for the x of a row: the scores (i over the head's width, x over keys, M
+ * the transposed keys), z and dq (i over keys), dk and dv (i over queries).
+ * The sums are short (a head width, or up to T terms), so one running
+ * vector would wait on the adder's latency: up to SIMUL vectors of x are
+ * kept in flight, each lane its own sum, every one still its own sequence
+ * in its clause's order. The count is a constant in each call of the
+ * always-inline body, so the accumulators are registers. */
+enum { SIMUL = 8 };
+
+/* nv vectors of out: out[x] = SUM_i w[i] * M[i * stride + x], i < len */
+static inline __attribute__((always_inline)) void weighted_group(const float *M, size_t stride, const float *w,
+                                                                 size_t len, float *out, const size_t nv)
+{
+    vf acc[SIMUL];
+    for (size_t c = 0; c < nv; c++)
+        acc[c] = (vf){0};
+    for (size_t i = 0; i < len; i++)
+        for (size_t c = 0; c < nv; c++) {
+            vf prod = ldf(M + i * stride + c * VW) * w[i];
+            acc[c] = acc[c] + prod;
+        }
+    for (size_t c = 0; c < nv; c++)
+        stf(out + c * VW, acc[c]);
+}
+
+/* out[x] = SUM_i w[i] * M[i * stride + x] for x < width rounded up to lanes
+ * (M readable there), each term rounded, then added, i ascending from +0 */
+static void weighted_sum(const float *M, size_t stride, const float *w, size_t len, size_t width, float *out)
+{
+    for (size_t x0 = 0; x0 < width; x0 += SIMUL * VW) {
+        const size_t left = (width - x0 + VW - 1) / VW, nv = left < SIMUL ? left : SIMUL;
+        const float *m = M + x0;
+        switch (nv) {
+        case 1: weighted_group(m, stride, w, len, out + x0, 1); break;
+        case 2: weighted_group(m, stride, w, len, out + x0, 2); break;
+        case 3: weighted_group(m, stride, w, len, out + x0, 3); break;
+        case 4: weighted_group(m, stride, w, len, out + x0, 4); break;
+        case 5: weighted_group(m, stride, w, len, out + x0, 5); break;
+        case 6: weighted_group(m, stride, w, len, out + x0, 6); break;
+        case 7: weighted_group(m, stride, w, len, out + x0, 7); break;
+        default: weighted_group(m, stride, w, len, out + x0, SIMUL); break;
+        }
+    }
+}
+
 /* s[t] = SUM_j a[j] * Kt[j][t], t < n (rounded up to lanes), j ascending */
 static void dots_by_key(const float *a, const float *Kt, size_t dh, size_t Tp, size_t n, float *s)
 {
-    for (size_t t0 = 0; t0 < n; t0 += VW) {
-        vf acc = (vf){0};
-        for (size_t j = 0; j < dh; j++) {
-            vf prod = ldf(Kt + j * Tp + t0) * a[j];
-            acc = acc + prod;
-        }
-        stf(s + t0, acc);
-    }
+    weighted_sum(Kt, Tp, a, dh, n, s);
 }
 
 /* §5.18 for head h of one sequence: packed lower triangle of exps in e */
@@ -65,14 +104,7 @@ static void causal_head_fwd(const float *q, const float *k, const float *v, size
         float *wr = w + (p * H + h) * T;
         for (size_t t = 0; t < T; t++)
             wr[t] = t <= p ? e[at + t] / S : 0.0f;
-        for (size_t j0 = 0; j0 < dh; j0 += VW) {
-            vf acc = (vf){0};
-            for (size_t t = 0; t <= p; t++) {
-                vf prod = ldf(v + t * D + h * dh + j0) * wr[t];
-                acc = acc + prod;
-            }
-            stf(z + p * D + h * dh + j0, acc);
-        }
+        weighted_sum(v + h * dh, D, wr, p + 1, dh, z + p * D + h * dh);
     }
 }
 
@@ -87,13 +119,13 @@ static void causal_fwd(const float *q, const float *k, const float *v, size_t T,
         causal_head_fwd(q, k, v, T, H * dh, dh, scale, h, w, z, H);
 }
 
-/* §5.19 for head h, query p: dq written, its terms added to dk, dv */
-static void causal_query_bwd(const float *q, const float *k, const float *wr, const float *dz, const float *Vt,
-                             size_t p, size_t D, size_t dh, size_t Tp, float scale, size_t h, float *dq, float *dk,
-                             float *dv)
+/* §5.19 for head h, query p: dq written, and the row ds[t] (t <= p) of the
+ * scores' gradient that dk takes its terms from */
+static void causal_query_bwd(const float *k, const float *wr, const float *dz, const float *Vt, size_t p, size_t D,
+                             size_t dh, size_t Tp, float scale, size_t h, float *dq, float *ds)
 {
-    float dw[CA_MAXT], ds[CA_MAXT];
-    const float *qp = q + p * D + h * dh, *dzp = dz + p * D + h * dh;
+    float dw[CA_MAXT];
+    const float *dzp = dz + p * D + h * dh;
     dots_by_key(dzp, Vt, dh, Tp, p + 1, dw);
     float c = 0.0f;
     for (size_t t = 0; t <= p; t++) {
@@ -105,20 +137,28 @@ static void causal_query_bwd(const float *q, const float *k, const float *wr, co
         float dsoft = wr[t] * diff;
         ds[t] = dsoft * scale;
     }
-    for (size_t j0 = 0; j0 < dh; j0 += VW) {
-        vf acc = (vf){0};
-        for (size_t t = 0; t <= p; t++) {
-            vf prod = ldf(k + t * D + h * dh + j0) * ds[t];
-            acc = acc + prod;
+    weighted_sum(k + h * dh, D, ds, p + 1, dh, dq + p * D + h * dh);
+}
+
+/* §5.19 for head h: every query's dq and ds first, then each key t's dk and
+ * dv as one sum over the queries p = t .. T-1 ascending (the column t of ds
+ * and of the weights, gathered), in registers from +0: the same sequence
+ * as adding each query's term into a zeroed dk as the queries come. */
+static void causal_head_bwd(const float *q, const float *k, const float *v, const float *w, const float *dz,
+                            size_t T, size_t H, size_t dh, float scale, size_t h, float *dq, float *dk, float *dv)
+{
+    const size_t D = H * dh, Tp = (T + VW - 1) / VW * VW;
+    float Vt[CA_MAXDH * CA_MAXT], ds[CA_MAXT * CA_MAXT], dcol[CA_MAXT], wcol[CA_MAXT];
+    transpose_keys(v + h * dh, T, D, dh, Tp, Vt);
+    for (size_t p = 0; p < T; p++)
+        causal_query_bwd(k, w + (p * H + h) * T, dz, Vt, p, D, dh, Tp, scale, h, dq, ds + p * T);
+    for (size_t t = 0; t < T; t++) {
+        for (size_t p = t; p < T; p++) {
+            dcol[p - t] = ds[p * T + t];
+            wcol[p - t] = w[(p * H + h) * T + t];
         }
-        stf(dq + p * D + h * dh + j0, acc);
-        vf qv = ldf(qp + j0), dzv = ldf(dzp + j0);
-        for (size_t t = 0; t <= p; t++) {
-            float *dkt = dk + t * D + h * dh + j0, *dvt = dv + t * D + h * dh + j0;
-            vf kterm = qv * ds[t], vterm = dzv * wr[t];
-            stf(dkt, ldf(dkt) + kterm);
-            stf(dvt, ldf(dvt) + vterm);
-        }
+        weighted_sum(q + t * D + h * dh, D, dcol, T - t, dh, dk + t * D + h * dh);
+        weighted_sum(dz + t * D + h * dh, D, wcol, T - t, dh, dv + t * D + h * dh);
     }
 }
 
@@ -130,15 +170,8 @@ static void causal_bwd(const float *q, const float *k, const float *v, const flo
         it_kernels_portable.causal_bwd(q, k, v, w, dz, T, H, dh, scale, dq, dk, dv, wp, dkp, dvp);
         return;
     }
-    const size_t D = H * dh, Tp = (T + VW - 1) / VW * VW;
-    for (size_t e = 0; e < T * D; e++)
-        dk[e] = 0.0f, dv[e] = 0.0f;
-    float Vt[CA_MAXDH * CA_MAXT];
-    for (size_t h = 0; h < H; h++) {
-        transpose_keys(v + h * dh, T, D, dh, Tp, Vt);
-        for (size_t p = 0; p < T; p++)
-            causal_query_bwd(q, k, w + (p * H + h) * T, dz, Vt, p, D, dh, Tp, scale, h, dq, dk, dv);
-    }
+    for (size_t h = 0; h < H; h++)
+        causal_head_bwd(q, k, v, w, dz, T, H, dh, scale, h, dq, dk, dv);
 }
 
 /* ---- GELU (§5.16, §5.17) over elements, a chunk at a time ---- */

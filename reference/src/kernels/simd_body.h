@@ -203,13 +203,55 @@ static size_t logf_v(const float *x, float *y, size_t n, int exact_fallback)
 
 /* ---- tanh (spec §3.4), elementwise --------------------------------------- */
 
+/* tanh.c's it_tanhf for one element: r = (1 - e) / (1 + e), e =
+ * exp(-2|x|), given x's sign; x itself below 2^-12 in magnitude; NaN
+ * quieted by x + x */
+static inline float tanh_one(float xv, float ev)
+{
+    uint32_t u;
+    memcpy(&u, &xv, sizeof u);
+    uint32_t mag = u & 0x7fffffffu;
+    float r = (1.0f - ev) / (1.0f + ev);
+    float out = (u >> 31) ? -r : r;
+    if (mag < 0x39800000u)
+        out = xv;
+    if (mag > 0x7f800000u)
+        out = xv + xv;
+    return out;
+}
+
+/* tanh_one on VW lanes: the sign by xor (r >= 0, so -r is r with the sign
+ * bit set), the two exceptions by masks */
+static inline vf tanh_lanes(vf xv, vf ev)
+{
+    const vf one = splat(1.0f);
+    vf r = (one - ev) / (one + ev), twice = xv + xv;
+    vi ux, ur, ut;
+    memcpy(&ux, &xv, sizeof ux), memcpy(&ur, &r, sizeof ur), memcpy(&ut, &twice, sizeof ut);
+    const vi mag = ux & 0x7fffffff, small = mag < 0x39800000, nan = mag > 0x7f800000;
+    vi out = ur ^ (ux & (-0x7fffffff - 1));
+    out = (out & ~small) | (ux & small);
+    out = (out & ~nan) | (ut & nan);
+    vf f;
+    memcpy(&f, &out, sizeof f);
+    return f;
+}
+
 static void tanhf_v(const float *x, float *y, size_t n)
 {
     enum { CHUNK = 256 };
     float t[CHUNK], e[CHUNK];
     for (size_t i0 = 0; i0 < n; i0 += CHUNK) {
-        size_t m = n - i0 < CHUNK ? n - i0 : CHUNK;
-        for (size_t j = 0; j < m; j++) {
+        size_t m = n - i0 < CHUNK ? n - i0 : CHUNK, j = 0;
+        for (; j + VW <= m; j += VW) { /* -2|x|: the sign bit cleared, doubled */
+            vi u;
+            memcpy(&u, &x[i0 + j], sizeof u);
+            u &= 0x7fffffff;
+            vf a;
+            memcpy(&a, &u, sizeof a);
+            stf(t + j, -(a + a));
+        }
+        for (; j < m; j++) {
             uint32_t u;
             memcpy(&u, &x[i0 + j], sizeof u);
             u &= 0x7fffffffu;
@@ -218,19 +260,10 @@ static void tanhf_v(const float *x, float *y, size_t n)
             t[j] = -(a + a);
         }
         expf_v(t, e, m, 1);
-        for (size_t j = 0; j < m; j++) {
-            float xv = x[i0 + j];
-            uint32_t u;
-            memcpy(&u, &xv, sizeof u);
-            uint32_t mag = u & 0x7fffffffu;
-            float r = (1.0f - e[j]) / (1.0f + e[j]);
-            float out = (u >> 31) ? -r : r;
-            if (mag < 0x39800000u)
-                out = xv;
-            if (mag > 0x7f800000u)
-                out = xv + xv;
-            y[i0 + j] = out;
-        }
+        for (j = 0; j + VW <= m; j += VW)
+            stf(y + i0 + j, tanh_lanes(ldf(x + i0 + j), ldf(e + j)));
+        for (; j < m; j++)
+            y[i0 + j] = tanh_one(x[i0 + j], e[j]);
     }
 }
 
