@@ -15,7 +15,14 @@
 #                          and the ops level MPI_TEST_OPS_RUNS times on 2 ranks
 #                          (Open MPI's stdin forwarding crashed mpirun in about
 #                          1 such session in 10); each PARTIAL (the narrower
-#                          scope) with every case passed; and test-mpi-stdin
+#                          scope) with every case passed; test-mpi-stdin and
+#                          test-mpi-desync
+#   make test-mpi-desync   ranks started with different command lines (an MPMD
+#                          line: ops against train, --steps, --seed) or reading
+#                          different files (-wdir: a recipe, a resumed state) are
+#                          refused before anything runs, exit 2, each named, never
+#                          a hang
+#                          (ci/mpi-desync.sh; its negative control in its header)
 #   make test-mpi-stdin    the op requests reach rank 0 on the caller's pipe,
 #                          never through mpirun (ci/mpi-stdin-direct.sh, with
 #                          plain mpirun as the control)
@@ -64,7 +71,8 @@ MPIRUN_FLAGS ?= $(if $(filter 0,$(shell id -u)),--allow-run-as-root) --oversubsc
 # the kernel frees however the job ends (SIGKILL included: issue 27 item 8).
 MPI_IUT = $(MPI_OUT)/isotrain-mpirun $(MPIRUN_FLAGS) -np $(1) $(MPI_OUT)/isotrain-mpi
 
-.PHONY: mpi deps-mpi conformance-mpi test-mpi test-mpi-recipe test-mpi-faults mpi-scaling test-iut-front-ends test-mpi-stdin
+.PHONY: mpi deps-mpi conformance-mpi test-mpi test-mpi-recipe test-mpi-faults mpi-scaling test-iut-front-ends test-mpi-stdin \
+        test-mpi-desync
 
 deps-mpi:
 	@sh ci/ensure-deps.sh build mpi
@@ -87,7 +95,7 @@ conformance-mpi: mpi conformance-runner
 # make test's share: every rank count on the prefix that fits the CI budget
 # (README: its measured cost). Exit 3 = PARTIAL: nothing failed, the scope is
 # narrower than a certification (one level, one profile, --steps).
-test-mpi: mpi conformance-runner test-iut-front-ends test-mpi-stdin
+test-mpi: mpi conformance-runner test-iut-front-ends test-mpi-stdin test-mpi-desync
 	MPI_TEST_OPS_RUNS=$(MPI_TEST_OPS_RUNS) sh ci/mpi-test.sh "$(CONFORM)" "$(call MPI_IUT,NP)" "$(MPI_NPS)" $(MPI_TEST_STEPS) "$(MPI_TEST_GPTCHAR_NPS)" \
 	    $(MPI_TEST_GPTCHAR_STEPS)
 
@@ -98,6 +106,10 @@ test-iut-front-ends: mpi
 # rank 0 reads the runner's pipe itself (reference/mpi/stdin_direct.c: why)
 test-mpi-stdin: mpi
 	sh ci/mpi-stdin-direct.sh "$(call MPI_IUT,NP)"
+
+# every rank runs rank 0's command line, or nothing runs (isotrain_mpi.c: why)
+test-mpi-desync: mpi
+	sh ci/mpi-desync.sh "$(call MPI_IUT,NP)"
 
 MPI_RECIPE ?= spec/recipes/tiny.json
 test-mpi-recipe: mpi conformance-runner

@@ -114,7 +114,7 @@ static int cmd_info(int argc, char **argv)
  * in this one process */
 static int cmd_train(int argc, char **argv)
 {
-    const iut_front front = {"isotrain", 1, 0, NULL, NULL, NULL, NULL, NULL};
+    const iut_front front = {"isotrain", 1, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     return iut_train(argc, argv, &front);
 }
 

@@ -48,6 +48,16 @@ struct iut_front {
     it_status (*run)(const iut_front *f, const iut_train_request *r, it_train_state *s, char *err, size_t cap);
     /* a failure only the writer saw (its files): ends every process (NULL: return) */
     void (*abort_job)(const iut_front *f, int status);
+    /* After the command line is parsed and checked, on every process whatever
+     * its own status (NULL: one process): the worst status of all; a process
+     * that refused where the writer did not says err itself (the writer has
+     * said its own). */
+    int (*refused)(const iut_front *f, int status, const char *err);
+    /* Before the run, on every process: digests[i] (32 bytes) of what this
+     * process read or parsed for itself (names[i]: what it is); 0 when every
+     * process holds the same, else a usage status on every process, each
+     * difference named (NULL: one process). */
+    int (*same)(const iut_front *f, const unsigned char (*digests)[32], const char *const *names, size_t n);
     void *ctx;
 };
 

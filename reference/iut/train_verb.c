@@ -290,6 +290,74 @@ static int probe_all(const iut_front *f)
     return st;
 }
 
+/* What a process read or parsed for itself beyond its command line (which
+ * the MPI front end compares first): the profile row (a recipe's is made
+ * from its file) with the options that size and count the run, the corpus
+ * (a recipe's is a file), the state it resumes from (its files). Ranks on
+ * hosts with different files would otherwise size their buffers, count
+ * their steps or compute their partials from different data. */
+enum { PART_ROW, PART_CORPUS, PART_STATE, N_PARTS };
+
+static void put_u64(it_sha256_ctx *c, uint64_t v)
+{
+    unsigned char b[8];
+    for (int i = 0; i < 8; i++)
+        b[i] = (unsigned char)(v >> (8 * i));
+    it_sha256_update(c, b, sizeof b);
+}
+
+static void put_str(it_sha256_ctx *c, const char *s)
+{
+    s = s ? s : "";
+    it_sha256_update(c, s, strlen(s) + 1);
+}
+
+/* the processes of one job share a byte order (isotrain_mpi.c checks it
+ * first): the floats' storage is their bits alike on each */
+static void put_f32s(it_sha256_ctx *c, const float *x, size_t n)
+{
+    if (x && n)
+        it_sha256_update(c, x, n * sizeof *x);
+}
+
+static void request_digests(const iut_train_request *r, const it_train_state *s, unsigned char d[N_PARTS][32])
+{
+    const it_profile *p = r->profile;
+    it_sha256_ctx c;
+    it_sha256_init(&c);
+    put_str(&c, p->name);
+    put_u64(&c, p->ntensors);
+    put_u64(&c, p->nparams);
+    for (size_t t = 0; t < p->ntensors; t++) {
+        const it_tensor_info *ti = &p->tensors[t];
+        put_str(&c, ti->name);
+        const uint64_t v[] = {ti->offset, ti->rows, ti->cols, (uint64_t)ti->init, ti->init_bits, (uint64_t)ti->decay};
+        for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+            put_u64(&c, v[i]);
+    }
+    uint32_t lr;
+    memcpy(&lr, &r->cfg.lr, sizeof lr);
+    const uint64_t v[] = {p->seed,        (uint64_t)p->optimizer, p->lr_bits,   p->beta1_bits,        p->beta2_bits,
+                          p->eps_bits,    p->wd_bits,             p->clip_max_bits, p->clip_eps_bits, (uint64_t)p->schedule,
+                          p->warmup,      p->schedule_length,     p->steps,     p->batch_rows,        r->steps,
+                          r->from_step,   r->block_bytes,         r->cfg.seed,  lr};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        put_u64(&c, v[i]);
+    it_sha256_final(&c, d[PART_ROW]);
+    it_sha256_init(&c);
+    put_u64(&c, r->cfg.corpus ? r->cfg.corpus_len : 0);
+    if (r->cfg.corpus)
+        it_sha256_update(&c, r->cfg.corpus, r->cfg.corpus_len);
+    it_sha256_final(&c, d[PART_CORPUS]);
+    it_sha256_init(&c);
+    if (r->opt.resume_dir) {
+        put_f32s(&c, s->params, p->nparams);
+        put_f32s(&c, s->m, p->nparams);
+        put_f32s(&c, s->v, p->nparams);
+    }
+    it_sha256_final(&c, d[PART_STATE]);
+}
+
 static int run(const iut_front *f, iut_train_request *r)
 {
     int pr = probe_all(f);
@@ -305,6 +373,16 @@ static int run(const iut_front *f, iut_train_request *r)
     if ((rc = resume_readable(f, r, s)) != 0) {
         it_train_state_free(s);
         return rc;
+    }
+    if (f->same) {
+        static const char *const names[N_PARTS] = {"the profile row and the run's options", "the corpus",
+                                                   "the state it resumes from"};
+        unsigned char d[N_PARTS][32];
+        request_digests(r, s, d);
+        if ((rc = f->same(f, (const unsigned char(*)[32])d, names, N_PARTS)) != 0) {
+            it_train_state_free(s);
+            return rc;
+        }
     }
     char err[512];
     r->opt.from_step = r->from_step;
@@ -329,6 +407,10 @@ int iut_train(int argc, char **argv, const iut_front *f)
     int rc = prepare(argc, argv, f, &r, err, sizeof err);
     if (rc != 0)
         say(f, "%s", err);
+    /* every process, whatever it concluded: one that refused alone (a file
+     * only its host lacks) must not leave the others in the next collective */
+    if (f->refused)
+        rc = f->refused(f, rc, err);
     /* spec §2.2: every process turns flushing on itself (a negative control) */
     if (rc == 0) {
         if (r.force_ftz && it_fpenv_force_flush() != 0) {

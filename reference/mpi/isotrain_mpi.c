@@ -207,9 +207,77 @@ static void front_abort(const iut_front *f, int status)
     MPI_Abort(MPI_COMM_WORLD, status);
 }
 
+/* the command line checked on every rank: a rank that refused it where rank
+ * 0 accepted it (a file only its host lacks: --recipe) says why itself,
+ * and every rank ends with the worst status, none left in a collective */
+static int front_refused(const iut_front *f, int status, const char *err)
+{
+    (void)f;
+    int root = status;
+    MPI_Bcast(&root, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    int worst = agree(status);
+    if (status != 0 && root == 0)
+        fprintf(stderr, "isotrain-mpi train: rank %d: %s\n", rank, err);
+    if (worst != 0 && root == 0 && rank == 0)
+        fprintf(stderr,
+                "isotrain-mpi train: another rank refused the request rank 0 accepted (exit %d; each such rank "
+                "names itself): nothing ran\n",
+                worst);
+    fflush(stderr);
+    return worst;
+}
+
+/* the names of the parts in mask, ", "-separated */
+static void part_names(unsigned mask, const char *const *names, size_t n, char *out, size_t cap)
+{
+    size_t k = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < n && k + 1 < cap; i++)
+        if (mask & (1u << i)) {
+            int w = snprintf(out + k, cap - k, "%s%s", k ? ", " : "", names[i]);
+            k += w > 0 && (size_t)w < cap - k ? (size_t)w : cap - k - 1;
+        }
+}
+
+/* what each rank read for itself (its profile row, corpus, resumed state)
+ * against rank 0's: any difference ends the job before the first step */
+static int front_same(const iut_front *f, const unsigned char (*d)[32], const char *const *names, size_t n)
+{
+    (void)f;
+    enum { MAX_PARTS = 8 };
+    unsigned char root[MAX_PARTS][32];
+    if (n > MAX_PARTS)
+        n = MAX_PARTS;
+    memcpy(root, d, 32 * n);
+    MPI_Bcast(root, (int)(32 * n), MPI_UNSIGNED_CHAR, 0, MPI_COMM_WORLD);
+    unsigned mask = 0, all = 0;
+    for (size_t i = 0; i < n; i++)
+        if (memcmp(root[i], d[i], 32) != 0)
+            mask |= 1u << i;
+    int differs = mask != 0, count = 0;
+    MPI_Allreduce(&mask, &all, 1, MPI_UNSIGNED, MPI_BOR, MPI_COMM_WORLD);
+    MPI_Allreduce(&differs, &count, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    char list[256];
+    if (mask) {
+        part_names(mask, names, n, list, sizeof list);
+        fprintf(stderr, "isotrain-mpi train: rank %d: read other data than rank 0: %s\n", rank, list);
+    }
+    if (all && rank == 0) {
+        part_names(all, names, n, list, sizeof list);
+        fprintf(stderr,
+                "isotrain-mpi train: the ranks read different data (%s) on %d rank(s) besides rank 0 (each names "
+                "itself): every rank must read the same files (the recipe, its corpus, the state it resumes from; "
+                "spec 15): nothing ran\n",
+                list, count);
+    }
+    fflush(stderr);
+    return all ? EXIT_USAGE : 0;
+}
+
 static int cmd_train(int argc, char **argv)
 {
-    const iut_front front = {"isotrain-mpi", rank == 0, 1, front_agree, front_check, front_run, front_abort, NULL};
+    const iut_front front = {"isotrain-mpi", rank == 0, 1,           front_agree, front_check, front_run,
+                             front_abort,    front_refused, front_same, NULL};
     return iut_train(argc, argv, &front);
 }
 
@@ -339,6 +407,65 @@ static int same_byte_order(void)
     return same;
 }
 
+/* One job, one command line. Every rank parses its own argv: the verb, the
+ * profile or recipe, --steps, --seed, --block-bytes... and from them sizes
+ * every buffer and counts every step and every message. mpirun gives every
+ * rank the same argv, but an MPMD line (`mpirun -np 1 isotrain-mpi ops :
+ * -np 1 isotrain-mpi train ...`) or a wrapper per rank does not, and ranks
+ * that parsed different lines act on different requests: one serves ops
+ * while another waits in train's first collective, or a rank runs a step
+ * more than the others and waits forever for a partial, or a rank
+ * initialised from another --seed sends partials of other parameters and
+ * the trace is wrong with exit 0 (each measured before this check). So
+ * before any verb runs, every rank compares a SHA-256 of its arguments
+ * (argv[1..], each with its terminating NUL) with rank 0's; any difference
+ * ends the job on every rank, exit 2, rank 0 naming the ranks and each
+ * differing rank its own line. argv[0] may differ (a path per host). */
+static void show_args(int argc, char **argv, char *out, size_t cap)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (int i = 1; i < argc && n + 1 < cap; i++) {
+        int w = snprintf(out + n, cap - n, "%s%s", i > 1 ? " " : "", argv[i]);
+        if (w < 0)
+            break;
+        n += (size_t)w < cap - n ? (size_t)w : cap - n - 1;
+    }
+    if (n + 1 >= cap && cap > 4)
+        memcpy(out + cap - 4, "...", 4);
+}
+
+static int same_command_line(int argc, char **argv)
+{
+    unsigned char mine[32], root[32];
+    it_sha256_ctx c;
+    it_sha256_init(&c);
+    for (int i = 1; i < argc; i++)
+        it_sha256_update(&c, argv[i], strlen(argv[i]) + 1);
+    it_sha256_final(&c, mine);
+    memcpy(root, mine, sizeof root);
+    MPI_Bcast(root, (int)sizeof root, MPI_UNSIGNED_CHAR, 0, MPI_COMM_WORLD);
+    int differs = memcmp(root, mine, sizeof mine) != 0, n_diff = 0;
+    MPI_Allreduce(&differs, &n_diff, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    char line[320];
+    if (differs) {
+        show_args(argc, argv, line, sizeof line);
+        fprintf(stderr, "isotrain-mpi: rank %d: started as 'isotrain-mpi %s', not with rank 0's command line\n", rank,
+                line);
+    }
+    if (n_diff && rank == 0) {
+        show_args(argc, argv, line, sizeof line);
+        fprintf(stderr,
+                "isotrain-mpi: the ranks were not started with one command line: %d of %d rank(s) differ from rank "
+                "0's 'isotrain-mpi %s' (each names itself); every rank of a job must run the same verb with the same "
+                "options (each sizes its buffers and counts its steps and messages from them, spec 15): nothing "
+                "ran\n",
+                n_diff, nranks, line);
+    }
+    fflush(stderr);
+    return n_diff ? EXIT_USAGE : 0; /* the same sum on every rank: every rank returns alike */
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -350,6 +477,8 @@ int main(int argc, char **argv)
             "byte order\n");
         return finish(EXIT_USAGE);
     }
+    if (same_command_line(argc, argv) != 0)
+        return finish(EXIT_USAGE);
     int st = choose_kernels(NULL, "ISOTRAIN_KERNELS");
     if (!st && argc >= 2 && strcmp(argv[1], "--kernels") == 0) {
         if (argc < 3) {
