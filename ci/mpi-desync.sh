@@ -20,7 +20,10 @@
 # working directories, -wdir): a recipe only rank 0 can read (before: a
 # hang, no message: rank 1 left before the first collective), a recipe of
 # another batch on rank 1 (before: exit 0 and a 1-step trace, each rank
-# having split its own batch);
+# having split its own batch), a recipe of other heads on rank 1 (a
+# field the profile row does not keep, so the ranks must compare the
+# recipe's document; before: exit 0 and a trace whose step 1 differs from
+# one process's);
 # a state of step 1 of another seed on rank 1 (before: exit 0 and a trace);
 # each must be refused the same way, naming the rank and what differs
 # (reference/iut/train_verb.c: the refused and same hooks).
@@ -95,6 +98,11 @@ case_ "--recipe rank 1 cannot read" "$l1" "$l1" \
 sed 's/"batch": 4,/"batch": 5,/' spec/recipes/tiny.json >"$top/b/r.json"
 cmp -s "$top/a/r.json" "$top/b/r.json" && { echo "mpi-desync: could not change tiny.json's batch" >&2; exit 2; }
 case_ "--recipe of another batch on rank 1" "$l1" "$l1" \
+    "the ranks read different data (the profile row and the run's options) on 1 rank(s) besides rank 0" \
+    "isotrain-mpi train: rank 1: read other data than rank 0: the profile row and the run's options" "$top/a" "$top/b"
+sed 's/"heads": 4,/"heads": 2,/' spec/recipes/tiny.json >"$top/b/r.json"
+cmp -s "$top/a/r.json" "$top/b/r.json" && { echo "mpi-desync: could not change tiny.json's heads" >&2; exit 2; }
+case_ "--recipe of other heads on rank 1" "$l1" "$l1" \
     "the ranks read different data (the profile row and the run's options) on 1 rank(s) besides rank 0" \
     "isotrain-mpi train: rank 1: read other data than rank 0: the profile row and the run's options" "$top/a" "$top/b"
 # states of step 1 of two seeds, each resumed by one rank (before: exit 0 and a trace)

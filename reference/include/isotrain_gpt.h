@@ -90,6 +90,10 @@ typedef struct {
     unsigned char corpus_sha256[32];
     unsigned char vocab_bytes[256]; /* token v is vocab_bytes[v] */
     int token_of[256];              /* -1 for a byte not in the corpus */
+    /* the document's bytes as read: what a receipt's "recipe sha256" names,
+     * and what the ranks of a job compare (a field the row does not keep,
+     * heads or sampling_stream, is in it) */
+    unsigned char sha256[32];
 } it_gpt_recipe;
 
 /* Reads and checks the recipe at path (its corpus path is relative to the

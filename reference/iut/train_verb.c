@@ -325,22 +325,16 @@ static void request_digests(const iut_train_request *r, const it_train_state *s,
     const it_profile *p = r->profile;
     it_sha256_ctx c;
     it_sha256_init(&c);
+    /* a table row is its name in its spec version (the vectors never
+     * change under a name); a recipe's row is its document, every field of
+     * it (the row keeps only what the run loop needs) */
+    put_str(&c, IT_SPEC_VERSION);
     put_str(&c, p->name);
-    put_u64(&c, p->ntensors);
-    put_u64(&c, p->nparams);
-    for (size_t t = 0; t < p->ntensors; t++) {
-        const it_tensor_info *ti = &p->tensors[t];
-        put_str(&c, ti->name);
-        const uint64_t v[] = {ti->offset, ti->rows, ti->cols, (uint64_t)ti->init, ti->init_bits, (uint64_t)ti->decay};
-        for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-            put_u64(&c, v[i]);
-    }
+    if (r->recipe)
+        it_sha256_update(&c, r->recipe->sha256, sizeof r->recipe->sha256);
     uint32_t lr;
     memcpy(&lr, &r->cfg.lr, sizeof lr);
-    const uint64_t v[] = {p->seed,        (uint64_t)p->optimizer, p->lr_bits,   p->beta1_bits,        p->beta2_bits,
-                          p->eps_bits,    p->wd_bits,             p->clip_max_bits, p->clip_eps_bits, (uint64_t)p->schedule,
-                          p->warmup,      p->schedule_length,     p->steps,     p->batch_rows,        r->steps,
-                          r->from_step,   r->block_bytes,         r->cfg.seed,  lr};
+    const uint64_t v[] = {r->steps, r->from_step, r->block_bytes, r->cfg.seed, lr};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         put_u64(&c, v[i]);
     it_sha256_final(&c, d[PART_ROW]);

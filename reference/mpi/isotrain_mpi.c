@@ -227,16 +227,50 @@ static int front_refused(const iut_front *f, int status, const char *err)
     return worst;
 }
 
-/* the names of the parts in mask, ", "-separated */
-static void part_names(unsigned mask, const char *const *names, size_t n, char *out, size_t cap)
+/* words[i] for each i in mask (each i when mask is NULL), sep between,
+ * cut short with "..." when out (cap bytes) cannot hold them all */
+static void join_words(const char *const *words, size_t n, const unsigned *mask, const char *sep, char *out,
+                       size_t cap)
 {
     size_t k = 0;
     out[0] = '\0';
-    for (size_t i = 0; i < n && k + 1 < cap; i++)
-        if (mask & (1u << i)) {
-            int w = snprintf(out + k, cap - k, "%s%s", k ? ", " : "", names[i]);
-            k += w > 0 && (size_t)w < cap - k ? (size_t)w : cap - k - 1;
-        }
+    for (size_t i = 0; i < n && k + 1 < cap; i++) {
+        if (mask && !(*mask & (1u << i)))
+            continue;
+        int w = snprintf(out + k, cap - k, "%s%s", k ? sep : "", words[i]);
+        if (w < 0)
+            break;
+        k += (size_t)w < cap - k ? (size_t)w : cap - k - 1;
+    }
+    if (k + 1 >= cap && cap > 4)
+        memcpy(out + cap - 4, "...", 4);
+}
+
+enum { MAX_PARTS = 8 }; /* a job compares at most this many digests at once (a bit each) */
+
+/* This rank's n digests against rank 0's, one collective sequence on every
+ * rank: returns the mask of this rank's differing digests; *all is the OR
+ * of every rank's mask and *ranks the number of ranks that differ, alike on
+ * every rank (so every rank decides alike). n above MAX_PARTS is a bug
+ * of the caller (the same code on every rank): the job ends, never a
+ * comparison of fewer parts than asked. */
+static void differs_from_root(const unsigned char (*d)[32], size_t n, unsigned *mine, unsigned *all, int *ranks)
+{
+    unsigned char root[MAX_PARTS][32];
+    if (n == 0 || n > MAX_PARTS) {
+        fprintf(stderr, "isotrain-mpi: internal error: %zu digests to compare (1 to %d)\n", n, (int)MAX_PARTS);
+        fflush(stderr);
+        MPI_Abort(MPI_COMM_WORLD, 70);
+    }
+    memcpy(root, d, 32 * n);
+    MPI_Bcast(root, (int)(32 * n), MPI_UNSIGNED_CHAR, 0, MPI_COMM_WORLD);
+    *mine = 0;
+    for (size_t i = 0; i < n; i++)
+        if (memcmp(root[i], d[i], 32) != 0)
+            *mine |= 1u << i;
+    int differs = *mine != 0;
+    MPI_Allreduce(mine, all, 1, MPI_UNSIGNED, MPI_BOR, MPI_COMM_WORLD);
+    MPI_Allreduce(&differs, ranks, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 }
 
 /* what each rank read for itself (its profile row, corpus, resumed state)
@@ -244,26 +278,16 @@ static void part_names(unsigned mask, const char *const *names, size_t n, char *
 static int front_same(const iut_front *f, const unsigned char (*d)[32], const char *const *names, size_t n)
 {
     (void)f;
-    enum { MAX_PARTS = 8 };
-    unsigned char root[MAX_PARTS][32];
-    if (n > MAX_PARTS)
-        n = MAX_PARTS;
-    memcpy(root, d, 32 * n);
-    MPI_Bcast(root, (int)(32 * n), MPI_UNSIGNED_CHAR, 0, MPI_COMM_WORLD);
-    unsigned mask = 0, all = 0;
-    for (size_t i = 0; i < n; i++)
-        if (memcmp(root[i], d[i], 32) != 0)
-            mask |= 1u << i;
-    int differs = mask != 0, count = 0;
-    MPI_Allreduce(&mask, &all, 1, MPI_UNSIGNED, MPI_BOR, MPI_COMM_WORLD);
-    MPI_Allreduce(&differs, &count, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    unsigned mine = 0, all = 0;
+    int count = 0;
+    differs_from_root(d, n, &mine, &all, &count);
     char list[256];
-    if (mask) {
-        part_names(mask, names, n, list, sizeof list);
+    if (mine) {
+        join_words(names, n, &mine, ", ", list, sizeof list);
         fprintf(stderr, "isotrain-mpi train: rank %d: read other data than rank 0: %s\n", rank, list);
     }
     if (all && rank == 0) {
-        part_names(all, names, n, list, sizeof list);
+        join_words(names, n, &all, ", ", list, sizeof list);
         fprintf(stderr,
                 "isotrain-mpi train: the ranks read different data (%s) on %d rank(s) besides rank 0 (each names "
                 "itself): every rank must read the same files (the recipe, its corpus, the state it resumes from; "
@@ -421,40 +445,27 @@ static int same_byte_order(void)
  * (argv[1..], each with its terminating NUL) with rank 0's; any difference
  * ends the job on every rank, exit 2, rank 0 naming the ranks and each
  * differing rank its own line. argv[0] may differ (a path per host). */
-static void show_args(int argc, char **argv, char *out, size_t cap)
-{
-    size_t n = 0;
-    out[0] = '\0';
-    for (int i = 1; i < argc && n + 1 < cap; i++) {
-        int w = snprintf(out + n, cap - n, "%s%s", i > 1 ? " " : "", argv[i]);
-        if (w < 0)
-            break;
-        n += (size_t)w < cap - n ? (size_t)w : cap - n - 1;
-    }
-    if (n + 1 >= cap && cap > 4)
-        memcpy(out + cap - 4, "...", 4);
-}
-
 static int same_command_line(int argc, char **argv)
 {
-    unsigned char mine[32], root[32];
+    unsigned char mine[1][32];
     it_sha256_ctx c;
     it_sha256_init(&c);
     for (int i = 1; i < argc; i++)
         it_sha256_update(&c, argv[i], strlen(argv[i]) + 1);
-    it_sha256_final(&c, mine);
-    memcpy(root, mine, sizeof root);
-    MPI_Bcast(root, (int)sizeof root, MPI_UNSIGNED_CHAR, 0, MPI_COMM_WORLD);
-    int differs = memcmp(root, mine, sizeof mine) != 0, n_diff = 0;
-    MPI_Allreduce(&differs, &n_diff, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    it_sha256_final(&c, mine[0]);
+    unsigned differs = 0, any = 0;
+    int n_diff = 0;
+    differs_from_root((const unsigned char(*)[32])mine, 1, &differs, &any, &n_diff);
     char line[320];
+    const char *const *args = (const char *const *)argv + 1;
+    size_t nargs = argc > 1 ? (size_t)argc - 1 : 0;
     if (differs) {
-        show_args(argc, argv, line, sizeof line);
+        join_words(args, nargs, NULL, " ", line, sizeof line);
         fprintf(stderr, "isotrain-mpi: rank %d: started as 'isotrain-mpi %s', not with rank 0's command line\n", rank,
                 line);
     }
     if (n_diff && rank == 0) {
-        show_args(argc, argv, line, sizeof line);
+        join_words(args, nargs, NULL, " ", line, sizeof line);
         fprintf(stderr,
                 "isotrain-mpi: the ranks were not started with one command line: %d of %d rank(s) differ from rank "
                 "0's 'isotrain-mpi %s' (each names itself); every rank of a job must run the same verb with the same "

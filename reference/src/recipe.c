@@ -312,6 +312,8 @@ int it_gpt_recipe_parse(const char *text, size_t len, const char *name, const ch
     rj_free(doc);
     if (rc)
         it_gpt_recipe_free(r);
+    else
+        it_sha256(text, len, r->sha256);
     return rc;
 }
 

@@ -64,6 +64,25 @@ Test(recipe, gptchar_recipe_is_gptchar)
     it_gpt_recipe_free(&r);
 }
 
+/* the document's SHA-256 is its bytes' (a receipt's "recipe sha256", and
+ * what the ranks of an MPI job compare: heads, say, is in no row field) */
+Test(recipe, document_sha256_is_the_files_bytes)
+{
+    const char *path = "spec/recipes/tiny.json";
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "%s cannot be opened", path);
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text, f);
+    fclose(f);
+    cr_assert(n > 0 && n < sizeof text);
+    unsigned char want[32];
+    it_sha256(text, n, want);
+    it_gpt_recipe r;
+    load_ok(path, &r);
+    cr_assert(memcmp(r.sha256, want, 32) == 0, "the recipe's sha256 is not its file's");
+    it_gpt_recipe_free(&r);
+}
+
 /* §16.5, P7: the fresh-seed run is min(steps, W + 3): gptchar's recipe
  * gives gptchar's row (53), a long recipe is cut (shakespeare: W 30, 300
  * steps), a short one runs whole (tiny: 5 steps, W 2). */
