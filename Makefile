@@ -204,7 +204,7 @@ test: suite-tmp
 CI_PYTORCH_STAGES = test-pytorch pytorch-matrix+test-pytorch-conforming
 CI_SCHEDULED_STAGES = prove-math conformance-kernels-full test-conformance-sanitize-all pytorch-divergence test-pytorch-conforming-all \
       pytorch-cross-isa pytorch-conforming-cross-isa-windows conformance-mpi matrix-windows matrix-gptchar-full recipe-matrix-shakespeare \
-      check-vectors-recipe
+      check-vectors-recipe test-mpi-sanitize
 .PHONY: ci-pytorch ci-scheduled
 ci-pytorch:
 	+@bash ci/run-stages.sh pytorch "$(MAKE)" $(CI_PYTORCH_STAGES)

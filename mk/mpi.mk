@@ -37,6 +37,8 @@
 #                          runner SIGKILLed and mpirun SIGTERMed leaving nothing
 #                          (against plain mpirun as the control), too many ranks
 #                          (ci/mpi-faults.sh)
+#   make test-mpi-sanitize (scheduled) the MPI trainer under ASan+UBSan: the
+#                          desync cases and test-mpi's prefix (149 s wall, 111 s CPU)
 #   make mpi-scaling       steps/s and CPU time for 1-4 ranks against the
 #                          reference on 1 and 2 threads; build/mpi/scaling.{md,csv,svg}
 #
@@ -69,10 +71,12 @@ MPIRUN_FLAGS ?= $(if $(filter 0,$(shell id -u)),--allow-run-as-root) --oversubsc
 # isotrain-mpirun (reference/mpi/launcher/): Open MPI's session directory and
 # shared-memory segments on a tmpfs of the job's own mount namespace, which
 # the kernel frees however the job ends (SIGKILL included: issue 27 item 8).
-MPI_IUT = $(MPI_OUT)/isotrain-mpirun $(MPIRUN_FLAGS) -np $(1) $(MPI_OUT)/isotrain-mpi
+# $(call MPI_IUT_IN,DIR,N,MORE-MPIRUN-FLAGS): the same for the build in DIR.
+MPI_IUT_IN = $(1)/isotrain-mpirun $(MPIRUN_FLAGS) $(3) -np $(2) $(1)/isotrain-mpi
+MPI_IUT = $(call MPI_IUT_IN,$(MPI_OUT),$(1))
 
 .PHONY: mpi deps-mpi conformance-mpi test-mpi test-mpi-recipe test-mpi-faults mpi-scaling test-iut-front-ends test-mpi-stdin \
-        test-mpi-desync
+        test-mpi-desync test-mpi-sanitize
 
 deps-mpi:
 	@sh ci/ensure-deps.sh build mpi
@@ -120,3 +124,21 @@ test-mpi-faults: mpi conformance-runner
 
 mpi-scaling: mpi
 	sh ci/mpi-scaling.sh "$(call MPI_IUT,NP)" $(NATIVE)/isotrain $(MPI_OUT)
+
+# The MPI trainer and its library under ASan+UBSan (the scheduled tier;
+# make test-sanitize covers the CLI): test-mpi's prefix on 1-4 ranks and the
+# desync cases, every rank instrumented (mpirun -x passes the options on).
+# First the control that the binary is the instrumented one: ASan's flag
+# list, which an uninstrumented build never prints. Leaks are not reported:
+# Open MPI's own allocations outlive MPI_Finalize.
+MPI_SAN_OUT := $(BUILD)/mpi-sanitize
+MPI_SAN_ENV := ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1
+MPI_SAN_IUT = $(call MPI_IUT_IN,$(MPI_SAN_OUT),NP,-x ASAN_OPTIONS -x UBSAN_OPTIONS)
+test-mpi-sanitize: deps-mpi conformance-runner
+	@$(MAKE) --no-print-directory -f mk/mpi-build.mk OUT=$(MPI_SAN_OUT) OPT=-O1 EXTRA_CFLAGS="$(SAN_FLAGS)" \
+	    EXTRA_LDFLAGS="$(SAN_FLAGS)"
+	@ASAN_OPTIONS=help=1 $(MPI_SAN_OUT)/isotrain-mpi hello 2>&1 | grep -c 'Available flags for AddressSanitizer' >/dev/null || \
+	    { echo "test-mpi-sanitize: $(MPI_SAN_OUT)/isotrain-mpi is not instrumented (no ASan flag list)" >&2; exit 1; }
+	$(MPI_SAN_ENV) sh ci/mpi-desync.sh "$(MPI_SAN_IUT)"
+	$(MPI_SAN_ENV) MPI_TEST_OPS_RUNS=1 sh ci/mpi-test.sh "$(CONFORM)" "$(MPI_SAN_IUT)" "$(MPI_NPS)" $(MPI_TEST_STEPS) \
+	    "$(MPI_TEST_GPTCHAR_NPS)" 2
