@@ -249,7 +249,7 @@ static void join_words(const char *const *words, size_t n, const unsigned *mask,
 enum { MAX_PARTS = 8 }; /* a job compares at most this many digests at once (a bit each) */
 
 /* This rank's n digests against rank 0's, one collective sequence on every
- * rank: returns the mask of this rank's differing digests; *all is the OR
+ * rank: *mine is the mask of this rank's differing digests, *all the OR
  * of every rank's mask and *ranks the number of ranks that differ, alike on
  * every rank (so every rank decides alike). n above MAX_PARTS is a bug
  * of the caller (the same code on every rank): the job ends, never a
