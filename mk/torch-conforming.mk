@@ -78,7 +78,7 @@ TORCH_CONFORMING_WINDOWS ?=
 torch-so: $(addprefix torch-so-,$(TORCH_SO_ISAS))
 
 TORCH_SO_SHIM := adapters/python/isotrain/torch/_rows.c adapters/python/isotrain/torch/_chain.c \
-                  adapters/python/isotrain/torch/_tensors.c
+                  adapters/python/isotrain/torch/_tensors.c adapters/python/isotrain/torch/_layout.c
 
 $(addprefix torch-so-,$(TORCH_SO_ISAS)): torch-so-%: deps-build
 	@$(REF) OUT=$(TORCH_SO_DIR)/$* CC=$(TORCH_SO_CC_$*) OPT=-O2 EXTRA_CFLAGS="-fPIC $(CROSS_FLAGS_$*)" \

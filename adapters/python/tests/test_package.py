@@ -370,6 +370,30 @@ raises("exp with a gradient wanted is refused (no spec clause for its backward)"
        lambda: itF.exp(torch.zeros(2, requires_grad=True)), "no backward")
 
 
+# Every ctypes mirror of a C struct matches the library's compiled layout
+# (_layout.c): the import checked it; the controls show the check fires on
+# a mirror that lost its last field, and on one whose fields are swapped.
+from isotrain.torch import _lib, recipe  # noqa: E402
+
+
+class _LostLast(ctypes.Structure):
+    _fields_ = recipe._Recipe._fields_[:-1]
+
+
+class _Swapped(ctypes.Structure):
+    _fields_ = list(reversed(_lib.AdamWClock._fields_))
+
+
+check("the recipe reader's mirror loads a recipe (heads of tiny.json)",
+      recipe.load(os.path.join(HERE, "..", "..", "..", "spec", "recipes", "tiny.json")).heads, 4)
+raises("layout control: a mirror without the recipe's last field is refused, naming it", _lib.LibraryError,
+       lambda: _lib.check_layout({"it_gpt_recipe": _LostLast}), "it_gpt_recipe.sha256", "absent")
+raises("layout control: a mirror with its fields swapped is refused, naming the first", _lib.LibraryError,
+       lambda: _lib.check_layout({"it_adamw_clock": _Swapped}), "it_adamw_clock.beta1_pow", "offset 0, 4 bytes")
+raises("layout control: a struct the library does not describe is refused", _lib.LibraryError,
+       lambda: _lib.check_layout({"it_no_such": _Swapped}), "does not describe struct it_no_such")
+
+
 class WithAttention(nn.Module):
     def __init__(self):
         super().__init__()

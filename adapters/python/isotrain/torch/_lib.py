@@ -125,6 +125,8 @@ _PROTOTYPES = {
     "itt_adamw_tensors": (I, [ctypes.POINTER(AdamWConsts), F, F, Z, P, P, P, P, P, U]),
     "it_clip_grad_norm_tensors": (F, [Z, P, P, F, F]),
     "itt_store_f32le_tensors": (None, [Z, P, P, P]),
+    "itt_layout": (I, [Z, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(Z),
+                       ctypes.POINTER(Z)]),
 }
 
 
@@ -156,6 +158,50 @@ def _load():
 
 
 lib, path = _load()
+
+
+def _layout_table():
+    """{C type: {field: (offset, size)}} as the library was compiled
+    (_layout.c); the field "" is the struct's own size."""
+    table, i = {}, 0
+    t, f, off, size = ctypes.c_char_p(), ctypes.c_char_p(), Z(), Z()
+    while lib.itt_layout(i, ctypes.byref(t), ctypes.byref(f), ctypes.byref(off), ctypes.byref(size)):
+        table.setdefault(t.value.decode(), {})[f.value.decode()] = (off.value, size.value)
+        i += 1
+    return table
+
+
+_LAYOUT = _layout_table()
+
+
+def check_layout(mirrors, table=None):
+    """Each ctypes mirror ({C type name: Structure}) against the layout the
+    library was compiled with: a field the C side gained, lost or moved
+    would have the library write past or beside the Python buffer, so any
+    difference is a LibraryError naming the struct and field."""
+    table = _LAYOUT if table is None else table
+
+    def where(v):
+        return "absent" if v is None else "offset %d, %d bytes" % v
+
+    for cname, cls in mirrors.items():
+        want = table.get(cname)
+        if want is None:
+            raise LibraryError("isotrain.torch: %s does not describe struct %s (an older library? rebuild with "
+                               "`make torch-so`)" % (path, cname))
+        have = {name: (getattr(cls, name).offset, getattr(cls, name).size) for name, *_ in cls._fields_}
+        have[""] = (0, ctypes.sizeof(cls))
+        # the fields in the C order, then any the C side lacks, then the size
+        for field in [f for f in want if f] + [f for f in have if f and f not in want] + [""]:
+            if want.get(field) != have.get(field):
+                raise LibraryError("isotrain.torch: %s%s: the library %s has it at %s, this package's ctypes "
+                                   "mirror (%s) at %s: the binding and the library disagree (rebuild with `make "
+                                   "torch-so`, or mend the mirror)"
+                                   % (cname, "." + field if field else " (its size)", path, where(want.get(field)),
+                                      cls.__name__, where(have.get(field))))
+
+
+check_layout({"it_fpenv_report": FpenvReport, "it_adamw_consts": AdamWConsts, "it_adamw_clock": AdamWClock})
 
 
 def kernels():

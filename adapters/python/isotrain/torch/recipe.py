@@ -15,7 +15,7 @@ import ctypes
 
 import numpy as np
 
-from ._lib import lib, U32, U64, Z
+from ._lib import check_layout, lib, U32, U64, Z
 from .random import from_bits
 
 __all__ = ["Recipe", "RecipeError", "load"]
@@ -47,8 +47,10 @@ class _Recipe(ctypes.Structure):
                [("seed", U64), ("sampling_stream", U32), ("checkpoint_steps", ctypes.POINTER(U32)),
                 ("n_checkpoint_steps", Z), ("corpus", ctypes.POINTER(ctypes.c_ubyte)), ("corpus_len", Z),
                 ("corpus_sha256", ctypes.c_ubyte * 32), ("vocab_bytes", ctypes.c_ubyte * 256),
-                ("token_of", ctypes.c_int * 256)]
+                ("token_of", ctypes.c_int * 256), ("sha256", ctypes.c_ubyte * 32)]
 
+
+check_layout({"it_gpt_shape": _Shape, "it_gpt_derived": _Derived, "it_gpt_recipe": _Recipe})
 
 lib.it_gpt_recipe_load.restype = ctypes.c_int
 lib.it_gpt_recipe_load.argtypes = [ctypes.c_char_p, ctypes.POINTER(_Recipe), ctypes.c_char_p, Z]
