@@ -335,6 +335,18 @@ def hello():
           % (VERSION, it.SPEC_VERSION, facts(torch, it), gptchar.MODEL))
 
 
+def info():
+    """Not in the protocol: the machine for the receipt's self-report (the
+    runner records these key=value lines as the IUT's own), as `isotrain
+    info` words them."""
+    torch = setup_torch()
+    import isotrain.torch as it
+    facts = it._lib.host_facts()
+    print("isotrain_torch_version=%s\nspec_version=%s\n%s\nkernels=%s\ntorch=%s"
+          % (VERSION, it.SPEC_VERSION, "\n".join("%s=%s" % kv for kv in facts.items()), it.kernels(),
+             torch.__version__))
+
+
 def ops():
     setup_torch()
     import iut_ops
@@ -351,6 +363,8 @@ def main(argv):
     verb = argv[1] if len(argv) > 1 else ""
     if verb == "hello":
         hello()
+    elif verb == "info":
+        info()
     elif verb == "ops":
         ops()
     elif verb == "train":

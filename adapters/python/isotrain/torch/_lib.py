@@ -82,6 +82,10 @@ _PROTOTYPES = {
     "it_adamw_tick": (None, [ctypes.POINTER(AdamWConsts), ctypes.POINTER(AdamWClock),
                              ctypes.POINTER(F), ctypes.POINTER(F)]),
     "it_host_isa": (ctypes.c_char_p, []),
+    "it_host_endianness": (ctypes.c_char_p, []),
+    "it_host_os": (ctypes.c_char_p, []),
+    "it_host_cpu_model": (None, [ctypes.c_char_p, Z]),
+    "it_host_cpu_features": (None, [ctypes.c_char_p, Z]),
     # the batched layers (isotrain.h "batched layers over rows")
     "it_rows_linear_forward": (I, [Z, Z, Z, P, Z, P, P, P, Z, U]),
     "it_rows_linear_backward_input": (I, [Z, Z, Z, P, Z, P, P, Z, U]),
@@ -211,6 +215,17 @@ def kernels():
 
 def host_isa():
     return lib.it_host_isa().decode()
+
+
+def host_facts():
+    """The machine as the library sees it (isotrain.h "host description",
+    what `isotrain info` prints): under qemu-user the emulated CPU, not the
+    machine running the emulator."""
+    model, features = ctypes.create_string_buffer(256), ctypes.create_string_buffer(1024)
+    lib.it_host_cpu_model(model, len(model))
+    lib.it_host_cpu_features(features, len(features))
+    return {"isa": host_isa(), "os": lib.it_host_os().decode(), "endianness": lib.it_host_endianness().decode(),
+            "cpu_model": model.value.decode(errors="replace"), "cpu_features": features.value.decode(errors="replace")}
 
 
 def fpenv_ok():
