@@ -341,9 +341,9 @@ def info():
     info` words them."""
     torch = setup_torch()
     import isotrain.torch as it
-    facts = it._lib.host_facts()
+    machine = it._lib.host_facts()
     print("isotrain_torch_version=%s\nspec_version=%s\n%s\nkernels=%s\ntorch=%s"
-          % (VERSION, it.SPEC_VERSION, "\n".join("%s=%s" % kv for kv in facts.items()), it.kernels(),
+          % (VERSION, it.SPEC_VERSION, "\n".join("%s=%s" % kv for kv in machine.items()), it.kernels(),
              torch.__version__))
 
 
