@@ -95,16 +95,17 @@ l1="train --recipe r.json --steps 1 --trace -"
 case_ "--recipe rank 1 cannot read" "$l1" "$l1" \
     "another rank refused the request rank 0 accepted (exit 2; each such rank names itself): nothing ran" \
     "isotrain-mpi train: rank 1: --recipe: r.json: cannot be read" "$top/a" "$top/b"
-sed 's/"batch": 4,/"batch": 5,/' spec/recipes/tiny.json >"$top/b/r.json"
-cmp -s "$top/a/r.json" "$top/b/r.json" && { echo "mpi-desync: could not change tiny.json's batch" >&2; exit 2; }
-case_ "--recipe of another batch on rank 1" "$l1" "$l1" \
-    "the ranks read different data (the profile row and the run's options) on 1 rank(s) besides rank 0" \
-    "isotrain-mpi train: rank 1: read other data than rank 0: the profile row and the run's options" "$top/a" "$top/b"
-sed 's/"heads": 4,/"heads": 2,/' spec/recipes/tiny.json >"$top/b/r.json"
-cmp -s "$top/a/r.json" "$top/b/r.json" && { echo "mpi-desync: could not change tiny.json's heads" >&2; exit 2; }
-case_ "--recipe of other heads on rank 1" "$l1" "$l1" \
-    "the ranks read different data (the profile row and the run's options) on 1 rank(s) besides rank 0" \
-    "isotrain-mpi train: rank 1: read other data than rank 0: the profile row and the run's options" "$top/a" "$top/b"
+# other_recipe KEY FROM TO NOUN: rank 1 reads tiny.json with KEY's value
+# FROM changed to TO; rank 0 the file as shipped
+other_recipe() {
+    sed "s/\"$1\": $2,/\"$1\": $3,/" spec/recipes/tiny.json >"$top/b/r.json"
+    cmp -s "$top/a/r.json" "$top/b/r.json" && { echo "mpi-desync: could not change tiny.json's $1" >&2; exit 2; }
+    case_ "--recipe of $4 on rank 1" "$l1" "$l1" \
+        "the ranks read different data (the profile row and the run's options) on 1 rank(s) besides rank 0" \
+        "isotrain-mpi train: rank 1: read other data than rank 0: the profile row and the run's options" "$top/a" "$top/b"
+}
+other_recipe batch 4 5 "another batch"
+other_recipe heads 4 2 "other heads"
 # states of step 1 of two seeds, each resumed by one rank (before: exit 0 and a trace)
 for w in a b; do
     seed=
