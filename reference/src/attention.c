@@ -61,34 +61,40 @@ void it_attention_forward(const float *q, const float *k, const float *v, size_t
 
 /* §5.12: dw[t] = dot(dz_h, v_{t,h}); c = SUM_t w[t]*dw[t];
  * ds[t] = (w[t] * (dw[t] - c)) * scale; dq_h[j] = SUM_t ds[t]*k_{t,h}[j];
- * dk_{t,h}[j] = ds[t]*q_h[j]; dv_{t,h}[j] = w[t]*dz_h[j]. */
+ * dk_{t,h}[j] = ds[t]*q_h[j]; dv_{t,h}[j] = w[t]*dz_h[j].
+ * T is any length (§5.19 calls this with p + 1 keys for every query of a
+ * context of up to 2,048, spec §16.2), so nothing here is sized by T: dw[t]
+ * waits for c in dk's own first element of key t (written over right after
+ * it is read), and each dq_h[j] is its SUM over t ascending from +0 kept in
+ * dq itself, the same additions in the same order as a separate
+ * accumulator. dq, dk and dv must not overlap the inputs. */
 void it_attention_backward(const float *q, const float *k, const float *v, const float *w, const float *dz,
                            size_t T, size_t H, size_t dh, float scale, float *dq, float *dk, float *dv)
 {
     const size_t D = H * dh;
-    float dw[64], ds[64]; /* T <= 64 (addmod113 uses 3, gptchar up to 32) */
     for (size_t h = 0; h < H; h++) {
         const float *wh = w + h * T, *dzh = dz + h * dh;
         float c = 0.0f;
         for (size_t t = 0; t < T; t++) {
-            dw[t] = it_dot(dzh, v + t * D + h * dh, dh);
-            c = c + wh[t] * dw[t];
+            float dw = it_dot(dzh, v + t * D + h * dh, dh);
+            dk[t * D + h * dh] = dw;
+            c = c + wh[t] * dw;
         }
+        float *dqh = dq + h * dh;
+        for (size_t j = 0; j < dh; j++)
+            dqh[j] = 0.0f;
         for (size_t t = 0; t < T; t++) {
-            float diff = dw[t] - c;
+            float *dkt = dk + t * D + h * dh, *dvt = dv + t * D + h * dh;
+            float diff = dkt[0] - c;
             float dsoft = wh[t] * diff;
-            ds[t] = dsoft * scale;
-        }
-        for (size_t j = 0; j < dh; j++) {
-            float acc = 0.0f;
-            for (size_t t = 0; t < T; t++)
-                acc = acc + ds[t] * k[t * D + h * dh + j];
-            dq[h * dh + j] = acc;
-        }
-        for (size_t t = 0; t < T; t++)
+            float ds = dsoft * scale;
+            const float *kt = k + t * D + h * dh;
+            for (size_t j = 0; j < dh; j++)
+                dqh[j] = dqh[j] + ds * kt[j];
             for (size_t j = 0; j < dh; j++) {
-                dk[t * D + h * dh + j] = ds[t] * q[h * dh + j];
-                dv[t * D + h * dh + j] = wh[t] * dzh[j];
+                dkt[j] = ds * q[h * dh + j];
+                dvt[j] = wh[t] * dzh[j];
             }
+        }
     }
 }

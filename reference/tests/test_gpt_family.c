@@ -97,6 +97,37 @@ Test(gpt_family, tiny_recipe_is_one_run_everywhere, .timeout = 120)
     unload(&x);
 }
 
+/* §16.2: a context longer than 64 (up to 2,048). tiny.json with context
+ * 130, 2 steps: one run on every kernel set and 1 and 2 threads, and the
+ * bits a trainer written from the spec alone (2026-12-04, not this code)
+ * trained for that recipe, step by step through the runner: step-1 loss
+ * 0x40834d18, step-2 digest c6de79d7... Before that day the reference's
+ * §5.12 kept 64 keys per query on the stack and crashed here. */
+Test(gpt_family, a_context_over_64_is_one_run_everywhere, .timeout = 120)
+{
+    recipe_row x;
+    char err[1024] = "";
+    cr_assert_eq(it_gpt_recipe_load("spec/recipes/tiny.json", &x.r, err, sizeof err), 0, "%s", err);
+    x.r.shape.context = 130;
+    cr_assert_eq(it_gpt_derive(&x.r.shape, &x.r.d, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(it_gpt_profile_make(&x.r, &x.g), 0);
+    const char *sets[16];
+    size_t n = it_kernels_available(sets, 16);
+    for (size_t i = 0; i < n; i++)
+        for (unsigned threads = 1; threads <= 2; threads++) {
+            cr_assert_eq(it_kernels_select(sets[i]), 0);
+            char d[3][65];
+            float loss = 0;
+            train(&x.g.p, threads, 2, d, &loss);
+            cr_assert_eq(B(loss), 0x40834d18u, "step-1 loss 0x%08x (kernel set %s, %u threads)", (unsigned)B(loss),
+                         sets[i], threads);
+            cr_assert_str_eq(d[2], "c6de79d77e36506c90ad6b02a9937b9b27266ce158db0608662656a25936a5be",
+                             "step 2: kernel set %s, %u threads", sets[i], threads);
+        }
+    it_kernels_select(NULL);
+    unload(&x);
+}
+
 /* §16.2: S is the recipe's schedule_length. The control: the same row with
  * S taken from its steps trains other bits from step 1 (the warm-up's
  * rates are the same; the decay's are not) */

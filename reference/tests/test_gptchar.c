@@ -371,6 +371,100 @@ Test(gptchar, model_checker_catches_corrupted_gradients, .init = model_setup, .t
 
 /* ---- §7.3, §7.4 ---- */
 
+/* §5.19 over a context longer than 64 keys (a recipe's context goes up to
+ * 2,048, §16.2): the backward's bits are §5.12's per query, written out here
+ * from the clauses (dot, c, ds, dq as SUMs ascending from +0; dk and dv as
+ * SUMs over the queries p = t .. T-1 from +0), on every kernel set. Until
+ * 2026-12-04 §5.12's reference kept dw and ds in 64-entry arrays: a context
+ * of 65 or 66 gave other bits and 67 or more overran the stack (found by an
+ * implementation written from the spec alone). */
+static float dot_asc(const float *a, const float *b, size_t n)
+{
+    float s = 0.0f;
+    for (size_t j = 0; j < n; j++) {
+        float prod = a[j] * b[j];
+        s = s + prod;
+    }
+    return s;
+}
+
+static void causal_bwd_by_clauses(const float *q, const float *k, const float *v, const float *w, const float *dz,
+                                  size_t T, size_t nh, size_t dh, float scale, float *dq, float *dk, float *dv)
+{
+    const size_t D = nh * dh;
+    float *ds = malloc(sizeof(float) * T);
+    cr_assert_not_null(ds);
+    for (size_t e = 0; e < T * D; e++)
+        dk[e] = 0.0f, dv[e] = 0.0f;
+    for (size_t p = 0; p < T; p++)
+        for (size_t h = 0; h < nh; h++) {
+            const float *wp = w + (p * nh + h) * T, *dzp = dz + p * D + h * dh;
+            float c = 0.0f;
+            for (size_t t = 0; t <= p; t++) {
+                float prod = wp[t] * dot_asc(dzp, v + t * D + h * dh, dh);
+                c = c + prod;
+            }
+            for (size_t t = 0; t <= p; t++) {
+                float diff = dot_asc(dzp, v + t * D + h * dh, dh) - c;
+                float dsoft = wp[t] * diff;
+                ds[t] = dsoft * scale;
+            }
+            for (size_t j = 0; j < dh; j++) {
+                float acc = 0.0f;
+                for (size_t t = 0; t <= p; t++) {
+                    float prod = ds[t] * k[t * D + h * dh + j];
+                    acc = acc + prod;
+                }
+                dq[p * D + h * dh + j] = acc;
+            }
+            for (size_t t = 0; t <= p; t++)
+                for (size_t j = 0; j < dh; j++) {
+                    float tk = ds[t] * q[p * D + h * dh + j], tv = wp[t] * dzp[j];
+                    dk[t * D + h * dh + j] = dk[t * D + h * dh + j] + tk;
+                    dv[t * D + h * dh + j] = dv[t * D + h * dh + j] + tv;
+                }
+        }
+    free(ds);
+}
+
+Test(gptchar, causal_attention_over_more_than_64_keys_is_its_clauses, .timeout = 120)
+{
+    enum { LT = 131, LH = 2, LW = 8, LD = LH * LW };
+    const float scale = 0x1.6a09e6p-2f; /* 1/sqrt(8), rounded: any value will do */
+    float *buf = malloc(sizeof(float) * (size_t)(10 * LT * LD + 2 * LT * LH * LT));
+    cr_assert_not_null(buf);
+    float *q = buf, *k = q + LT * LD, *v = k + LT * LD, *dz = v + LT * LD, *z = dz + LT * LD, *dq = z + LT * LD,
+          *dk = dq + LT * LD, *dv = dk + LT * LD, *dk1 = dv + LT * LD, *dv1 = dk1 + LT * LD, *w = dv1 + LT * LD,
+          *w0 = w + LT * LH * LT;
+    for (int i = 0; i < LT * LD; i++) {
+        q[i] = 2 * it_u32_to_symmetric(it_rng_u32(12, 0, i)), k[i] = 2 * it_u32_to_symmetric(it_rng_u32(12, 1, i));
+        v[i] = it_u32_to_symmetric(it_rng_u32(12, 2, i)), dz[i] = it_u32_to_symmetric(it_rng_u32(12, 3, i));
+    }
+    /* the weights of the portable set, the forward's input to every backward */
+    cr_assert_eq(it_kernels_select("portable"), 0);
+    it_causal_attention_forward(q, k, v, LT, LH, LW, scale, w0, z);
+    static float eq[LT * LD];
+    causal_bwd_by_clauses(q, k, v, w0, dz, LT, LH, LW, scale, eq, dk1, dv1);
+    const char *sets[16];
+    size_t n = it_kernels_available(sets, 16);
+    for (size_t i = 0; i < n; i++) {
+        cr_assert_eq(it_kernels_select(sets[i]), 0);
+        it_causal_attention_forward(q, k, v, LT, LH, LW, scale, w, z);
+        cr_assert_eq(memcmp(w, w0, sizeof(float) * LT * LH * LT), 0, "%s: other weights than portable's", sets[i]);
+        it_causal_attention_backward(q, k, v, w, dz, LT, LH, LW, scale, dq, dk, dv);
+        for (int e = 0; e < LT * LD; e++) {
+            cr_assert_eq(B(dq[e]), B(eq[e]), "%s: dq[%d][%d]: 0x%08x, by the clauses 0x%08x", sets[i], e / LD,
+                         e % LD, (unsigned)B(dq[e]), (unsigned)B(eq[e]));
+            cr_assert_eq(B(dk[e]), B(dk1[e]), "%s: dk[%d][%d]: 0x%08x, by the clauses 0x%08x", sets[i], e / LD,
+                         e % LD, (unsigned)B(dk[e]), (unsigned)B(dk1[e]));
+            cr_assert_eq(B(dv[e]), B(dv1[e]), "%s: dv[%d][%d]: 0x%08x, by the clauses 0x%08x", sets[i], e / LD,
+                         e % LD, (unsigned)B(dv[e]), (unsigned)B(dv1[e]));
+        }
+    }
+    it_kernels_select(NULL);
+    free(buf);
+}
+
 Test(gptchar, clip_scales_only_above_the_threshold)
 {
     float g[3] = {3.0f, 4.0f, 0.0f};
