@@ -69,29 +69,39 @@ Test(gpt_family, gptchar_recipe_trains_gptchar, .timeout = 120)
     unload(&x);
 }
 
+/* Row p trained `steps` steps on every kernel set and on 1 and 2 threads:
+ * the step-1 loss is loss1_bits and every step's digest the first run's
+ * (returned in first[0 .. steps]) in every run. */
+static void one_run_everywhere(const it_profile *p, uint32_t steps, uint32_t loss1_bits, char first[][65])
+{
+    const char *sets[16];
+    size_t n = it_kernels_available(sets, 16);
+    char (*d)[65] = calloc(steps + 1, sizeof *d);
+    cr_assert_not_null(d);
+    for (size_t i = 0; i < n; i++)
+        for (unsigned threads = 1; threads <= 2; threads++) {
+            cr_assert_eq(it_kernels_select(sets[i]), 0);
+            float loss = 0;
+            train(p, threads, steps, d, &loss);
+            cr_assert_eq(B(loss), loss1_bits, "step-1 loss 0x%08x (kernel set %s, %u threads)", (unsigned)B(loss),
+                         sets[i], threads);
+            if (i == 0 && threads == 1)
+                memcpy(first, d, (steps + 1) * sizeof *d);
+            for (uint32_t t = 0; t <= steps; t++)
+                cr_assert_str_eq(d[t], first[t], "step %u: kernel set %s, %u threads", (unsigned)t, sets[i], threads);
+        }
+    it_kernels_select(NULL);
+    free(d);
+}
+
 /* §16.5's vectors of tiny.json: the step-1 loss and the digests of its run,
  * the same on every kernel set and on 1 and 2 threads */
 Test(gpt_family, tiny_recipe_is_one_run_everywhere, .timeout = 120)
 {
     recipe_row x;
     load("spec/recipes/tiny.json", &x);
-    const char *sets[16];
-    size_t n = it_kernels_available(sets, 16);
-    char first[6][65] = {{0}};
-    for (size_t i = 0; i < n; i++)
-        for (unsigned threads = 1; threads <= 2; threads++) {
-            cr_assert_eq(it_kernels_select(sets[i]), 0);
-            char d[6][65];
-            float loss = 0;
-            train(&x.g.p, threads, 5, d, &loss);
-            cr_assert_eq(B(loss), 0x40836d2bu, "step-1 loss 0x%08x (kernel set %s, %u threads)", (unsigned)B(loss),
-                         sets[i], threads);
-            if (i == 0 && threads == 1)
-                memcpy(first, d, sizeof d);
-            for (int t = 0; t <= 5; t++)
-                cr_assert_str_eq(d[t], first[t], "step %d: kernel set %s, %u threads", t, sets[i], threads);
-        }
-    it_kernels_select(NULL);
+    char first[6][65];
+    one_run_everywhere(&x.g.p, 5, 0x40836d2bu, first);
     cr_assert_str_eq(first[0], "8efec482304e9e95a09689ba22847436390892dd994e9e060d40257e55c6a4d3");
     cr_assert_str_eq(first[5], "b34581bd32a663de17718e60db5c87c3b7adf030584fb1f756ecbac6266658a3");
     unload(&x);
@@ -111,20 +121,9 @@ Test(gpt_family, a_context_over_64_is_one_run_everywhere, .timeout = 120)
     x.r.shape.context = 130;
     cr_assert_eq(it_gpt_derive(&x.r.shape, &x.r.d, err, sizeof err), 0, "%s", err);
     cr_assert_eq(it_gpt_profile_make(&x.r, &x.g), 0);
-    const char *sets[16];
-    size_t n = it_kernels_available(sets, 16);
-    for (size_t i = 0; i < n; i++)
-        for (unsigned threads = 1; threads <= 2; threads++) {
-            cr_assert_eq(it_kernels_select(sets[i]), 0);
-            char d[3][65];
-            float loss = 0;
-            train(&x.g.p, threads, 2, d, &loss);
-            cr_assert_eq(B(loss), 0x40834d18u, "step-1 loss 0x%08x (kernel set %s, %u threads)", (unsigned)B(loss),
-                         sets[i], threads);
-            cr_assert_str_eq(d[2], "c6de79d77e36506c90ad6b02a9937b9b27266ce158db0608662656a25936a5be",
-                             "step 2: kernel set %s, %u threads", sets[i], threads);
-        }
-    it_kernels_select(NULL);
+    char first[3][65];
+    one_run_everywhere(&x.g.p, 2, 0x40834d18u, first);
+    cr_assert_str_eq(first[2], "c6de79d77e36506c90ad6b02a9937b9b27266ce158db0608662656a25936a5be");
     unload(&x);
 }
 
