@@ -369,8 +369,6 @@ Test(gptchar, model_checker_catches_corrupted_gradients, .init = model_setup, .t
     cr_assert_eq(model_gradcheck(bad_grads, two, 2, &worst), 2);
 }
 
-/* ---- §7.3, §7.4 ---- */
-
 /* §5.19 over a context longer than 64 keys (a recipe's context goes up to
  * 2,048, §16.2): the backward's bits are §5.12's per query, written out here
  * from the clauses (dot, c, ds, dq as SUMs ascending from +0; dk and dv as
@@ -464,6 +462,8 @@ Test(gptchar, causal_attention_over_more_than_64_keys_is_its_clauses, .timeout =
     it_kernels_select(NULL);
     free(buf);
 }
+
+/* ---- §7.3, §7.4 ---- */
 
 Test(gptchar, clip_scales_only_above_the_threshold)
 {
