@@ -117,6 +117,30 @@ Test(recipe_certify, fresh_run_is_cut_past_the_warmup)
     free(recipe);
 }
 
+/* Every run's trace header names what was asked (P7, spec §9.2), the
+ * fresh-seed run's too: an IUT whose bits are right but whose seeded run
+ * says profile=other (recipe_wrong.sh RECIPE_WRONG_HEADER=1 with
+ * RECIPE_WRONG_SEEDED=1) passes the golden run and fails the fresh level
+ * (its fresh-seed run: min(5, W + 3) = 5 steps).
+ * Until 2026-12-04 only the golden run's header was read, and this IUT
+ * was PASS (recipe). */
+Test(recipe_certify, every_runs_header_names_the_recipe)
+{
+    char *out = make_set("spec/recipes/tiny.json", "tiny", "3");
+    setenv("RECIPE_WRONG_SEEDED", "1", 1);
+    setenv("RECIPE_WRONG_HEADER", "1", 1);
+    tu_result r = tu_run_script("recipe_wrong.sh", out, NULL);
+    unsetenv("RECIPE_WRONG_SEEDED");
+    unsetenv("RECIPE_WRONG_HEADER");
+    cr_assert_eq(r.code, 1, "exit %d, expected 1 (FAIL)\n%s%s", r.code, r.out, r.err);
+    tu_assert_has(r.out, "level train: PASS");
+    tu_assert_has(r.out, "level fresh: FAIL");
+    tu_assert_has(r.out, "its header says profile=other steps=5, expected profile=tiny steps=5");
+    tu_assert_lacks(r.out, "PASS (recipe");
+    tu_result_free(&r);
+    free(out);
+}
+
 /* A recipe whose corpus has another digest must be refused (spec §16.1,
  * P7 1.3.0: exit 2, no file written): the fresh case
  * fresh/recipe/corpus-digest hands the IUT the set's recipe with two bytes

@@ -116,5 +116,15 @@ int rc_train_run(run_ctx *rc, const train_vec *tv, train_request q, train_exec *
         q.timeout = rc_timeout_train(rc, tv->profile, q.steps - q.from);
     const int started = train_exec_run(rc->a->iut, &q, x, err, cap);
     free((void *)rec.files);
+    /* P7, spec §9.2/§9.4: every run's header names what was asked (the
+     * recipe's name for a recipe) and its last step N; a trace of another
+     * run is no trace of this one, whichever level asked for it */
+    const char *name = rc->recipe_name ? rc->recipe_name : tv->profile;
+    if (started == 0 && x->trace_ok && (strcmp(x->tr.profile, name) != 0 || x->tr.steps != q.steps)) {
+        x->trace_ok = 0;
+        snprintf(x->trace_err, sizeof x->trace_err,
+                 "its header says profile=%.64s steps=%u, expected profile=%.64s steps=%u: the trace of another run",
+                 x->tr.profile, (unsigned)x->tr.steps, name, (unsigned)q.steps);
+    }
     return started;
 }

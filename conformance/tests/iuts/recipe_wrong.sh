@@ -8,6 +8,9 @@
 # (tests/test_recipe_vectors.c). RECIPE_WRONG_OP=1: instead, training is
 # the reference's and one op the GPT family uses answers wrong (exp(+0) =
 # 0x3f800001 for case exp/1), which the recipe's op level must catch.
+# RECIPE_WRONG_HEADER=1: instead, the bits are right and the trace's header
+# names another recipe (profile=other; with RECIPE_WRONG_SEEDED=1 only in
+# the fresh-seed run, which only a header check of every run can see).
 # RECIPE_DIGEST_UNCHECKED=1: instead, a recipe run trains whatever corpus
 # it is given: the recipe's corpus.sha256 is rewritten to the corpus's own
 # digest first (an IUT that never compares them, spec 16.1), which only the
@@ -39,6 +42,10 @@ train)
     [ -n "$RECIPE" ] && [ "${RECIPE_WRONG_OP:-}" != 1 ] || exit 0
     if [ "${RECIPE_WRONG_SEEDED:-}" = 1 ]; then
         case " $* " in *" --seed "*) ;; *) exit 0 ;; esac
+    fi
+    if [ "${RECIPE_WRONG_HEADER:-}" = 1 ]; then
+        sed -i '1s/profile=[a-z0-9_]*/profile=other/' "$TRACE"
+        exit 0
     fi
     flip_checkpoints_after $(( ${RECIPE_WRONG_FROM:-2} - 1 )) ;;
 ops)
